@@ -1,0 +1,38 @@
+"""blocksim: block-diagram simulation for robotics and control.
+
+The public API: build a :class:`Diagram` of blocks (:mod:`blocksim.blocks`), then
+:func:`simulate` it into a :class:`SimResult`.
+"""
+
+from blocksim.engine.block import Block, Port
+from blocksim.engine.clock import Clock
+from blocksim.engine.diagram import Diagram
+from blocksim.engine.compile import compile_diagram
+from blocksim.engine.errors import (
+    BlockParameterError,
+    BlocksimError,
+    DiagramError,
+    NonFiniteError,
+    SimulationError,
+    SolverError,
+)
+from blocksim.engine.plan import Plan
+from blocksim.engine.record import SimResult
+from blocksim.engine.simulate import simulate
+
+__all__ = [
+    "Block",
+    "BlockParameterError",
+    "BlocksimError",
+    "Clock",
+    "Diagram",
+    "DiagramError",
+    "NonFiniteError",
+    "Plan",
+    "Port",
+    "SimResult",
+    "SimulationError",
+    "SolverError",
+    "compile_diagram",
+    "simulate",
+]

@@ -1,0 +1,85 @@
+"""Sample clocks and the integer time base on which their hits are scheduled.
+
+A :class:`Clock` is a value: ``Clock(period, offset)`` fires at ``offset + k * period`` for
+k = 0, 1, 2, ... Hits are computed in integer *ticks* of a common time base (the least common
+multiple of the clocks' rational denominators), so that, for example, clocks of 0.1 s and 0.3 s
+coincide exactly at 0.3, 0.6, ... however long the run.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+
+#: largest denominator used when turning a period [s] into a fraction (1 ns resolution)
+MAX_DENOMINATOR = 10**9
+
+
+@dataclass(frozen=True)
+class Clock:
+    """A periodic sample time.
+
+    Parameters
+    ----------
+    period : float
+        Sample period [s], > 0.
+    offset : float
+        Time of the first hit [s], 0 <= offset (default 0: the block samples at t = 0).
+    """
+
+    period: float
+    offset: float = 0.0
+
+    def __post_init__(self) -> None:
+        if not (self.period > 0 and math.isfinite(self.period)):
+            raise ValueError(f"Clock: period must be a positive finite number of seconds, "
+                             f"got {self.period!r}")
+        if not (self.offset >= 0 and math.isfinite(self.offset)):
+            raise ValueError(f"Clock: offset must be >= 0 seconds, got {self.offset!r}")
+
+    @property
+    def fractions(self) -> tuple[Fraction, Fraction]:
+        """Period and offset as exact fractions of a second."""
+        return (Fraction(self.period).limit_denominator(MAX_DENOMINATOR),
+                Fraction(self.offset).limit_denominator(MAX_DENOMINATOR))
+
+
+class TimeBase:
+    """Integer ticks shared by a set of clocks.
+
+    Parameters
+    ----------
+    clocks : iterable of Clock
+        Every clock of the diagram.
+
+    Attributes
+    ----------
+    resolution : Fraction
+        Duration of one tick [s].
+    """
+
+    def __init__(self, clocks: list[Clock]):
+        denominators = [f.denominator for c in clocks for f in c.fractions]
+        lcm = 1
+        for d in denominators:
+            lcm = lcm * d // math.gcd(lcm, d)
+        self.resolution = Fraction(1, lcm)
+        self._ticks = {c: tuple(int(f / self.resolution) for f in c.fractions) for c in clocks}
+
+    def to_time(self, ticks: int) -> float:
+        """Time [s] of an integer tick count."""
+        return float(ticks * self.resolution)
+
+    def to_ticks_ceil(self, t: float) -> int:
+        """Smallest tick count whose time is >= t (within float rounding)."""
+        exact = Fraction(t).limit_denominator(MAX_DENOMINATOR) / self.resolution
+        return math.ceil(exact)
+
+    def next_hit(self, clock: Clock, after_ticks: int) -> int:
+        """First hit of ``clock`` at a tick count >= ``after_ticks``."""
+        period, offset = self._ticks[clock]
+        if after_ticks <= offset:
+            return offset
+        k = -(-(after_ticks - offset) // period)
+        return offset + k * period

@@ -1,0 +1,389 @@
+"""Compilation: a :class:`Diagram` becomes an immutable :class:`Plan`, or a DiagramError.
+
+Every check runs and every problem is collected before anything is raised, so the user sees
+all of them at once:
+
+1. wire ends resolve to existing blocks and ports (with did-you-mean suggestions);
+2. every input is driven exactly once;
+3. the *port-level* dependency graph (output -> input along wires, input -> output through
+   declared feedthrough) has no cycle: an algebraic loop is printed port by port;
+4. a dry run at t = 0 with the initial states infers every signal's shape and checks it against
+   declared port shapes, output counts and state-derivative sizes.
+
+Then the evaluation order is fixed (networkx topological sort, stable in the order blocks were
+added) and the continuous and discrete states are laid out in one vector each.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import networkx as nx
+import numpy as np
+
+from blocksim.engine.block import Block, Port, PortRef, as_ports
+from blocksim.engine.clock import TimeBase
+from blocksim.engine.diagram import Diagram, End, Wire
+from blocksim.engine.errors import DiagramError, suggest
+from blocksim.engine.plan import BlockEntry, Plan, Step
+
+_EMPTY = np.zeros(0)
+
+
+def _ports(block: Block, kind: str) -> tuple[Port, ...]:
+    return as_ports(getattr(block, kind), type(block).__name__, kind[:-1])
+
+
+def _fmt(ports: tuple[Port, ...]) -> str:
+    return ", ".join(p.name for p in ports) or "(none)"
+
+
+class _Resolver:
+    """Turns wire ends into ``(block name, port index)`` and collects problems."""
+
+    def __init__(self, diagram: Diagram, problems: list[str]):
+        self.d = diagram
+        self.problems = problems
+        self.ins = {n: _ports(b, "inputs") for n, b in diagram.blocks.items()}
+        self.outs = {n: _ports(b, "outputs") for n, b in diagram.blocks.items()}
+
+    def end(self, end: End, want: str, wire: Wire) -> tuple[str, int] | None:
+        """Resolve one end; ``want`` is ``"output"`` for a source, ``"input"`` for a sink."""
+        where = f"wire {_show(wire.src)} -> {_show(wire.dst)} (at {wire.where})"
+        if isinstance(end, Block):
+            bname, key = end.name, None
+            if bname is None or self.d.blocks.get(bname) is not end:
+                self.problems.append(f"{where}: block {end!r} was not added to this diagram")
+                return None
+        elif isinstance(end, PortRef):
+            bname, key = end.block.name, end.key
+            if bname is None or self.d.blocks.get(bname) is not end.block:
+                self.problems.append(f"{where}: block {end.block!r} was not added to this "
+                                     f"diagram")
+                return None
+        elif isinstance(end, str):
+            bname, _, key_s = end.partition(".")
+            key = key_s or None
+            if bname not in self.d.blocks:
+                self.problems.append(f"{where}: no block named '{bname}'"
+                                     f"{suggest(bname, self.d.blocks)}")
+                return None
+        else:
+            self.problems.append(f"{where}: an end must be a block, block['port'] or "
+                                 f"'name.port', got {type(end).__name__}")
+            return None
+        table = self.outs[bname] if want == "output" else self.ins[bname]
+        other = self.ins[bname] if want == "output" else self.outs[bname]
+        kind = type(self.d.blocks[bname]).__name__
+        if key is None:
+            if len(table) == 1:
+                return bname, 0
+            if not table:
+                self.problems.append(f"{where}: block '{bname}' ({kind}) has no {want} port")
+            else:
+                self.problems.append(
+                    f"{where}: block '{bname}' ({kind}) has {len(table)} {want}s "
+                    f"({_fmt(table)}); name one, e.g. '{bname}.{table[0].name}'")
+            return None
+        if isinstance(key, int) and not isinstance(key, bool):
+            if 0 <= key < len(table):
+                return bname, key
+            self.problems.append(f"{where}: block '{bname}' ({kind}) has no {want} number "
+                                 f"{key}; it has {len(table)} ({_fmt(table)})")
+            return None
+        names = [p.name for p in table]
+        if key in names:
+            return bname, names.index(key)
+        if key in [p.name for p in other]:
+            self.problems.append(f"{where}: '{bname}.{key}' is an "
+                                 f"{'input' if want == 'output' else 'output'}, but the wire "
+                                 f"needs an {want} here (wires go from an output to an input)")
+        else:
+            self.problems.append(f"{where}: block '{bname}' ({kind}) has no {want} port "
+                                 f"'{key}'{suggest(str(key), names)}; {want}s: {_fmt(table)}")
+        return None
+
+
+def _show(end: End) -> str:
+    if isinstance(end, str):
+        return f"'{end}'"
+    if isinstance(end, PortRef):
+        return f"{end.block.name}[{end.key!r}]"
+    if isinstance(end, Block):
+        return f"'{end.name}'"
+    return repr(end)
+
+
+def compile_diagram(diagram: Diagram) -> Plan:
+    """Check ``diagram`` and turn it into an immutable :class:`Plan`.
+
+    Raises
+    ------
+    DiagramError
+        Listing every problem found (unconnected or doubly driven inputs, unknown blocks or
+        ports, algebraic loops, shape mismatches).
+    """
+    problems: list[str] = []
+    if not diagram.blocks:
+        raise DiagramError(diagram.name, ["the diagram has no blocks; add some with d.add()"])
+    res = _Resolver(diagram, problems)
+    names = list(diagram.blocks)
+    index = {n: k for k, n in enumerate(names)}
+
+    # -- 1-2: wires and drivers
+    driver: dict[tuple[str, int], tuple[tuple[str, int], Wire]] = {}
+    for wire in diagram.wires:
+        src = res.end(wire.src, "output", wire)
+        dst = res.end(wire.dst, "input", wire)
+        if src is None or dst is None:
+            continue
+        if dst in driver:
+            (s0, w0) = driver[dst]
+            problems.append(
+                f"input '{dst[0]}.{res.ins[dst[0]][dst[1]].name}' is driven twice: by "
+                f"'{s0[0]}.{res.outs[s0[0]][s0[1]].name}' (at {w0.where}) and by "
+                f"'{src[0]}.{res.outs[src[0]][src[1]].name}' (at {wire.where}); an input "
+                f"takes exactly one wire (use a Sum block to add signals)")
+            continue
+        driver[dst] = (src, wire)
+    for n in names:
+        for k, p in enumerate(res.ins[n]):
+            if (n, k) not in driver:
+                problems.append(f"input '{n}.{p.name}' ({type(diagram.blocks[n]).__name__}) is "
+                                f"not connected; connect an output to it with "
+                                f"d.connect(<source>, '{n}.{p.name}')")
+
+    # -- 3: port-level algebraic loops
+    feed = {n: diagram.blocks[n].output_feedthrough() for n in names}
+    graph = nx.DiGraph()
+    for n in names:
+        innames = [p.name for p in res.ins[n]]
+        for k, p in enumerate(res.outs[n]):
+            graph.add_node(("o", n, k))
+            for iname in feed[n].get(p.name, ()):
+                if iname not in innames:
+                    problems.append(f"block '{n}' ({type(diagram.blocks[n]).__name__}) declares "
+                                    f"output '{p.name}' feedthrough from unknown input "
+                                    f"'{iname}'; inputs: {_fmt(res.ins[n])}")
+                    continue
+                graph.add_edge(("i", n, innames.index(iname)), ("o", n, k))
+    for dst, (src, _) in driver.items():
+        graph.add_edge(("o", *src), ("i", *dst))
+    loops = _algebraic_loops(graph, res)
+    problems.extend(loops)
+
+    # -- order
+    order = _evaluation_order(graph, names, index, res, diagram) if not loops else ()
+
+    # -- slots and state layout
+    signal_names: list[str] = []
+    slot: dict[tuple[str, int], int] = {}
+    for n in names:
+        for k, p in enumerate(res.outs[n]):
+            slot[(n, k)] = len(signal_names)
+            signal_names.append(f"{n}.{p.name}")
+    aliases = {}
+    entries = []
+    x0_parts, xd0_parts, state_names, dstate_names = [], [], [], []
+    nx_, nxd = 0, 0
+    for n in names:
+        b = diagram.blocks[n]
+        x0 = np.asarray(b.x0, dtype=float).reshape(-1)
+        snames = b.state_names or tuple(f"x{i}" for i in range(x0.size))
+        if len(snames) != x0.size:
+            problems.append(f"block '{n}' ({type(b).__name__}) has {x0.size} states but "
+                            f"{len(snames)} state names")
+            snames = tuple(f"x{i}" for i in range(x0.size))
+        if b.is_discrete:
+            states = slice(nxd, nxd + x0.size)
+            nxd += x0.size
+            xd0_parts.append(x0)
+            dstate_names += [f"{n}.{s}" for s in snames]
+        else:
+            states = slice(nx_, nx_ + x0.size)
+            nx_ += x0.size
+            x0_parts.append(x0)
+            state_names += [f"{n}.{s}" for s in snames]
+        in_slots = []
+        for k, p in enumerate(res.ins[n]):
+            src = driver.get((n, k))
+            in_slots.append(slot[src[0]] if src else -1)
+            if src:
+                aliases[f"{n}.{p.name}"] = signal_names[slot[src[0]]]
+        out_slots = tuple(slot[(n, k)] for k in range(len(res.outs[n])))
+        entries.append(BlockEntry(n, b, tuple(in_slots), out_slots, states, b.is_discrete))
+    x0 = np.concatenate(x0_parts) if x0_parts else np.zeros(0)
+    xd0 = np.concatenate(xd0_parts) if xd0_parts else np.zeros(0)
+
+    # -- 4: dry run for shapes
+    shapes: list[tuple[int, ...] | None] = [None] * len(signal_names)
+    if not loops:
+        _dry_run(entries, order, res, shapes, signal_names, x0, xd0, problems)
+    if problems:
+        raise DiagramError(diagram.name, problems)
+
+    clocks = tuple(dict.fromkeys(b.clock for b in diagram.blocks.values()
+                                 if b.clock is not None))
+    bp = tuple(k for k, e in enumerate(entries)
+               if type(e.block).next_breakpoint is not Block.next_breakpoint)
+    return Plan(
+        name=diagram.name, entries=tuple(entries), signal_names=tuple(signal_names),
+        signal_shapes=tuple(s if s is not None else () for s in shapes), aliases=aliases,
+        order=order, x0=x0, state_names=tuple(state_names), xd0=xd0,
+        discrete_state_names=tuple(dstate_names), clocks=clocks,
+        timebase=TimeBase(list(clocks)), breakpoint_entries=bp)
+
+
+def _port_label(node: tuple[str, str, int], res: _Resolver) -> str:
+    kind, n, k = node
+    table = res.outs[n] if kind == "o" else res.ins[n]
+    return f"{n}.{table[k].name}"
+
+
+def _algebraic_loops(graph: nx.DiGraph, res: _Resolver) -> list[str]:
+    """One message per strongly connected component of the port graph that holds a cycle."""
+    messages = []
+    for comp in nx.strongly_connected_components(graph):
+        if len(comp) < 2:
+            continue
+        cycle = nx.find_cycle(graph.subgraph(comp))
+        nodes = [u for u, _ in cycle]
+        k0 = next(i for i, v in enumerate(nodes) if v[0] == "o")
+        nodes = nodes[k0:] + nodes[:k0]
+        parts = []
+        for v in nodes:
+            label = _port_label(v, res)
+            parts.append(f"{label} (feedthrough)" if v[0] == "i" else label)
+        blocks = sorted({v[1] for v in comp})
+        messages.append(
+            f"algebraic loop: {' -> '.join(parts)} -> {_port_label(nodes[0], res)}; every "
+            f"block on it ({', '.join(blocks)}) passes its input to its output at the same "
+            f"instant. Break it with a block that has state (Integrator, TransferFunction "
+            f"with more poles than zeros, a UnitDelay/Memory), or, if an output really "
+            f"depends only on the block's state, declare it without feedthrough")
+    return messages
+
+
+def _evaluation_order(graph: nx.DiGraph, names: list[str], index: dict[str, int],
+                      res: _Resolver, diagram: Diagram) -> tuple[Step, ...]:
+    """Topological order of output calls; one call per block unless partial feedthrough
+    forces a block's outputs to be computed in several calls."""
+    bgraph = nx.DiGraph()
+    bgraph.add_nodes_from(n for n in names if res.outs[n])
+    for u, v in graph.edges:
+        if u[0] == "o" and v[0] == "i" and any(
+                w[0] == "o" for w in graph.successors(v)):
+            if u[1] != v[1] and res.outs[v[1]]:
+                bgraph.add_edge(u[1], v[1])
+    steps: list[Step] = []
+    if nx.is_directed_acyclic_graph(bgraph):
+        for n in nx.lexicographical_topological_sort(bgraph, key=index.__getitem__):
+            steps.append(Step(index[n], tuple(range(len(res.outs[n])))))
+        return tuple(steps)
+    port_rank = {v: r for r, v in enumerate(
+        nx.lexicographical_topological_sort(graph, key=lambda v: (index[v[1]], v[0], v[2])))}
+    cond = nx.condensation(bgraph)
+    members = cond.graph["mapping"]
+    groups: dict[int, list[str]] = {}
+    for n, c in members.items():
+        groups.setdefault(c, []).append(n)
+    for c in nx.lexicographical_topological_sort(
+            cond, key=lambda c: min(index[n] for n in groups[c])):
+        grp = groups[c]
+        if len(grp) == 1:
+            n = grp[0]
+            steps.append(Step(index[n], tuple(range(len(res.outs[n])))))
+            continue
+        ports = sorted((("o", n, k) for n in grp for k in range(len(res.outs[n]))),
+                       key=port_rank.__getitem__)
+        for _, n, k in ports:
+            steps.append(Step(index[n], (k,)))
+    return tuple(steps)
+
+
+def _shape_of(value: Any) -> tuple[int, ...]:
+    if isinstance(value, float):
+        return ()
+    return tuple(np.shape(value))
+
+
+def _dry_run(entries: list[BlockEntry], order: tuple[Step, ...], res: _Resolver,
+             shapes: list[tuple[int, ...] | None], signal_names: list[str], x0: np.ndarray,
+             xd0: np.ndarray, problems: list[str]) -> None:
+    """Evaluate every block once at t = 0 to infer and check signal shapes."""
+    values: list[Any] = [None] * len(shapes)
+    failed: set[int] = set()
+
+    def inputs_of(e: BlockEntry) -> list[Any] | None:
+        if any(s < 0 or values[s] is None for s in e.in_slots):
+            return None
+        u = [values[s] for s in e.in_slots]
+        ins = res.ins[e.name]
+        for p, v, s in zip(ins, u, e.in_slots):
+            if p.shape is not None and _shape_of(v) != tuple(p.shape):
+                problems.append(
+                    f"shape mismatch at input '{e.name}.{p.name}' ({e.kind}): expected shape "
+                    f"{tuple(p.shape)}, got {_shape_of(v)} from '{signal_names[s]}'")
+                return None
+        return u
+
+    for step in order:
+        e = entries[step.entry]
+        if step.entry in failed:
+            continue
+        u = inputs_of(e)
+        if u is None:
+            continue
+        xb = (xd0 if e.discrete else x0)[e.states]
+        try:
+            y = e.block.output(0.0, xb, u)
+        except Exception as exc:  # noqa: BLE001 - reported with the block's name
+            failed.add(step.entry)
+            problems.append(_dry_failure(e, "output", u, exc, res))
+            continue
+        outs = res.outs[e.name]
+        if not isinstance(y, (tuple, list)) or len(y) != len(outs):
+            failed.add(step.entry)
+            problems.append(
+                f"block '{e.name}' ({e.kind}): output() must return a tuple with one value per "
+                f"output port ({_fmt(outs)}), got {type(y).__name__}"
+                f"{'' if not isinstance(y, (tuple, list)) else f' of length {len(y)}'}")
+            continue
+        for k in step.ports:
+            v = y[k]
+            p = outs[k]
+            shp = _shape_of(v)
+            if not isinstance(v, (float, int, np.ndarray)) and not np.isscalar(v):
+                problems.append(f"output '{e.name}.{p.name}' ({e.kind}) is a "
+                                f"{type(v).__name__}; signals must be floats or numpy arrays")
+                continue
+            if p.shape is not None and shp != tuple(p.shape):
+                problems.append(f"output '{e.name}.{p.name}' ({e.kind}) has shape {shp}, but "
+                                f"the port declares {tuple(p.shape)}")
+            values[e.out_slots[k]] = float(v) if shp == () else v
+            shapes[e.out_slots[k]] = shp
+    for k, e in enumerate(entries):
+        n = e.states.stop - e.states.start
+        if n == 0 or k in failed:
+            continue
+        u = inputs_of(e)
+        if u is None:
+            continue
+        method = "update" if e.discrete else "deriv"
+        xb = (xd0 if e.discrete else x0)[e.states]
+        try:
+            dx = getattr(e.block, method)(0.0, xb, u)
+        except Exception as exc:  # noqa: BLE001
+            problems.append(_dry_failure(e, method, u, exc, res))
+            continue
+        if np.size(dx) != n:
+            problems.append(f"block '{e.name}' ({e.kind}): {method}() returned "
+                            f"{np.size(dx)} values for {n} states")
+
+
+def _dry_failure(e: BlockEntry, method: str, u: list[Any], exc: Exception,
+                 res: _Resolver) -> str:
+    shapes = ", ".join(f"{p.name}: {_shape_of(v)}" for p, v in zip(res.ins[e.name], u))
+    return (f"block '{e.name}' ({e.kind}) failed in the dry run at t=0: {method}() raised "
+            f"{type(exc).__name__}: {exc} (input shapes {shapes or 'none'}) - check the shapes "
+            f"of the signals wired to it")

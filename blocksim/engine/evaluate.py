@@ -1,0 +1,175 @@
+"""Evaluating a plan: outputs in order, derivatives, discrete updates.
+
+The :class:`Evaluator` owns the signal store of one run (a flat Python list, one slot per output
+port) and turns the plan's steps into tuples of bound methods and slot indices, so the hot loop
+does no name lookup and allocates only the small input tuples the block methods receive.
+Scalar signals stay Python floats. No scipy, no I/O here.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from operator import itemgetter
+from typing import Any
+
+import numpy as np
+
+from blocksim.engine.errors import BlockRuntimeError, NonFiniteError
+from blocksim.engine.plan import BlockEntry, Plan
+
+_EMPTY = np.zeros(0)
+_EMPTY.setflags(write=False)
+
+
+def _input_getter(slots: tuple[int, ...]) -> Callable[[list[Any]], tuple[Any, ...]]:
+    """A fast function ``sig -> tuple of the values in slots``."""
+    if not slots:
+        return lambda sig: ()
+    if len(slots) == 1:
+        (i,) = slots
+        return lambda sig: (sig[i],)
+    return itemgetter(*slots)
+
+
+class Evaluator:
+    """Evaluates the blocks of a plan over one run's signal store.
+
+    Parameters
+    ----------
+    plan : Plan
+        The compiled diagram.
+
+    Attributes
+    ----------
+    sig : list
+        The signal store: ``sig[slot]`` is the latest value of that output port.
+    """
+
+    def __init__(self, plan: Plan):
+        self.plan = plan
+        self.sig: list[Any] = [0.0] * len(plan.signal_names)
+        self._steps = []
+        for step in plan.order:
+            e = plan.entries[step.entry]
+            outs = tuple((k, e.out_slots[k]) for k in step.ports)
+            single = outs[0][1] if outs == ((0, e.out_slots[0]),) and len(e.out_slots) == 1 \
+                else -1
+            st = e.states if e.states.stop > e.states.start else None
+            self._steps.append((e.block.output, st, e.discrete, _input_getter(e.in_slots),
+                                single, outs, step.entry))
+        self._derivs = [(e.block.deriv, e.states, _input_getter(e.in_slots), k)
+                        for k, e in enumerate(plan.entries)
+                        if not e.discrete and e.states.stop > e.states.start]
+        self._updates = [(e.block.update, e.states, _input_getter(e.in_slots), k)
+                         for k, e in enumerate(plan.entries)
+                         if e.discrete and e.states.stop > e.states.start]
+
+    # ---------------------------------------------------------------- hot path
+    def outputs(self, t: float, x: np.ndarray, xd: np.ndarray) -> None:
+        """Compute every output at time ``t`` into the signal store, in evaluation order."""
+        sig = self.sig
+        ei = None
+        try:
+            for fn, st, disc, ug, single, outs, ei in self._steps:
+                if st is None:
+                    y = fn(t, _EMPTY, ug(sig))
+                elif disc:
+                    y = fn(t, xd[st], ug(sig))
+                else:
+                    y = fn(t, x[st], ug(sig))
+                if single >= 0:
+                    sig[single] = y[0]
+                else:
+                    for k, s in outs:
+                        sig[s] = y[k]
+        except Exception as exc:
+            raise self._block_failure("output", t, exc, ei) from exc
+
+    def derivatives(self, t: float, x: np.ndarray, xd: np.ndarray) -> list[Any]:
+        """dx/dt of the whole continuous state, given outputs already computed at (t, x)."""
+        sig = self.sig
+        out: list[Any] = []
+        ei = None
+        try:
+            for fn, st, ug, ei in self._derivs:
+                out += fn(t, x[st], ug(sig))
+        except Exception as exc:
+            raise self._block_failure("deriv", t, exc, ei) from exc
+        total = sum(out)
+        if total - total != 0.0:
+            self._non_finite_derivative(t, out)
+        return out
+
+    # ---------------------------------------------------------------- major steps
+    def update(self, t: float, xd: np.ndarray, entries: set[int] | None = None) -> np.ndarray:
+        """The discrete state after the updates of the blocks in ``entries`` (all if None).
+
+        Every block reads the pre-update outputs: new states are computed first, then applied.
+        """
+        sig = self.sig
+        new = xd.copy()
+        for fn, st, ug, k in self._updates:
+            if entries is not None and k not in entries:
+                continue
+            try:
+                value = fn(t, xd[st], ug(sig))
+            except Exception as exc:
+                raise self._block_failure("update", t, exc, k) from exc
+            new[st] = value
+        return new
+
+    def check_finite(self, t: float, x: np.ndarray) -> None:
+        """Raise NonFiniteError naming the first non-finite signal (in evaluation order) or
+        state."""
+        sig = self.sig
+        plan = self.plan
+        for *_, outs, k in self._steps:
+            for _, s in outs:
+                v = sig[s]
+                if isinstance(v, float):
+                    if v - v != 0.0:
+                        self._raise_signal(t, k, s, v)
+                elif not np.all(np.isfinite(v)):
+                    self._raise_signal(t, k, s, v)
+        if x.size and not np.all(np.isfinite(x)):
+            i = int(np.flatnonzero(~np.isfinite(x))[0])
+            name = plan.state_names[i]
+            raise NonFiniteError(f"state '{name}' became {x[i]} at t={t:.6g} s",
+                                 block=name.rsplit(".", 1)[0], time=t)
+
+    # ---------------------------------------------------------------- diagnostics
+    def _raise_signal(self, t: float, k: int, s: int, v: Any) -> None:
+        e: BlockEntry = self.plan.entries[k]
+        name = self.plan.signal_names[s]
+        port = name.rsplit(".", 1)[1]
+        raise NonFiniteError(
+            f"signal '{name}' ({e.kind}) is {v} at t={t:.6g} s: a NaN or Inf left block "
+            f"'{e.name}' through port '{port}'; its inputs were "
+            f"{self._describe_inputs(e)}", block=e.name, port=port, time=t)
+
+    def _non_finite_derivative(self, t: float, out: list[Any]) -> None:
+        for _, st, _, k in self._derivs:
+            part = out[st]
+            if not all(math.isfinite(float(v)) for v in part):
+                e = self.plan.entries[k]
+                raise NonFiniteError(
+                    f"block '{e.name}' ({e.kind}): deriv() returned {list(map(float, part))} "
+                    f"at t={t:.6g} s (NaN or Inf); its inputs were {self._describe_inputs(e)}",
+                    block=e.name, time=t)
+
+    def _describe_inputs(self, e: BlockEntry) -> str:
+        ins = [p.name for p in e.block.inputs]  # type: ignore[union-attr]
+        parts = [f"{n}={self.sig[s]!r}" for n, s in zip(ins, e.in_slots)]
+        return ", ".join(parts) or "(no inputs)"
+
+    def _block_failure(self, method: str, t: float, exc: Exception,
+                       k: int | None) -> BlockRuntimeError:
+        if isinstance(exc, BlockRuntimeError | NonFiniteError):
+            return exc  # type: ignore[return-value]
+        if k is None:
+            return BlockRuntimeError(f"{method}() failed at t={t:.6g} s: {exc!r}", time=t)
+        e = self.plan.entries[k]
+        return BlockRuntimeError(
+            f"block '{e.name}' ({e.kind}): {method}() raised {type(exc).__name__}: {exc} at "
+            f"t={t:.6g} s; its inputs were {self._describe_inputs(e)}", block=e.name, time=t)

@@ -1,0 +1,170 @@
+"""Recording a run and the :class:`SimResult` it produces.
+
+Shapes (N recorded time points, nx continuous states):
+
+* ``result.t`` — ``(N,)`` times [s], non-decreasing;
+* ``result.x`` — ``(N, nx)`` continuous state;
+* ``result["block.port"]`` — ``(N,)`` for a scalar signal, ``(N, *shape)`` otherwise. An input
+  port name (``"scope.u0"``) gives the signal that drives it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from blocksim.engine.errors import suggest
+
+_META = "__blocksim_meta__"
+
+
+class SimResult:
+    """The recorded outcome of a simulation.
+
+    Attributes
+    ----------
+    t : ndarray, shape (N,)
+        Recorded times [s].
+    x : ndarray, shape (N, nx)
+        Continuous state at those times.
+    state_names : list of str
+        ``"block.state"`` name of each column of ``x``.
+    stats : dict
+        Run statistics: ``nfev`` (right-hand-side evaluations), ``nsteps`` (accepted solver
+        steps), ``nrejected``, ``nsegments`` (solver (re)starts), ``wall_time`` [s],
+        ``realtime_factor`` (simulated seconds per wall-clock second), ``solver``, ...
+    status : str
+        ``"success"``, ``"failed"`` or ``"stopped"``.
+    message : str
+        Why the run ended, when not a success.
+    figures : dict
+        Figures made by sink blocks, by block name (not saved by :meth:`save`).
+    """
+
+    def __init__(self, t: np.ndarray, x: np.ndarray, signals: dict[str, np.ndarray],
+                 state_names: Sequence[str], stats: dict[str, Any] | None = None,
+                 aliases: dict[str, str] | None = None, status: str = "success",
+                 message: str = ""):
+        self.t = np.asarray(t, dtype=float)
+        self.x = np.asarray(x, dtype=float).reshape(len(self.t), -1)
+        self._signals = dict(signals)
+        self._aliases = dict(aliases or {})
+        self.state_names = list(state_names)
+        self.stats = dict(stats or {})
+        self.status = status
+        self.message = message
+        self.figures: dict[str, Any] = {}
+
+    @property
+    def signals(self) -> list[str]:
+        """Names ``"block.port"`` of the recorded output signals."""
+        return list(self._signals)
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        if name in self._signals:
+            return self._signals[name]
+        if name in self._aliases:
+            return self._signals[self._aliases[name]]
+        if name in self.state_names:
+            return self.x[:, self.state_names.index(name)]
+        known = list(self._signals) + list(self._aliases) + self.state_names
+        raise KeyError(f"no recorded signal '{name}'{suggest(name, known)}; "
+                       f"recorded: {', '.join(self._signals) or '(none)'}")
+
+    def __contains__(self, name: str) -> bool:
+        return name in self._signals or name in self._aliases or name in self.state_names
+
+    def __len__(self) -> int:
+        return len(self.t)
+
+    def __repr__(self) -> str:
+        tail = f", {self.status}: {self.message}" if self.status != "success" else ""
+        return (f"<SimResult {len(self.t)} points, t in [{self.t[0] if len(self.t) else 0:g}, "
+                f"{self.t[-1] if len(self.t) else 0:g}] s, {len(self._signals)} signals{tail}>")
+
+    def save(self, path: str | Path) -> None:
+        """Save to a numpy ``.npz`` archive (no pickling; loadable with :meth:`load`)."""
+        arrays = {"t": self.t, "x": self.x}
+        names = list(self._signals)
+        for k, name in enumerate(names):
+            arrays[f"s{k}"] = self._signals[name]
+        meta = {"signals": names, "aliases": self._aliases, "state_names": self.state_names,
+                "stats": _jsonable(self.stats), "status": self.status, "message": self.message}
+        arrays[_META] = np.array(json.dumps(meta))
+        np.savez_compressed(Path(path), **arrays)
+
+    @classmethod
+    def load(cls, path: str | Path) -> SimResult:
+        """Load a result written by :meth:`save`."""
+        with np.load(Path(path), allow_pickle=False) as data:
+            meta = json.loads(str(data[_META]))
+            signals = {name: data[f"s{k}"] for k, name in enumerate(meta["signals"])}
+            return cls(data["t"], data["x"], signals, meta["state_names"], meta["stats"],
+                       meta["aliases"], meta["status"], meta["message"])
+
+
+def _jsonable(stats: dict[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for k, v in stats.items():
+        if isinstance(v, (np.integer, np.floating)):
+            v = v.item()
+        if isinstance(v, dict):
+            v = _jsonable(v)
+        if isinstance(v, (str, int, float, bool, list, dict)) or v is None:
+            out[k] = v
+    return out
+
+
+class Recorder:
+    """Accumulates time points of a run; :meth:`result` turns them into a :class:`SimResult`.
+
+    Parameters
+    ----------
+    names : list of str
+        Signal name of each slot of the signal store.
+    array_slots : list of int
+        Slots that hold arrays (copied when recorded; floats are immutable).
+    """
+
+    def __init__(self, names: Sequence[str], array_slots: Sequence[int], nx: int):
+        self.names = list(names)
+        self.array_slots = tuple(array_slots)
+        self.nx = nx
+        self.t: list[float] = []
+        self.x: list[np.ndarray] = []
+        self.rows: list[list[Any]] = []
+
+    def record(self, t: float, x: np.ndarray, sig: list[Any]) -> None:
+        """Append the time ``t``, a copy of the state ``x`` and of every signal."""
+        row = sig[:]
+        for i in self.array_slots:
+            row[i] = np.array(row[i], dtype=float)
+        self.t.append(t)
+        self.x.append(np.array(x, dtype=float))
+        self.rows.append(row)
+
+    def drop_last(self) -> None:
+        """Forget the most recent time point (used when a major time replaces it)."""
+        self.t.pop()
+        self.x.pop()
+        self.rows.pop()
+
+    def result(self, state_names: Sequence[str], stats: dict[str, Any],
+               aliases: dict[str, str], status: str = "success",
+               message: str = "") -> SimResult:
+        """Build the :class:`SimResult` of what was recorded so far."""
+        n = len(self.t)
+        signals: dict[str, np.ndarray] = {}
+        for k, name in enumerate(self.names):
+            column = [row[k] for row in self.rows]
+            if k in self.array_slots:
+                signals[name] = np.stack(column) if n else np.zeros((0,))
+            else:
+                signals[name] = np.array(column, dtype=float)
+        x = np.stack(self.x) if n else np.zeros((0, self.nx))
+        return SimResult(np.array(self.t, dtype=float), x, signals, state_names, stats,
+                         aliases, status, message)

@@ -1,0 +1,159 @@
+"""Continuous solvers behind one small stepping interface.
+
+A *stepper* integrates ``dx/dt = f(t, x)`` from ``t0`` towards ``t_bound`` one step at a time:
+
+* ``stepper.step()`` advances ``stepper.t`` and ``stepper.y`` by one accepted step and raises
+  :class:`SolverError` on failure;
+* ``stepper.interpolate(t)`` gives the state at ``t`` inside the last step (dense output).
+
+Steppers know nothing about blocks. scipy's ``RK45``, ``RK23``, ``DOP853``, ``Radau``, ``BDF``
+and ``LSODA`` are driven through their ``OdeSolver`` classes (not ``solve_ivp``), so the run loop
+decides where segments end; ``euler`` and ``rk4`` are fixed-step methods on the global grid
+``k * dt``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+from scipy import integrate
+
+from blocksim.engine.errors import SolverError
+
+RHS = Callable[[float, np.ndarray], Any]
+
+SCIPY_SOLVERS = {
+    "RK45": integrate.RK45, "RK23": integrate.RK23, "DOP853": integrate.DOP853,
+    "Radau": integrate.Radau, "BDF": integrate.BDF, "LSODA": integrate.LSODA,
+}
+FIXED_STEP_SOLVERS = ("euler", "rk4")
+SOLVERS = tuple(SCIPY_SOLVERS) + FIXED_STEP_SOLVERS
+
+
+class ScipyStepper:
+    """Adapter of one scipy ``OdeSolver`` over one integration segment.
+
+    Parameters
+    ----------
+    method : str
+        One of ``SCIPY_SOLVERS``.
+    fun : callable
+        ``fun(t, y) -> dy/dt``, y of shape (n,).
+    t0, y0, t_bound :
+        Segment start [s], initial state (n,), segment end [s].
+    rtol, atol, max_step, first_step :
+        As for :func:`scipy.integrate.solve_ivp`.
+    """
+
+    def __init__(self, method: str, fun: RHS, t0: float, y0: np.ndarray, t_bound: float,
+                 rtol: float, atol: float, max_step: float, first_step: float | None):
+        if first_step is not None:
+            first_step = min(first_step, t_bound - t0)
+            if not first_step > 0:
+                first_step = None
+        self.solver = SCIPY_SOLVERS[method](fun, t0, y0, t_bound, rtol=rtol, atol=atol,
+                                            max_step=max_step, first_step=first_step)
+        self.method = method
+        self.t_old = t0
+
+    @property
+    def t(self) -> float:
+        return float(self.solver.t)
+
+    @property
+    def y(self) -> np.ndarray:
+        return self.solver.y
+
+    @property
+    def step_size(self) -> float | None:
+        return self.solver.step_size
+
+    def step(self) -> None:
+        self.t_old = self.solver.t
+        message = self.solver.step()
+        if self.solver.status == "failed":
+            raise SolverError(f"solver {self.method} failed at t={self.solver.t:.9g} s: "
+                              f"{message}; try a smaller max_step, looser tolerances or a "
+                              f"stiff solver (Radau, BDF, LSODA)", time=float(self.solver.t))
+
+    def interpolate(self, t: float) -> np.ndarray:
+        return self.solver.dense_output()(t)
+
+    @property
+    def njev(self) -> int:
+        return int(getattr(self.solver, "njev", 0))
+
+
+class FixedStepper:
+    """Fixed-step explicit Euler or classical Runge-Kutta 4 on the grid ``k * dt``.
+
+    Steps end on multiples of ``dt`` (counted from t = 0) or at ``t_bound``, whichever comes
+    first, so restarting a segment at a sample hit or breakpoint does not shift the grid.
+    """
+
+    def __init__(self, method: str, fun: RHS, t0: float, y0: np.ndarray, t_bound: float,
+                 dt: float):
+        self.method = method
+        self.fun = fun
+        self.t = t0
+        self.t_old = t0
+        self.y = np.array(y0, dtype=float)
+        self.y_old = self.y
+        self.t_bound = t_bound
+        self.dt = dt
+        self.step_size: float | None = None
+
+    def step(self) -> None:
+        t, y, dt = self.t, self.y, self.dt
+        k = math.floor(t / dt * (1 + 1e-12) + 1e-9) + 1
+        t_new = min(k * dt, self.t_bound)
+        if t_new - t < 1e-12 * max(1.0, abs(t)):
+            t_new = min((k + 1) * dt, self.t_bound)
+        h = t_new - t
+        f = self.fun
+        if self.method == "euler":
+            y_new = y + h * np.asarray(f(t, y))
+        else:
+            k1 = np.asarray(f(t, y))
+            k2 = np.asarray(f(t + 0.5 * h, y + 0.5 * h * k1))
+            k3 = np.asarray(f(t + 0.5 * h, y + 0.5 * h * k2))
+            k4 = np.asarray(f(t_new, y + h * k3))
+            y_new = y + (h / 6.0) * (k1 + 2.0 * k2 + 2.0 * k3 + k4)
+        self.t_old, self.y_old = t, y
+        self.t, self.y = t_new, y_new
+        self.step_size = h
+
+    def interpolate(self, t: float) -> np.ndarray:
+        """Linear interpolation inside the last step."""
+        h = self.t - self.t_old
+        if h <= 0:
+            return self.y
+        a = (t - self.t_old) / h
+        return (1 - a) * self.y_old + a * self.y
+
+    njev = 0
+
+
+class NullStepper:
+    """Time advance for a diagram without continuous state: steps of ``h`` up to t_bound."""
+
+    def __init__(self, t0: float, t_bound: float, h: float):
+        self.t = t0
+        self.t_old = t0
+        self.y = np.zeros(0)
+        self.t_bound = t_bound
+        self.h = h
+        self.step_size: float | None = h
+
+    def step(self) -> None:
+        self.t_old = self.t
+        k = math.floor(self.t / self.h * (1 + 1e-12) + 1e-9) + 1
+        self.t = min(k * self.h, self.t_bound)
+
+    def interpolate(self, t: float) -> np.ndarray:
+        return self.y
+
+    njev = 0

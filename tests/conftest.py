@@ -1,0 +1,5 @@
+"""Shared test setup: headless matplotlib."""
+
+import matplotlib
+
+matplotlib.use("Agg")
