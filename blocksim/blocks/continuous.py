@@ -7,13 +7,16 @@
 Performance notes
 -----------------
 The interpreted engine calls ``deriv`` and ``output`` once per right-hand-side evaluation, i.e.
-tens of thousands of times per run. Scalar signals are Python floats, and for the usual small
-orders (n <= 4) the single-input single-output blocks evaluate their equations in pure Python
-on ``x.tolist()``: a numpy matrix-vector product costs more than the whole pure-Python update at
-these sizes. The fast path is chosen once, at construction, by binding the matching kernel
-method to the instance's ``deriv`` / ``output`` attributes; the kernels only read
-immutable coefficient tuples stored on the block, so the blocks stay pure, copyable and
-picklable. Larger or multi-input/multi-output systems use numpy.
+tens of thousands of times per run. Scalar signals are Python floats, and the
+single-input single-output blocks evaluate their equations in pure Python on ``x.tolist()``
+(unrolled for n <= 4, a ``sum(map(mul, ...))`` loop for companion-form systems up to n = 16):
+at these sizes a numpy matrix-vector product costs more than the whole pure-Python update.
+``deriv`` then returns a tuple (or list) of floats, which the contract's "array-like of shape
+(nx,)" allows. The fast path is chosen once, at construction, by binding the matching kernel
+method to the instance's ``deriv`` / ``output`` attributes; the class-level ``deriv`` /
+``output`` are the plain numpy reference implementations (the tests check the kernels against
+them). The kernels only read immutable coefficients stored on the block, so the blocks stay
+pure, copyable and picklable. Larger or multi-input/multi-output systems use numpy.
 
 A strictly proper block (no direct feedthrough) never reads its input in ``output``: the engine
 may call it before the inputs of the current instant are known.
@@ -24,7 +27,8 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Sequence
-from typing import Any
+from operator import mul
+from typing import Any, ClassVar
 
 import numpy as np
 from scipy.signal import BadCoefficients, tf2ss
@@ -34,11 +38,16 @@ from blocksim.engine.errors import BlockParameterError
 
 __all__ = ["PID", "Derivative", "Integrator", "StateSpace", "TransferFunction"]
 
-#: largest order evaluated by the pure-Python kernels; numpy is used above it
+#: largest order with unrolled pure-Python kernels
 MAX_FAST_ORDER = 4
+#: largest order of a companion-form ``deriv`` evaluated by a pure-Python loop (numpy above:
+#: measured crossover ~24 states)
+MAX_LOOP_ORDER = 16
+#: largest order of an ``output`` evaluated by a pure-Python loop (numpy above: crossover ~12)
+MAX_LOOP_ORDER_OUTPUT = 12
 
 
-# ---------------------------------------------------------------------------------- helpers
+# -- helpers
 def _finite_float(owner: str, name: str, value: Any) -> float:
     """``float(value)``, raising :class:`BlockParameterError` unless it is a finite real."""
     try:
@@ -113,21 +122,27 @@ class _LinearKernels(Block):
             self.deriv = self._deriv_none  # type: ignore[method-assign]
             self.output = self._out_ft_0 if ft else self._out_zero  # type: ignore[method-assign]
             return
-        if n > MAX_FAST_ORDER:
-            self.deriv = self._deriv_np  # type: ignore[method-assign]
-            self.output = self._out_ft_np if ft else self._out_np  # type: ignore[method-assign]
-            return
-        shift = np.eye(n, k=-1)[1:]
-        e0 = np.eye(n)[:, 0]
-        if n > 1 and np.array_equal(A[1:], shift) and np.array_equal(b, e0):
+        kind = "ft" if ft else "strict"
+        companion = (n > 1 and np.array_equal(A[1:], np.eye(n, k=-1)[1:])
+                     and np.array_equal(b, np.eye(n)[:, 0]))
+        if companion:
             self._a = tuple(A[0].tolist())
+        if companion and n <= MAX_FAST_ORDER:
             self.deriv = getattr(self, f"_deriv_companion_{n}")  # type: ignore[method-assign]
-        else:
+        elif companion and n <= MAX_LOOP_ORDER:
+            self.deriv = self._deriv_companion_n  # type: ignore[method-assign]
+        elif n <= MAX_FAST_ORDER:
             self._A = tuple(tuple(row) for row in A.tolist())
             self._b = tuple(b.tolist())
             self.deriv = getattr(self, f"_deriv_dense_{n}")  # type: ignore[method-assign]
-        kind = "ft" if ft else "strict"
-        self.output = getattr(self, f"_out_{kind}_{n}")  # type: ignore[method-assign]
+        else:
+            self.deriv = self._deriv_np  # type: ignore[method-assign]
+        if n <= MAX_FAST_ORDER:
+            self.output = getattr(self, f"_out_{kind}_{n}")  # type: ignore[method-assign]
+        elif n <= MAX_LOOP_ORDER_OUTPUT:
+            self.output = getattr(self, f"_out_{kind}_n")  # type: ignore[method-assign]
+        else:
+            self.output = self._out_ft_np if ft else self._out_np  # type: ignore[method-assign]
 
     # -- numpy fallbacks
     def _deriv_none(self, t: float, x: np.ndarray, u: Sequence[Any]) -> tuple[float, ...]:
@@ -157,6 +172,10 @@ class _LinearKernels(Block):
         a0, a1, a2, a3 = self._a
         x0, x1, x2, x3 = x.tolist()
         return (a0 * x0 + a1 * x1 + a2 * x2 + a3 * x3 + u[0], x0, x1, x2)
+
+    def _deriv_companion_n(self, t: float, x: np.ndarray, u: Sequence[Any]) -> list[float]:
+        xs = x.tolist()
+        return [sum(map(mul, self._a, xs)) + u[0], *xs[:-1]]
 
     # -- derivatives, dense A and B
     def _deriv_dense_1(self, t: float, x: np.ndarray, u: Sequence[Any]) -> tuple[float, ...]:
@@ -214,6 +233,9 @@ class _LinearKernels(Block):
         x0, x1, x2, x3 = x.tolist()
         return (c0 * x0 + c1 * x1 + c2 * x2 + c3 * x3,)
 
+    def _out_strict_n(self, t: float, x: np.ndarray, u: Sequence[Any]) -> tuple[float]:
+        return (sum(map(mul, self._c, x.tolist())),)
+
     # -- outputs with direct feedthrough D u
     def _out_ft_0(self, t: float, x: np.ndarray, u: Sequence[Any]) -> tuple[float]:
         return (self._d * u[0],)
@@ -237,8 +259,11 @@ class _LinearKernels(Block):
         x0, x1, x2, x3 = x.tolist()
         return (c0 * x0 + c1 * x1 + c2 * x2 + c3 * x3 + self._d * u[0],)
 
+    def _out_ft_n(self, t: float, x: np.ndarray, u: Sequence[Any]) -> tuple[float]:
+        return (sum(map(mul, self._c, x.tolist())) + self._d * u[0],)
 
-# ---------------------------------------------------------------------------------- Integrator
+
+# -- Integrator
 class Integrator(Block):
     r"""Integrator with optional output limits.
 
@@ -287,6 +312,7 @@ class Integrator(Block):
     outputs = ("y",)
 
     def __init__(self, x0: Any = 0.0, lower: Any = -math.inf, upper: Any = math.inf) -> None:
+        super().__init__()
         owner = type(self).__name__
         x0a = _real_array(owner, "x0", x0)
         shape = x0a.shape
@@ -335,13 +361,18 @@ class Integrator(Block):
             self.deriv = self._deriv_array  # type: ignore[method-assign]
             self.output = self._out_array  # type: ignore[method-assign]
 
+    # The class-level deriv/output are the reference implementations; __init__ binds faster
+    # kernels with identical results to the instance.
     def deriv(self, t: float, x: np.ndarray, u: Sequence[Any]) -> Any:
         """dx/dt = u, or 0 where a limit is reached and ``u`` pushes beyond it."""
-        return self.deriv(t, x, u)  # replaced by the matching kernel in __init__
+        v = np.ravel(u[0]).astype(float)
+        stop = ((x >= self._upper_v) & (v > 0.0)) | ((x <= self._lower_v) & (v < 0.0))
+        return np.where(stop, 0.0, v)
 
     def output(self, t: float, x: np.ndarray, u: Sequence[Any]) -> tuple[Any]:
         """y = x clipped to ``[lower, upper]``; never reads ``u``."""
-        return self.output(t, x, u)  # replaced by the matching kernel in __init__
+        y = np.clip(x, self._lower_v, self._upper_v)
+        return (float(y[0]),) if self._scalar else (y.reshape(self._shape),)
 
     # -- kernels
     def _deriv_scalar(self, t: float, x: np.ndarray, u: Sequence[Any]) -> tuple[float]:
@@ -380,7 +411,7 @@ class Integrator(Block):
         return (np.clip(x, self._lower_v, self._upper_v).reshape(self._shape),)
 
 
-# ---------------------------------------------------------------------------------- TransferFunction
+# -- TransferFunction
 class TransferFunction(_LinearKernels):
     r"""Single-input single-output rational transfer function.
 
@@ -430,6 +461,7 @@ class TransferFunction(_LinearKernels):
     outputs = (Port("y", shape=()),)
 
     def __init__(self, num: Any, den: Any, x0: Any = None) -> None:
+        super().__init__()
         owner = type(self).__name__
         num_a = _real_array(owner, "num", num)
         den_a = _real_array(owner, "den", den)
@@ -479,16 +511,21 @@ class TransferFunction(_LinearKernels):
         self.feedthrough = {"y": ("u",) if D[0, 0] != 0.0 else ()}  # type: ignore[misc]
         self._bind_siso(A, B, C, D)
 
+    # The class-level deriv/output are the reference implementations; __init__ binds faster
+    # kernels with identical results to the instance.
     def deriv(self, t: float, x: np.ndarray, u: Sequence[Any]) -> Any:
-        """dx/dt = A x + B u (a tuple of floats for n <= 4, else an array)."""
-        return self.deriv(t, x, u)  # replaced by the matching kernel in __init__
+        """dx/dt = A x + B u (the bound kernel returns a tuple of floats for n <= 4)."""
+        return self.A @ x + self.B[:, 0] * u[0]
 
     def output(self, t: float, x: np.ndarray, u: Sequence[Any]) -> tuple[float]:
         """y = C x + D u as a float; reads ``u`` only when D != 0."""
-        return self.output(t, x, u)  # replaced by the matching kernel in __init__
+        y = float(self.C[0] @ x)
+        if self._d != 0.0:
+            y += self._d * u[0]
+        return (y,)
 
 
-# ---------------------------------------------------------------------------------- StateSpace
+# -- StateSpace
 class StateSpace(_LinearKernels):
     r"""Linear time-invariant state-space system.
 
@@ -530,6 +567,7 @@ class StateSpace(_LinearKernels):
     outputs = ("y",)
 
     def __init__(self, A: Any, B: Any, C: Any, D: Any = None, x0: Any = None) -> None:
+        super().__init__()
         owner = type(self).__name__
         Aa = _real_array(owner, "A", A)
         Ba = _real_array(owner, "B", B)
@@ -571,7 +609,7 @@ class StateSpace(_LinearKernels):
             x0a = np.zeros(n)
         else:
             x0a = _real_array(owner, "x0", x0)
-            if x0a.size != n or x0a.ndim > 1 + (x0a.ndim == 2 and 1 in x0a.shape):
+            if x0a.size != n:
                 raise BlockParameterError(
                     f"{owner}: x0 must have shape ({n},) to match A {Aa.shape}, got shape "
                     f"{x0a.shape}")
@@ -597,13 +635,18 @@ class StateSpace(_LinearKernels):
         else:
             self.output = self._out_mo  # type: ignore[method-assign]
 
+    # The class-level deriv/output are the reference implementations; __init__ binds faster
+    # kernels with identical results to the instance.
     def deriv(self, t: float, x: np.ndarray, u: Sequence[Any]) -> Any:
         """dx/dt = A x + B u."""
-        return self.deriv(t, x, u)  # replaced by the matching kernel in __init__
+        return self.A @ x + self.B @ np.atleast_1d(u[0])
 
     def output(self, t: float, x: np.ndarray, u: Sequence[Any]) -> tuple[Any]:
         """y = C x + D u; reads ``u`` only when D is non-zero."""
-        return self.output(t, x, u)  # replaced by the matching kernel in __init__
+        y = self.C @ x
+        if self._has_d:
+            y = y + self.D @ np.atleast_1d(u[0])
+        return (float(y[0]),) if y.size == 1 and self.C.shape[0] == 1 else (y,)
 
     # -- numpy kernels for multi-input or multi-output systems
     def _deriv_si(self, t: float, x: np.ndarray, u: Sequence[Any]) -> np.ndarray:
@@ -626,7 +669,7 @@ class StateSpace(_LinearKernels):
         return (y,)
 
 
-# ---------------------------------------------------------------------------------- Derivative
+# -- Derivative
 class Derivative(Block):
     r"""Filtered (proper) derivative.
 
@@ -667,9 +710,10 @@ class Derivative(Block):
 
     inputs = ("u",)
     outputs = ("y",)
-    feedthrough = {"y": ("u",)}
+    feedthrough: ClassVar[dict[str, tuple[str, ...]]] = {"y": ("u",)}
 
     def __init__(self, N: float = 100.0, x0: Any = 0.0) -> None:
+        super().__init__()
         owner = type(self).__name__
         self.N = _positive(owner, "N", N)
         x0a = _real_array(owner, "x0", x0)
@@ -678,6 +722,7 @@ class Derivative(Block):
                 f"{owner}: x0 must be a scalar or a non-empty 1-D array, got shape {x0a.shape}")
         shape = x0a.shape
         n = x0a.size
+        self._scalar = shape == ()
         self.set_state(x0a, ("z",) if shape == () else tuple(f"z{i}" for i in range(n)))
         self.set_ports(inputs=(Port("u", shape=shape),), outputs=(Port("y", shape=shape),))
         if shape == ():
@@ -687,13 +732,16 @@ class Derivative(Block):
             self.deriv = self._deriv_array  # type: ignore[method-assign]
             self.output = self._out_array  # type: ignore[method-assign]
 
+    # The class-level deriv/output are the reference implementations; __init__ binds faster
+    # kernels with identical results to the instance.
     def deriv(self, t: float, x: np.ndarray, u: Sequence[Any]) -> Any:
         """dz/dt = N (u - z)."""
-        return self.deriv(t, x, u)  # replaced by the matching kernel in __init__
+        return self.N * (np.ravel(u[0]) - x)
 
     def output(self, t: float, x: np.ndarray, u: Sequence[Any]) -> tuple[Any]:
         """y = N (u - z)."""
-        return self.output(t, x, u)  # replaced by the matching kernel in __init__
+        y = self.N * (np.ravel(u[0]) - x)
+        return (float(y[0]),) if self._scalar else (y,)
 
     def _deriv_scalar(self, t: float, x: np.ndarray, u: Sequence[Any]) -> tuple[float]:
         return (self.N * (u[0] - x.item()),)
@@ -707,7 +755,7 @@ class Derivative(Block):
         return (self.N * (u[0] - x),)
 
 
-# ---------------------------------------------------------------------------------- PID
+# -- PID
 class PID(Block):
     r"""Parallel PID controller with filtered derivative, output limits and anti-windup.
 
@@ -762,12 +810,13 @@ class PID(Block):
 
     inputs = (Port("e", shape=()),)
     outputs = (Port("y", shape=()),)
-    feedthrough = {"y": ("e",)}
+    feedthrough: ClassVar[dict[str, tuple[str, ...]]] = {"y": ("e",)}
     state_names = ("integral", "filter")
 
     def __init__(self, Kp: float = 1.0, Ki: float = 0.0, Kd: float = 0.0, N: float = 100.0,
                  lower: float = -math.inf, upper: float = math.inf,
                  x0: Any = (0.0, 0.0)) -> None:
+        super().__init__()
         owner = type(self).__name__
         self.Kp = _finite_float(owner, "Kp", Kp)
         self.Ki = _finite_float(owner, "Ki", Ki)

@@ -113,7 +113,7 @@ def _increasing(cls: str, name: str, value: Any, min_len: int) -> np.ndarray:
         k = int(np.argmax(np.diff(arr) <= 0))
         raise BlockParameterError(
             f"{cls}: parameter '{name}' must be strictly increasing, but {name}[{k}] = "
-            f"{arr[k]!r} and {name}[{k + 1}] = {arr[k + 1]!r}")
+            f"{float(arr[k])!r} and {name}[{k + 1}] = {float(arr[k + 1])!r}")
     return arr
 
 

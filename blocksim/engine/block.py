@@ -38,7 +38,7 @@ import inspect
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar, Union
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
@@ -73,7 +73,7 @@ class Port:
     doc: str = ""
 
 
-PortSpec = Union[str, Port]
+PortSpec = str | Port
 
 
 def as_ports(specs: Sequence[PortSpec], owner: str, kind: str) -> tuple[Port, ...]:

@@ -27,8 +27,6 @@ from blocksim.engine.diagram import Diagram, End, Wire
 from blocksim.engine.errors import DiagramError, suggest
 from blocksim.engine.plan import BlockEntry, Plan, Step
 
-_EMPTY = np.zeros(0)
-
 
 def _ports(block: Block, kind: str) -> tuple[Port, ...]:
     return as_ports(getattr(block, kind), type(block).__name__, kind[:-1])
@@ -132,9 +130,12 @@ def compile_diagram(diagram: Diagram) -> Plan:
 
     # -- 1-2: wires and drivers
     driver: dict[tuple[str, int], tuple[tuple[str, int], Wire]] = {}
+    attempted: set[tuple[str, int]] = set()
     for wire in diagram.wires:
         src = res.end(wire.src, "output", wire)
         dst = res.end(wire.dst, "input", wire)
+        if dst is not None:
+            attempted.add(dst)  # reported through its wire, not again as unconnected
         if src is None or dst is None:
             continue
         if dst in driver:
@@ -148,7 +149,7 @@ def compile_diagram(diagram: Diagram) -> Plan:
         driver[dst] = (src, wire)
     for n in names:
         for k, p in enumerate(res.ins[n]):
-            if (n, k) not in driver:
+            if (n, k) not in attempted:
                 problems.append(f"input '{n}.{p.name}' ({type(diagram.blocks[n]).__name__}) is "
                                 f"not connected; connect an output to it with "
                                 f"d.connect(<source>, '{n}.{p.name}')")
@@ -243,20 +244,24 @@ def _port_label(node: tuple[str, str, int], res: _Resolver) -> str:
 def _algebraic_loops(graph: nx.DiGraph, res: _Resolver) -> list[str]:
     """One message per strongly connected component of the port graph that holds a cycle."""
     messages = []
-    for comp in nx.strongly_connected_components(graph):
+    order = {n: k for k, n in enumerate(res.outs)}
+    for comp in sorted(nx.strongly_connected_components(graph),
+                       key=lambda c: min((order[v[1]], v[2]) for v in c)):
         if len(comp) < 2:
             continue
-        cycle = nx.find_cycle(graph.subgraph(comp))
+        start = min((v for v in comp if v[0] == "o"), key=lambda v: (order[v[1]], v[2]))
+        cycle = nx.find_cycle(graph.subgraph(comp), source=start)
         nodes = [u for u, _ in cycle]
-        k0 = next(i for i, v in enumerate(nodes) if v[0] == "o")
+        first = min((v for v in nodes if v[0] == "o"), key=lambda v: (order[v[1]], v[2]))
+        k0 = nodes.index(first)
         nodes = nodes[k0:] + nodes[:k0]
         parts = []
         for v in nodes:
             label = _port_label(v, res)
             parts.append(f"{label} (feedthrough)" if v[0] == "i" else label)
-        blocks = sorted({v[1] for v in comp})
+        blocks = [n for n in res.outs if any(v[1] == n for v in nodes)]
         messages.append(
-            f"algebraic loop: {' -> '.join(parts)} -> {_port_label(nodes[0], res)}; every "
+            f"algebraic loop: {' -> '.join(parts)}; every "
             f"block on it ({', '.join(blocks)}) passes its input to its output at the same "
             f"instant. Break it with a block that has state (Integrator, TransferFunction "
             f"with more poles than zeros, a UnitDelay/Memory), or, if an output really "
@@ -337,7 +342,7 @@ def _dry_run(entries: list[BlockEntry], order: tuple[Step, ...], res: _Resolver,
         xb = (xd0 if e.discrete else x0)[e.states]
         try:
             y = e.block.output(0.0, xb, u)
-        except Exception as exc:  # noqa: BLE001 - reported with the block's name
+        except Exception as exc:
             failed.add(step.entry)
             problems.append(_dry_failure(e, "output", u, exc, res))
             continue
@@ -373,10 +378,14 @@ def _dry_run(entries: list[BlockEntry], order: tuple[Step, ...], res: _Resolver,
         xb = (xd0 if e.discrete else x0)[e.states]
         try:
             dx = getattr(e.block, method)(0.0, xb, u)
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             problems.append(_dry_failure(e, method, u, exc, res))
             continue
-        if np.size(dx) != n:
+        if np.ndim(dx) != 1:
+            problems.append(f"block '{e.name}' ({e.kind}): {method}() must return a sequence of "
+                            f"{n} values (e.g. [dx] or an array of shape ({n},)), got "
+                            f"{type(dx).__name__} of shape {np.shape(dx)}")
+        elif np.size(dx) != n:
             problems.append(f"block '{e.name}' ({e.kind}): {method}() returned "
                             f"{np.size(dx)} values for {n} states")
 

@@ -10,12 +10,11 @@ from __future__ import annotations
 import re
 import sys
 from dataclasses import dataclass
-from typing import Union
 
 from blocksim.engine.block import Block, PortRef
 from blocksim.engine.errors import DiagramError
 
-End = Union[Block, PortRef, str]
+End = Block | PortRef | str
 
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_\-]*$")
 

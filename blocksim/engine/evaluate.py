@@ -71,7 +71,7 @@ class Evaluator:
         sig = self.sig
         ei = None
         try:
-            for fn, st, disc, ug, single, outs, ei in self._steps:
+            for fn, st, disc, ug, single, outs, ei in self._steps:  # noqa: B007 - ei names the culprit
                 if st is None:
                     y = fn(t, _EMPTY, ug(sig))
                 elif disc:
@@ -92,7 +92,7 @@ class Evaluator:
         out: list[Any] = []
         ei = None
         try:
-            for fn, st, ug, ei in self._derivs:
+            for fn, st, ug, ei in self._derivs:  # noqa: B007 - ei names the culprit
                 out += fn(t, x[st], ug(sig))
         except Exception as exc:
             raise self._block_failure("deriv", t, exc, ei) from exc
@@ -122,8 +122,17 @@ class Evaluator:
     def check_finite(self, t: float, x: np.ndarray) -> None:
         """Raise NonFiniteError naming the first non-finite signal (in evaluation order) or
         state."""
+        self.check_signals(t)
+        if x.size and not np.all(np.isfinite(x)):
+            i = int(np.flatnonzero(~np.isfinite(x))[0])
+            name = self.plan.state_names[i]
+            raise NonFiniteError(f"state '{name}' became {x[i]} at t={t:.6g} s",
+                                 block=name.rsplit(".", 1)[0], time=t)
+
+    def check_signals(self, t: float) -> None:
+        """Raise NonFiniteError naming the first non-finite signal in evaluation order (the
+        block where the NaN or Inf appeared, not the blocks it then spread to)."""
         sig = self.sig
-        plan = self.plan
         for *_, outs, k in self._steps:
             for _, s in outs:
                 v = sig[s]
@@ -132,11 +141,6 @@ class Evaluator:
                         self._raise_signal(t, k, s, v)
                 elif not np.all(np.isfinite(v)):
                     self._raise_signal(t, k, s, v)
-        if x.size and not np.all(np.isfinite(x)):
-            i = int(np.flatnonzero(~np.isfinite(x))[0])
-            name = plan.state_names[i]
-            raise NonFiniteError(f"state '{name}' became {x[i]} at t={t:.6g} s",
-                                 block=name.rsplit(".", 1)[0], time=t)
 
     # ---------------------------------------------------------------- diagnostics
     def _raise_signal(self, t: float, k: int, s: int, v: Any) -> None:
@@ -149,6 +153,7 @@ class Evaluator:
             f"{self._describe_inputs(e)}", block=e.name, port=port, time=t)
 
     def _non_finite_derivative(self, t: float, out: list[Any]) -> None:
+        self.check_signals(t)
         for _, st, _, k in self._derivs:
             part = out[st]
             if not all(math.isfinite(float(v)) for v in part):

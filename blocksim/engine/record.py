@@ -50,7 +50,8 @@ class SimResult:
                  aliases: dict[str, str] | None = None, status: str = "success",
                  message: str = ""):
         self.t = np.asarray(t, dtype=float)
-        self.x = np.asarray(x, dtype=float).reshape(len(self.t), -1)
+        x = np.asarray(x, dtype=float)
+        self.x = x if x.ndim == 2 else x.reshape(len(self.t), -1 if len(self.t) else 0)
         self._signals = dict(signals)
         self._aliases = dict(aliases or {})
         self.state_names = list(state_names)

@@ -158,10 +158,10 @@ def simulate(diagram: Diagram | Plan, T: float, solver: str = "RK45", *, rtol: f
     wall1 = time.perf_counter()
     try:
         for e in plan.entries:
+            started.append(e)  # a block whose start() fails still gets stop() to clean up
             e.block.start(run)
-            started.append(e)
         _run_loop(run)
-    except BaseException as exc:  # noqa: BLE001 - re-raised below with the partial result
+    except BaseException as exc:
         error = exc
         status, message = "failed", str(exc)
     finally:
@@ -176,12 +176,14 @@ def simulate(diagram: Diagram | Plan, T: float, solver: str = "RK45", *, rtol: f
         for e in reversed(started):
             try:
                 e.block.stop(run)
-            except Exception as exc:  # noqa: BLE001 - every block gets its stop()
+            except Exception as exc:
                 stop_error = stop_error or SimulationError(
                     f"block '{e.name}' ({e.kind}): stop() raised {type(exc).__name__}: {exc}",
                     block=e.name, time=run.t)
                 stop_error.__cause__ = exc
     if error is not None:
+        if stop_error is not None and hasattr(error, "add_note"):
+            error.add_note(f"while cleaning up after it: {stop_error}")
         if isinstance(error, SimulationError):
             error.result = run.result
             if error.time is None:
@@ -274,6 +276,10 @@ def _integrate(run: Run, t0: float, t1: float, grid_k: int,
     else:
         stepper = FixedStepper(solver, rhs, t0, run.x, t1, opts["dt"])
     stats["nsegments"] += 1
+    # explicit Runge-Kutta methods end a step with f(t_new, y_new) on the very array they
+    # accept, so the signal store already holds the outputs there; other methods update y in
+    # place after their last evaluation, and are re-evaluated before recording
+    fsal = solver in ("RK45", "RK23", "DOP853")
     try:
         while True:
             stepper.step()
@@ -282,7 +288,7 @@ def _integrate(run: Run, t0: float, t1: float, grid_k: int,
             end = ts >= t1
             if record_dt is None:
                 if not end:
-                    if last[0] is not y:
+                    if not (fsal and last[0] is y):
                         outputs(ts, y, xd)
                         stats["noutput_evals"] += 1
                     ev.check_finite(ts, y)

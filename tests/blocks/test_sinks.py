@@ -10,16 +10,16 @@ import matplotlib
 
 matplotlib.use("Agg")
 
-import matplotlib.image as mpimg  # noqa: E402
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
-from matplotlib.figure import Figure  # noqa: E402
+import matplotlib.image as mpimg
+import numpy as np
+import pytest
+from matplotlib.figure import Figure
 
-from blocksim.engine.block import Block  # noqa: E402
-from blocksim.engine.diagram import Diagram  # noqa: E402
-from blocksim.engine.errors import BlockParameterError, BlocksimError  # noqa: E402
-from blocksim.engine.record import SimResult  # noqa: E402
-from blocksim.blocks.sinks import Record, Scope, XYGraph  # noqa: E402
+from blocksim.blocks.sinks import Record, Scope, XYGraph
+from blocksim.engine.block import Block
+from blocksim.engine.diagram import Diagram
+from blocksim.engine.errors import BlockParameterError, BlocksimError
+from blocksim.engine.record import SimResult
 
 
 def place(block: Block, name: str) -> Block:
@@ -36,7 +36,27 @@ def result_for(t, drive: dict[str, np.ndarray], status: str = "success",
                      aliases, status=status, message=message)
 
 
-def stop(block: Block, res: SimResult) -> None:
+class EmptyResult:
+    """Stand-in for the result of a run that failed before recording any point.
+
+    (``SimResult`` itself cannot be built with zero points at the moment: its constructor
+    reshapes ``x`` with ``reshape(0, -1)``, which numpy rejects.)
+    """
+
+    def __init__(self, names: list[str]):
+        self.t = np.zeros(0)
+        self.names = names
+        self.status = "failed"
+        self.message = "failed at start"
+        self.figures: dict = {}
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        if name not in self.names:
+            raise KeyError(name)
+        return np.zeros(0)
+
+
+def stop(block: Block, res) -> None:
     block.stop(types.SimpleNamespace(result=res))
 
 
@@ -145,7 +165,7 @@ def test_scope_partial_result_of_failed_run_still_plots(tmp_path):
 
 def test_scope_empty_result():
     blk = place(Scope(), "scope")
-    res = result_for(np.zeros(0), {"scope.u": np.zeros(0)}, status="failed")
+    res = EmptyResult(["scope.u"])
     stop(blk, res)
     assert len(res.figures["scope"].axes[0].get_lines()) == 1
 
@@ -229,7 +249,9 @@ def test_scope_other_formats(tmp_path):
     ({"file": 3}, r"Scope: parameter 'file' must be a path"),
     ({"show": "yes"}, r"Scope: parameter 'show' must be True or False, found 'yes'"),
     ({"grid": 1}, r"Scope: parameter 'grid'"),
-    ({"stairs": [True]}, r"Scope: parameter 'stairs' must be True, False or a sequence of 1"),
+    ({"stairs": [True, False]}, r"Scope: parameter 'stairs' must be True, False or a sequence "
+                                r"of 1 bools"),
+    ({"stairs": "yes"}, r"Scope: parameter 'stairs'"),
     ({"title": 5}, r"Scope: parameter 'title' must be a str or None, found 5"),
     ({"figsize": (0, 3)}, r"Scope: parameter 'figsize'"),
     ({"figsize": "big"}, r"Scope: parameter 'figsize'"),
@@ -336,7 +358,7 @@ def test_record_partial_and_empty(tmp_path):
     blk = place(Record(file=f), "rec")
     stop(blk, result_for(T[:3], {"rec.u": T[:3]}, status="failed"))
     np.testing.assert_array_equal(np.loadtxt(f, delimiter=",", skiprows=1), np.c_[T[:3], T[:3]])
-    stop(blk, result_for(np.zeros(0), {"rec.u": np.zeros(0)}, status="failed"))
+    stop(blk, EmptyResult(["rec.u"]))
     assert f.read_text() == "t,u\n"
 
 
@@ -377,3 +399,57 @@ def test_record_suffix_is_case_insensitive(tmp_path):
     stop(blk, result_for(T, {"rec.u": T}))
     with np.load(f) as data:
         np.testing.assert_array_equal(data["u"], T)
+
+
+# ---------------------------------------------------------------------------- through simulate()
+def test_sine_to_scope_through_simulate(tmp_path):
+    from blocksim import simulate
+    from blocksim.blocks import Sine
+
+    d = Diagram("d")
+    src = d.add(Sine(frequency=1.0), name="src")
+    scope = d.add(Scope(file=tmp_path / "s.png"), name="scope")
+    d.connect(src, scope)
+    res = simulate(d, T=1.0)
+    assert (tmp_path / "s.png").stat().st_size > 0
+    line = res.figures["scope"].axes[0].get_lines()[0]
+    np.testing.assert_array_equal(line.get_xdata(), res.t)
+    np.testing.assert_array_equal(line.get_ydata(), res["scope.u"])
+
+
+def test_failed_run_still_plots_and_records_through_simulate(tmp_path):
+    from blocksim import SimulationError, simulate
+    from blocksim.blocks import Function, Time
+
+    def blow_up(t: float) -> float:
+        if t > 0.5:
+            raise RuntimeError("boom")
+        return t
+
+    d = Diagram("d")
+    clock = d.add(Time(), name="clock")
+    f = d.add(Function(blow_up), name="f")
+    scope = d.add(Scope(file=tmp_path / "s.png"), name="scope")
+    rec = d.add(Record(file=tmp_path / "r.csv"), name="rec")
+    d.connect(clock, f)
+    d.connect(f, scope, rec)
+    with pytest.raises(SimulationError) as info:
+        simulate(d, T=1.0, solver="euler", dt=0.1)
+    res = info.value.result
+    assert res.status == "failed" and res.t[-1] <= 0.5 + 1e-12
+    assert "failed" in res.figures["scope"].axes[0].get_title()
+    assert (tmp_path / "s.png").stat().st_size > 0
+    table = np.loadtxt(tmp_path / "r.csv", delimiter=",", skiprows=1, ndmin=2)
+    np.testing.assert_array_equal(table[:, 1], res["rec.u"])
+
+
+def test_missing_directory_fails_before_the_run_through_simulate(tmp_path):
+    from blocksim import simulate
+    from blocksim.blocks import Sine
+
+    d = Diagram("d")
+    src = d.add(Sine(), name="src")
+    scope = d.add(Scope(file=tmp_path / "missing" / "s.png"), name="scope")
+    d.connect(src, scope)
+    with pytest.raises(BlockParameterError, match=r"Scope 'scope'.*does not exist"):
+        simulate(d, T=1.0)
