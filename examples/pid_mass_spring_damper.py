@@ -19,8 +19,12 @@ MASS, DAMPING, STIFFNESS = 1.0, 0.5, 2.0  # kg, N.s/m, N/m
 KP, KI, KD, N = 10.0, 5.0, 1.0, 100.0
 
 
-def build(scope_file: str | Path | None = None, show: bool = False) -> Diagram:
-    """The closed loop: reference -> error -> PID -> force balance -> x, fed back."""
+def build(scope_file: str | Path | None = None, show: bool = False,
+          with_scope: bool = True) -> Diagram:
+    """The closed loop: reference -> error -> PID -> force balance -> x, fed back.
+
+    ``with_scope=False`` leaves out the Scope (for benchmarks: nothing to plot).
+    """
     d = Diagram("pid_mass_spring_damper")
     ref = d.add(Step(time=0.0, before=0.0, after=1.0), name="ref")
     err = d.add(Sum("+-"), name="err")
@@ -32,16 +36,20 @@ def build(scope_file: str | Path | None = None, show: bool = False) -> Diagram:
     damper = d.add(Gain(DAMPING), name="damper")
     spring = d.add(Gain(STIFFNESS), name="spring")
     d.connect(ref, err["u0"])
-    d.connect(pos, err["u1"], spring, "scope.u0")
+    d.connect(pos, err["u1"], spring)
     d.connect(err, pid)
-    d.connect(pid, force["u0"], "scope.u1")
+    d.connect(pid, force["u0"])
     d.connect(damper, force["u1"])
     d.connect(spring, force["u2"])
     d.connect(force, inv_mass)
     d.connect(inv_mass, vel)
     d.connect(vel, pos, damper)
-    d.add(Scope(2, labels=["x", "F"], units=["m", "N"], title="PID mass-spring-damper",
-                file=scope_file, show=show), name="scope")
+    if with_scope:
+        scope = d.add(Scope(2, labels=["x", "F"], units=["m", "N"],
+                            title="PID mass-spring-damper", file=scope_file, show=show),
+                      name="scope")
+        d.connect(pos, scope["u0"])
+        d.connect(pid, scope["u1"])
     return d
 
 

@@ -90,10 +90,11 @@ class Evaluator:
         """dx/dt of the whole continuous state, given outputs already computed at (t, x)."""
         sig = self.sig
         out: list[Any] = []
+        extend = out.extend  # not `out +=`: list += ndarray broadcasts instead of extending
         ei = None
         try:
             for fn, st, ug, ei in self._derivs:  # noqa: B007 - ei names the culprit
-                out += fn(t, x[st], ug(sig))
+                extend(fn(t, x[st], ug(sig)))
         except Exception as exc:
             raise self._block_failure("deriv", t, exc, ei) from exc
         total = sum(out)
