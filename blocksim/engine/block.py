@@ -21,6 +21,15 @@ and take the argument order ``(t, x, u)``:
 ``update(t, x, u) -> array``
     the next discrete state, discrete blocks only, called at the hits of ``clock``.
 
+Discrete blocks follow Simulink's semantics: at a hit t_k the block's ``output(t_k, x[k], u[k])``
+is computed in evaluation order (feedthrough inside the hit is allowed) and *held* until the
+next hit; then ``update(t_k, x[k], u[k])`` gives x[k+1]. A clocked block without state is a
+sampler (e.g. zero-order hold). Before its first hit, a block's output is its value at t = 0.
+
+State events: ``zero_crossings(t, x, u)`` returns values whose sign changes are located in
+time (direction per ``crossing_directions``), then ``on_event(t, x, u, which)`` may return a new
+state (a continuous reset, or the new mode of a block whose ``clock`` is ``EVENT``).
+
 ``t`` is the time [s], ``x`` the block's own slice of the state vector (a float64 array of
 shape ``(nx,)``, empty for stateless blocks) and ``u`` a sequence with one value per input port
 in declared order (a Python float for a scalar signal, otherwise a numpy array). Do not modify
@@ -125,8 +134,19 @@ class Block:
 
     #: initial state, shape (nx,); continuous unless ``clock`` is set
     x0: np.ndarray = np.zeros(0)
-    #: sample clock of a discrete block, None for continuous or inherited blocks
-    clock: Clock | None = None
+    #: sample clock of a discrete block (a :class:`Clock`), ``EVENT`` for a block whose states
+    #: are modes changed only by ``on_event``, None for continuous or inherited blocks
+    clock: Any = None
+    #: rate of a block without a clock: ``None`` (default: ``"continuous"`` for a block with
+    #: continuous states or without inputs, i.e. a time-driven source, ``"inherited"``
+    #: otherwise), ``"continuous"``, ``"inherited"`` (from its inputs at compile time) or
+    #: ``"constant"`` (output never changes: evaluated once)
+    sample_time: ClassVar[str | None] = None
+    #: direction of each zero crossing returned by ``zero_crossings``: +1 rising (- to +),
+    #: -1 falling, 0 either
+    crossing_directions: tuple[int, ...] = ()
+    #: when True, an event of this block ends the run (status ``"stopped"``)
+    stops_simulation: ClassVar[bool] = False
 
     _param_names: ClassVar[tuple[str, ...]] = ()
 
@@ -214,6 +234,19 @@ class Block:
     def update(self, t: float, x: np.ndarray, u: Sequence[Any]) -> Any:
         """Return the next discrete state, shape (nx,), at a hit of ``clock``."""
         raise NotImplementedError(f"{type(self).__name__} has a clock but no update()")
+
+    def zero_crossings(self, t: float, x: np.ndarray, u: Sequence[Any]) -> Sequence[float]:
+        """Values g_i(t, x, u) whose sign changes are events, one per ``crossing_directions``.
+
+        The run loop locates each crossing in time (to ``event_tol``) and calls
+        :meth:`on_event` there.
+        """
+        return ()
+
+    def on_event(self, t: float, x: np.ndarray, u: Sequence[Any], which: int) -> Any:
+        """React to crossing number ``which`` at time ``t``: return the block's new state
+        (continuous state reset, or new mode of an ``EVENT`` block), or None to keep it."""
+        return None
 
     def next_breakpoint(self, t: float) -> float:
         """Return the first time > ``t`` [s] at which the output is discontinuous, or ``inf``.

@@ -83,3 +83,37 @@ class TimeBase:
             return offset
         k = -(-(after_ticks - offset) // period)
         return offset + k * period
+
+
+class _EventDriven:
+    """Marker clock of blocks whose discrete state changes only in ``on_event``."""
+
+    _instance: _EventDriven | None = None
+
+    def __new__(cls) -> _EventDriven:
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "EVENT"
+
+
+#: ``block.clock = EVENT``: the block's states are discrete *modes* (relay on/off, backlash
+#: contact), changed only by its ``on_event`` at located zero crossings, never integrated.
+EVENT = _EventDriven()
+
+
+def as_clock(value: Clock | float | tuple[float, float] | None, owner: str) -> Clock | None:
+    """Accept a Clock, a period [s] or a (period, offset) pair; None stays None."""
+    if value is None or isinstance(value, Clock):
+        return value
+    from blocksim.engine.errors import BlockParameterError
+
+    try:
+        if isinstance(value, (tuple, list)) and len(value) == 2:
+            return Clock(float(value[0]), float(value[1]))
+        return Clock(float(value))  # type: ignore[arg-type]
+    except (TypeError, ValueError) as exc:
+        raise BlockParameterError(f"{owner}: clock must be a Clock, a period in seconds or a "
+                                  f"(period, offset) pair, got {value!r} ({exc})") from None
