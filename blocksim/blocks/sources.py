@@ -179,6 +179,7 @@ class Constant(Block):
     """
 
     outputs = ("y",)
+    sample_time = "constant"
 
     def __init__(self, value: float | Sequence[float] | np.ndarray) -> None:
         super().__init__()

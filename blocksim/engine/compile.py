@@ -16,13 +16,14 @@ added) and the continuous and discrete states are laid out in one vector each.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import networkx as nx
 import numpy as np
 
 from blocksim.engine.block import Block, Port, PortRef, as_ports
-from blocksim.engine.clock import TimeBase
+from blocksim.engine.clock import EVENT, Clock, TimeBase
 from blocksim.engine.diagram import Diagram, End, Wire
 from blocksim.engine.errors import DiagramError, suggest
 from blocksim.engine.plan import BlockEntry, Plan, Step
@@ -213,6 +214,10 @@ def compile_diagram(diagram: Diagram) -> Plan:
                 aliases[f"{n}.{p.name}"] = signal_names[slot[src[0]]]
         out_slots = tuple(slot[(n, k)] for k in range(len(res.outs[n])))
         entries.append(BlockEntry(n, b, tuple(in_slots), out_slots, states, b.is_discrete))
+    if not loops:
+        entries = _propagate_rates(entries, order, driver_entry=[
+            [index[driver[(e.name, k)][0][0]] if (e.name, k) in driver else -1
+             for k in range(len(e.in_slots))] for e in entries], problems=problems)
     x0 = np.concatenate(x0_parts) if x0_parts else np.zeros(0)
     xd0 = np.concatenate(xd0_parts) if xd0_parts else np.zeros(0)
 
@@ -224,7 +229,7 @@ def compile_diagram(diagram: Diagram) -> Plan:
         raise DiagramError(diagram.name, problems)
 
     clocks = tuple(dict.fromkeys(b.clock for b in diagram.blocks.values()
-                                 if b.clock is not None))
+                                 if isinstance(b.clock, Clock)))
     bp = tuple(k for k, e in enumerate(entries)
                if type(e.block).next_breakpoint is not Block.next_breakpoint)
     return Plan(
@@ -233,6 +238,50 @@ def compile_diagram(diagram: Diagram) -> Plan:
         order=order, x0=x0, state_names=tuple(state_names), xd0=xd0,
         discrete_state_names=tuple(dstate_names), clocks=clocks,
         timebase=TimeBase(list(clocks)), breakpoint_entries=bp)
+
+
+CONTINUOUS, CONSTANT, INHERITED = "continuous", "constant", "inherited"
+
+
+def _declared_rate(b: Block) -> Any:
+    if isinstance(b.clock, Clock):
+        return b.clock
+    if b.clock is EVENT:
+        return CONTINUOUS
+    st = b.sample_time
+    if st is None:
+        st = CONTINUOUS if (b.nx > 0 or not b.inputs) else INHERITED
+    if st not in (CONTINUOUS, CONSTANT, INHERITED):
+        raise ValueError(f"{type(b).__name__}.sample_time must be 'continuous', 'constant' or "
+                         f"'inherited', got {st!r}")
+    return st
+
+
+def _propagate_rates(entries: list[BlockEntry], order: tuple[Step, ...],
+                     driver_entry: list[list[int]], problems: list[str]) -> list[BlockEntry]:
+    """Give every block its rate; inherited blocks take their inputs' (in evaluation order):
+    all constant -> constant; one clock (plus constants) -> that clock; else continuous."""
+    rates: list[Any] = []
+    for e in entries:
+        try:
+            rates.append(_declared_rate(e.block))
+        except ValueError as exc:
+            problems.append(f"block '{e.name}': {exc}")
+            rates.append(CONTINUOUS)
+    for step in order:
+        k = step.entry
+        if rates[k] != INHERITED:
+            continue
+        ins = {rates[j] if j >= 0 else CONTINUOUS for j in driver_entry[k]}
+        ins.discard(CONSTANT)
+        if not ins:
+            rates[k] = CONSTANT
+        elif len(ins) == 1 and isinstance(next(iter(ins)), Clock):
+            rates[k] = next(iter(ins))
+        else:
+            rates[k] = CONTINUOUS
+    rates = [CONTINUOUS if r == INHERITED else r for r in rates]  # sinks without order
+    return [dataclasses.replace(e, rate=r) for e, r in zip(entries, rates)]
 
 
 def _port_label(node: tuple[str, str, int], res: _Resolver) -> str:

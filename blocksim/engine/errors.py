@@ -61,6 +61,10 @@ class SolverError(SimulationError):
     """The ODE solver failed (step size too small, Newton failure, ...)."""
 
 
+class ZenoError(SimulationError):
+    """A block produced events ever closer in time (chattering); the error names it."""
+
+
 class BlockRuntimeError(SimulationError):
     """A block method raised an exception during a run."""
 

@@ -50,6 +50,7 @@ class Evaluator:
         self.plan = plan
         self.sig: list[Any] = [0.0] * len(plan.signal_names)
         self._steps = []
+        rates = []
         for step in plan.order:
             e = plan.entries[step.entry]
             outs = tuple((k, e.out_slots[k]) for k in step.ports)
@@ -58,20 +59,55 @@ class Evaluator:
             st = e.states if e.states.stop > e.states.start else None
             self._steps.append((e.block.output, st, e.discrete, _input_getter(e.in_slots),
                                 single, outs, step.entry))
+            rates.append(e.rate)
+        self._rates = rates
+        #: the steps of every evaluation between sample hits: continuous-rate blocks only
+        self._continuous = [s for s, r in zip(self._steps, rates) if r == "continuous"]
+        self._at_hits: dict[frozenset[Any], list[Any]] = {}
         self._derivs = [(e.block.deriv, e.states, _input_getter(e.in_slots), k)
                         for k, e in enumerate(plan.entries)
                         if not e.discrete and e.states.stop > e.states.start]
         self._updates = [(e.block.update, e.states, _input_getter(e.in_slots), k)
                          for k, e in enumerate(plan.entries)
-                         if e.discrete and e.states.stop > e.states.start]
+                         if e.discrete and e.states.stop > e.states.start
+                         and e.block.clock is e.rate]
+        #: blocks with zero crossings: (method, state slice or None, discrete, input getter,
+        #: entry index, directions); ``crossing_owner[i]`` is (entry, which, direction) of the
+        #: i-th value returned by :meth:`crossings`
+        self._zc = []
+        self.crossing_owner: list[tuple[int, int, int]] = []
+        for k, e in enumerate(plan.entries):
+            dirs = tuple(int(d) for d in e.block.crossing_directions)
+            if dirs:
+                st = e.states if e.states.stop > e.states.start else None
+                self._zc.append((e.block.zero_crossings, st, e.discrete,
+                                 _input_getter(e.in_slots), k, dirs))
+                self.crossing_owner += [(k, i, d) for i, d in enumerate(dirs)]
 
     # ---------------------------------------------------------------- hot path
-    def outputs(self, t: float, x: np.ndarray, xd: np.ndarray) -> None:
-        """Compute every output at time ``t`` into the signal store, in evaluation order."""
+    def outputs_all(self, t: float, x: np.ndarray, xd: np.ndarray) -> None:
+        """Compute every block's outputs (the initial pass at t = 0)."""
+        self.outputs(t, x, xd, self._steps)
+
+    def outputs_at_hit(self, t: float, x: np.ndarray, xd: np.ndarray,
+                       fired: frozenset[Any]) -> None:
+        """Outputs of continuous-rate blocks and of the blocks on the ``fired`` clocks."""
+        steps = self._at_hits.get(fired)
+        if steps is None:
+            steps = self._at_hits[fired] = [
+                s for s, r in zip(self._steps, self._rates) if r == "continuous" or r in fired]
+        self.outputs(t, x, xd, steps)
+
+    def outputs(self, t: float, x: np.ndarray, xd: np.ndarray,
+                steps: list[Any] | None = None) -> None:
+        """Compute outputs at time ``t`` into the signal store, in evaluation order: by default
+        those of continuous-rate blocks (discrete outputs are held between their hits)."""
         sig = self.sig
         ei = None
         try:
-            for fn, st, disc, ug, single, outs, ei in self._steps:  # noqa: B007 - ei names the culprit
+            # ei names the culprit in the except clause
+            for fn, st, disc, ug, single, outs, ei in (  # noqa: B007
+                    self._continuous if steps is None else steps):
                 if st is None:
                     y = fn(t, _EMPTY, ug(sig))
                 elif disc:
@@ -100,6 +136,24 @@ class Evaluator:
         total = sum(out)
         if total - total != 0.0:
             self._non_finite_derivative(t, out)
+        return out
+
+    def crossings(self, t: float, x: np.ndarray, xd: np.ndarray) -> list[float]:
+        """All zero-crossing values at (t, x), outputs already computed there."""
+        sig = self.sig
+        out: list[float] = []
+        for fn, st, disc, ug, k, dirs in self._zc:
+            xb = _EMPTY if st is None else (xd[st] if disc else x[st])
+            try:
+                g = fn(t, xb, ug(sig))
+            except Exception as exc:
+                raise self._block_failure("zero_crossings", t, exc, k) from exc
+            if len(g) != len(dirs):
+                e = self.plan.entries[k]
+                raise BlockRuntimeError(
+                    f"block '{e.name}' ({e.kind}): zero_crossings() returned {len(g)} values "
+                    f"but crossing_directions declares {len(dirs)}", block=e.name, time=t)
+            out.extend(float(v) for v in g)
         return out
 
     # ---------------------------------------------------------------- major steps

@@ -35,6 +35,10 @@ class BlockEntry:
         discrete state vector ``xd`` (discrete blocks); empty for stateless blocks.
     discrete : bool
         Whether ``states`` indexes ``xd``.
+    rate : str or Clock
+        When the block's outputs are computed: ``"continuous"`` (every evaluation),
+        ``"constant"`` (once, at t = 0) or a :class:`Clock` (at its hits only, held in
+        between): declared, or inherited from the inputs at compile time.
     """
 
     name: str
@@ -43,6 +47,7 @@ class BlockEntry:
     out_slots: tuple[int, ...]
     states: slice
     discrete: bool
+    rate: Any = "continuous"
 
     @property
     def kind(self) -> str:
@@ -101,7 +106,8 @@ class Plan:
         for k, s in enumerate(self.order):
             e = self.entries[s.entry]
             outs = ", ".join(self.signal_names[e.out_slots[p]] for p in s.ports)
-            lines.append(f"  {k + 1:3d}. {e.name} ({e.kind}) -> {outs}")
+            rate = e.rate if isinstance(e.rate, str) else f"every {e.rate.period:g} s"
+            lines.append(f"  {k + 1:3d}. {e.name} ({e.kind}) -> {outs}  [{rate}]")
         if self.state_names:
             lines.append("continuous states: " + ", ".join(self.state_names))
         if self.discrete_state_names:

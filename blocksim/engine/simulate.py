@@ -40,8 +40,10 @@ import numpy as np
 from blocksim.engine.compile import compile_diagram
 from blocksim.engine.diagram import Diagram
 from blocksim.engine.errors import (
+    BlockRuntimeError,
     BlocksimError,
     SimulationError,
+    ZenoError,
     suggest,
 )
 from blocksim.engine.evaluate import Evaluator
@@ -73,6 +75,7 @@ class Run:
         self.x = plan.x0.copy()
         self.xd = plan.xd0.copy()
         self.result: SimResult | None = None
+        self.status, self.message = "success", ""
         self.stats: dict[str, Any] = {"nfev": 0, "nsteps": 0, "nsegments": 0,
                                       "noutput_evals": 0}
 
@@ -111,7 +114,8 @@ def _check_options(T: float, solver: str, rtol: float, atol: float, max_step: fl
 
 def simulate(diagram: Diagram | Plan, T: float, solver: str = "RK45", *, rtol: float = 1e-6,
              atol: float = 1e-9, max_step: float = math.inf, dt: float | None = None,
-             record_dt: float | None = None) -> SimResult:
+             record_dt: float | None = None, event_tol: float = 1e-10,
+             realtime: float | None = None) -> SimResult:
     """Simulate ``diagram`` from t = 0 to ``T``.
 
     Parameters
@@ -131,6 +135,11 @@ def simulate(diagram: Diagram | Plan, T: float, solver: str = "RK45", *, rtol: f
         Step of the fixed-step solvers [s]; steps lie on the grid ``k * dt``.
     record_dt : float, optional
         Record on the grid ``k * record_dt`` (dense output) instead of at every solver step.
+    event_tol : float
+        Width [s] (relative to max(1, t)) to which zero crossings are located.
+    realtime : float, optional
+        Pace major steps to the wall clock at this many simulated seconds per second (1.0 =
+        real time); ``result.stats["realtime"]`` reports lateness and overruns per clock.
 
     Returns
     -------
@@ -146,11 +155,16 @@ def simulate(diagram: Diagram | Plan, T: float, solver: str = "RK45", *, rtol: f
         result is in the exception's ``result``.
     """
     _check_options(T, solver, rtol, atol, max_step, dt, record_dt)
+    if not (isinstance(event_tol, (int, float)) and event_tol > 0):
+        raise ValueError(f"simulate: `event_tol` must be a positive number, got {event_tol!r}")
+    if realtime is not None and not (isinstance(realtime, (int, float)) and realtime > 0):
+        raise ValueError(f"simulate: `realtime` must be a positive speed factor (1.0 = real "
+                         f"time), got {realtime!r}")
     wall0 = time.perf_counter()
     plan = diagram if isinstance(diagram, Plan) else compile_diagram(diagram)
     compile_time = time.perf_counter() - wall0
     options = dict(T=float(T), solver=solver, rtol=rtol, atol=atol, max_step=max_step, dt=dt,
-                   record_dt=record_dt)
+                   record_dt=record_dt, event_tol=float(event_tol), realtime=realtime)
     run = Run(plan, options)
     started = []
     error: BaseException | None = None
@@ -161,6 +175,7 @@ def simulate(diagram: Diagram | Plan, T: float, solver: str = "RK45", *, rtol: f
             started.append(e)  # a block whose start() fails still gets stop() to clean up
             e.block.start(run)
         _run_loop(run)
+        status, message = run.status, run.message
     except BaseException as exc:
         error = exc
         status, message = "failed", str(exc)
@@ -202,36 +217,135 @@ def simulate(diagram: Diagram | Plan, T: float, solver: str = "RK45", *, rtol: f
     return run.result
 
 
+def _crossed(g_old: float, g_new: float, direction: int) -> bool:
+    """Whether g went from one strict side of zero to the other (or onto it) in ``direction``."""
+    if g_old < 0.0 <= g_new:
+        return direction >= 0
+    if g_old > 0.0 >= g_new:
+        return direction <= 0
+    return False
+
+
+class _Events:
+    """Event bookkeeping of one run: crossing values, handlers, Zeno guard, Stop."""
+
+    ZENO_COUNT = 50
+
+    def __init__(self, run: Run):
+        self.run = run
+        self.ev = run.evaluator
+        self.owner = self.ev.crossing_owner
+        self.enabled = bool(self.owner)
+        self.g_prev: list[float] | None = None
+        self.last_time: dict[int, float] = {}
+        self.burst: dict[int, int] = {}
+        T = run.options["T"]
+        self.zeno_dt = run.options["event_tol"] * 10 + 1e-12 * max(1.0, T)
+        self.stopped_by: str | None = None
+        run.stats["nevents"] = 0
+
+    def at_major_time(self, t: float, fired: frozenset[Any]) -> None:
+        """Fire the handlers of every crossing between the previous values and now."""
+        run, ev = self.run, self.ev
+        g_now = ev.crossings(t, run.x, run.xd)
+        if self.g_prev is None:  # t = 0: only a Stop already true counts
+            hits = [i for i, (k, _, _) in enumerate(self.owner)
+                    if run.plan.entries[k].block.stops_simulation and g_now[i] >= 0.0]
+        else:
+            hits = [i for i, (_, _, d) in enumerate(self.owner)
+                    if _crossed(self.g_prev[i], g_now[i], d)]
+        if hits:
+            self._fire(t, hits)
+            if fired:
+                ev.outputs_at_hit(t, run.x, run.xd, fired)
+            else:
+                ev.outputs(t, run.x, run.xd)
+            g_now = ev.crossings(t, run.x, run.xd)
+        self.g_prev = g_now
+
+    def _fire(self, t: float, hits: list[int]) -> None:
+        run, plan = self.run, self.run.plan
+        x, xd = run.x.copy(), run.xd.copy()
+        sig = self.ev.sig
+        for i in hits:
+            k, which, _ = self.owner[i]
+            e = plan.entries[k]
+            run.stats["nevents"] += 1
+            self._zeno_guard(k, t)
+            xs = xd if e.discrete else x
+            u = [sig[s] for s in e.in_slots]
+            try:
+                new = e.block.on_event(t, xs[e.states].copy(), u, which)
+            except Exception as exc:
+                raise BlockRuntimeError(
+                    f"block '{e.name}' ({e.kind}): on_event() raised {type(exc).__name__}: "
+                    f"{exc} at t={t:.6g} s", block=e.name, time=t) from exc
+            if new is not None:
+                xs[e.states] = np.asarray(new, dtype=float).reshape(-1)
+            if e.block.stops_simulation and self.stopped_by is None:
+                self.stopped_by = e.name
+        run.x, run.xd = x, xd
+
+    def _zeno_guard(self, k: int, t: float) -> None:
+        last = self.last_time.get(k)
+        self.burst[k] = self.burst.get(k, 0) + 1 if last is not None and \
+            t - last <= self.zeno_dt else 0
+        self.last_time[k] = t
+        if self.burst[k] >= self.ZENO_COUNT:
+            e = self.run.plan.entries[k]
+            raise ZenoError(
+                f"block '{e.name}' ({e.kind}) is chattering: {self.ZENO_COUNT} events within "
+                f"{self.zeno_dt:.3g} s of each other up to t={t:.9g} s (Zeno behaviour); add "
+                f"hysteresis, a minimum dwell time or a terminating condition (e.g. a Stop)",
+                block=e.name, time=t)
+
+
 def _run_loop(run: Run) -> None:
     """Advance ``run`` from 0 to T (see the module docstring)."""
     plan, opts, ev, rec, stats = run.plan, run.options, run.evaluator, run.recorder, run.stats
     T = opts["T"]
     record_dt = opts["record_dt"]
     tb = plan.timebase
-    clock_of = {k: e.block.clock for k, e in enumerate(plan.entries) if e.discrete}
+    clock_of = {k: e.block.clock for k, e in enumerate(plan.entries)
+                if e.discrete and e.block.clock is e.rate}
     next_hit = {c: tb.next_hit(c, 0) for c in plan.clocks}
     breakpoints = {k: plan.entries[k].block.next_breakpoint(0.0) for k in plan.breakpoint_entries}
+    events = _Events(run)
+    pacer = _Pacer(run) if opts["realtime"] else None
     grid_k = 0
     carry_step: float | None = None
     t = 0.0
+    ev.outputs_all(t, run.x, run.xd)
+    stats["noutput_evals"] += 1
+    first = True
     while True:
-        x, xd = run.x, run.xd
-        ev.outputs(t, x, xd)
-        stats["noutput_evals"] += 1
-        fired = [c for c, n in next_hit.items() if tb.to_time(n) <= t]
+        fired = frozenset(c for c, n in next_hit.items() if tb.to_time(n) <= t)
+        if not first:
+            if fired:
+                ev.outputs_at_hit(t, run.x, run.xd, fired)
+            else:
+                ev.outputs(t, run.x, run.xd)
+            stats["noutput_evals"] += 1
+        first = False
+        if events.enabled:
+            events.at_major_time(t, fired)
         if fired:
             entries = {k for k, c in clock_of.items() if c in fired}
-            run.xd = xd = ev.update(t, xd, entries)
-            ev.outputs(t, x, xd)
-            stats["noutput_evals"] += 1
+            run.xd = ev.update(t, run.xd, entries)
             for c in fired:
                 next_hit[c] = tb.next_hit(c, next_hit[c] + 1)
-        ev.check_finite(t, x)
+        ev.check_finite(t, run.x)
         if record_dt is None:
-            rec.record(t, x, ev.sig)
+            rec.record(t, run.x, ev.sig)
         elif abs(grid_k * record_dt - t) <= 1e-9 * max(1.0, t):
-            rec.record(t, x, ev.sig)
+            rec.record(t, run.x, ev.sig)
             grid_k += 1
+        if pacer is not None:
+            pacer.pace(t, fired)
+        if events.stopped_by is not None:
+            run.status = "stopped"
+            run.message = f"stopped by block '{events.stopped_by}' at t={t:.9g} s"
+            break
         if t >= T:
             break
         for k, tbp in breakpoints.items():
@@ -239,13 +353,37 @@ def _run_loop(run: Run) -> None:
                 breakpoints[k] = plan.entries[k].block.next_breakpoint(t)
         t_next = min([T] + [tb.to_time(n) for n in next_hit.values()]
                      + list(breakpoints.values()))
-        grid_k, carry_step = _integrate(run, t, t_next, grid_k, carry_step)
-        t = run.t = t_next
+        grid_k, carry_step = _integrate(run, t, t_next, grid_k, carry_step, events)
+        t = run.t
 
 
-def _integrate(run: Run, t0: float, t1: float, grid_k: int,
-               carry_step: float | None) -> tuple[int, float | None]:
-    """Integrate the continuous state over the segment [t0, t1]; record inside it."""
+def _locate(fn: Any, a: float, b: float, ga: float, gb: float, tol: float) -> tuple[float, float]:
+    """Bracket [a, b] of the sign change of fn, narrowed to width <= tol (Illinois method)."""
+    side = 0
+    while b - a > tol:
+        c = b - gb * (b - a) / (gb - ga) if gb != ga else 0.5 * (a + b)
+        if not (a < c < b) or (b - a) < 4 * tol:
+            c = 0.5 * (a + b)
+        gc = fn(c)
+        if (gc < 0.0) == (gb < 0.0) and gc != 0.0:
+            b, gb = c, gc
+            if side == 1:
+                ga *= 0.5
+            side = 1
+        else:
+            a, ga = c, gc
+            if side == -1:
+                gb *= 0.5
+            side = -1
+        if gc == 0.0:
+            return c, c
+    return a, b
+
+
+def _integrate(run: Run, t0: float, t1: float, grid_k: int, carry_step: float | None,
+               events: _Events) -> tuple[int, float | None]:
+    """Integrate the continuous state over [t0, t1], or up to the first located zero
+    crossing; record inside the segment; leave ``run.t``/``run.x`` at the segment's end."""
     plan, opts, ev, rec, stats = run.plan, run.options, run.evaluator, run.recorder, run.stats
     xd = run.xd
     record_dt = opts["record_dt"]
@@ -280,22 +418,39 @@ def _integrate(run: Run, t0: float, t1: float, grid_k: int,
     # accept, so the signal store already holds the outputs there; other methods update y in
     # place after their last evaluation, and are re-evaluated before recording
     fsal = solver in ("RK45", "RK23", "DOP853")
+    watch = events.enabled
+    g_old = events.g_prev
+    t_end, y_end = t1, None
     try:
         while True:
             stepper.step()
             stats["nsteps"] += 1
             ts, y = stepper.t, stepper.y
             end = ts >= t1
+            if watch:
+                if not (fsal and last[0] is y):
+                    outputs(t_left if end else ts, y, xd)
+                    stats["noutput_evals"] += 1
+                g_new = ev.crossings(ts, y, xd)
+                crossed = [i for i, (_, _, d) in enumerate(events.owner)
+                           if _crossed(g_old[i], g_new[i], d)]  # type: ignore[index]
+                if crossed:
+                    t_end, y_end, g_left = _first_crossing(run, stepper, crossed, g_old, g_new)
+                    end = True
+                    ts, y = t_end, y_end
+                    g_new = g_left
+                g_old = g_new
+                last[0] = None if crossed else last[0]
             if record_dt is None:
                 if not end:
-                    if not (fsal and last[0] is y):
+                    if not (fsal and last[0] is y) and not watch:
                         outputs(ts, y, xd)
                         stats["noutput_evals"] += 1
                     ev.check_finite(ts, y)
                     rec.record(ts, y, ev.sig)
             else:
                 tol = 1e-9 * max(1.0, ts)
-                while grid_k * record_dt < min(ts, t1) - tol:
+                while grid_k * record_dt < min(ts, t_end) - tol:
                     tg = grid_k * record_dt
                     yg = stepper.interpolate(tg)
                     outputs(tg, yg, xd)
@@ -316,7 +471,67 @@ def _integrate(run: Run, t0: float, t1: float, grid_k: int,
     finally:
         stats["nfev"] += nfev
         stats["noutput_evals"] += nfev
-        run.t = float(stepper.t_old if stepper.t < t1 else t1)
-    run.x = np.array(stepper.y, dtype=float)
+        run.t = float(stepper.t_old if stepper.t < t_end else t_end)
+    events.g_prev = g_old if watch else None
+    run.x = np.array(stepper.y if y_end is None else y_end, dtype=float)
     proposed = getattr(getattr(stepper, "solver", None), "h_abs", None)
     return grid_k, proposed if proposed else stepper.step_size
+
+
+def _first_crossing(run: Run, stepper: Any, crossed: list[int], g_old: list[float],
+                    g_new: list[float]) -> tuple[float, np.ndarray, list[float]]:
+    """Locate the earliest of the ``crossed`` zero crossings inside the last step.
+
+    Returns the time just past it (the right end of a bracket narrower than ``event_tol``),
+    the state there, and all crossing values at the bracket's left end (before it)."""
+    ev, xd = run.evaluator, run.xd
+    tol = run.options["event_tol"]
+
+    def values(t: float) -> list[float]:
+        y = stepper.interpolate(t)
+        ev.outputs(t, y, xd)
+        run.stats["noutput_evals"] += 1
+        return ev.crossings(t, y, xd)
+
+    a0, b0 = stepper.t_old, stepper.t
+    best: tuple[float, float] | None = None
+    for i in crossed:
+        a, b = _locate(lambda t, i=i: values(t)[i], a0, b0, g_old[i], g_new[i],
+                       tol * max(1.0, abs(b0)))
+        if best is None or b < best[1]:
+            best = (a, b)
+    assert best is not None
+    a, b = best
+    g_left = values(a) if a < b else g_old
+    return b, np.array(stepper.interpolate(b), dtype=float), g_left
+
+
+class _Pacer:
+    """Real-time pacing: wait until wall time reaches t / realtime at every major time; count
+    lateness and overruns per clock."""
+
+    def __init__(self, run: Run):
+        self.run = run
+        self.rate = float(run.options["realtime"])
+        self.wall0 = time.perf_counter()
+        self.per_clock: dict[Any, dict[str, float]] = {}
+        run.stats["realtime"] = {"rate": self.rate, "max_lateness": 0.0, "clocks": {}}
+
+    def pace(self, t: float, fired: frozenset[Any]) -> None:
+        target = self.wall0 + t / self.rate
+        now = time.perf_counter()
+        if now < target:
+            time.sleep(target - now)
+            now = time.perf_counter()
+        late = max(0.0, now - target)
+        rt = self.run.stats["realtime"]
+        rt["max_lateness"] = max(rt["max_lateness"], late)
+        for c in fired:
+            key = f"clock {c.period:g} s"
+            st = rt["clocks"].setdefault(key, {"hits": 0, "max_lateness": 0.0,
+                                               "mean_lateness": 0.0, "overruns": 0})
+            st["hits"] += 1
+            st["mean_lateness"] += (late - st["mean_lateness"]) / st["hits"]
+            st["max_lateness"] = max(st["max_lateness"], late)
+            if late > c.period:
+                st["overruns"] += 1

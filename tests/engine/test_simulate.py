@@ -231,12 +231,13 @@ def test_stop_runs_on_success_and_on_failure_and_after_a_failed_start():
                    ("stop", "a", "failed")]
 
 
-def test_discrete_clock_hits_include_t0_and_T():
+def test_discrete_clock_hits_include_t0_and_T_and_outputs_precede_updates():
+    """Simulink semantics: at hit k the output is computed from x[k], then x[k+1] = x[k] + 1."""
     d = Diagram("count")
     d.add(Counter(period=0.1), name="n")
     res = simulate(d, 1.0)
     np.testing.assert_allclose(res.t, np.arange(11) * 0.1, atol=1e-12)
-    np.testing.assert_array_equal(res["n.y"], np.arange(1, 12))
+    np.testing.assert_array_equal(res["n.y"], np.arange(11))
 
 
 def test_stateless_diagram_records_a_fine_time_grid():
