@@ -2,7 +2,20 @@
 Gain``; the modules group them by family."""
 
 from blocksim.blocks.continuous import PID, Derivative, Integrator, StateSpace, TransferFunction
+from blocksim.blocks.discrete import (
+    ZOH,
+    DiscreteDerivative,
+    DiscreteIntegrator,
+    DiscretePID,
+    DiscreteStateSpace,
+    DiscreteTransferFunction,
+    RateTransition,
+    UnitDelay,
+    discretize,
+)
+from blocksim.blocks.events import HitCrossing, Stop
 from blocksim.blocks.math import Function, Gain, MathFunction, Product, Sum
+from blocksim.blocks.noise import BandLimitedWhiteNoise, RandomNumber
 from blocksim.blocks.sinks import Record, Scope, XYGraph
 from blocksim.blocks.sources import (
     Constant,
@@ -17,24 +30,37 @@ from blocksim.blocks.sources import (
 
 __all__ = [
     "PID",
+    "ZOH",
+    "BandLimitedWhiteNoise",
     "Constant",
     "Derivative",
+    "DiscreteDerivative",
+    "DiscreteIntegrator",
+    "DiscretePID",
+    "DiscreteStateSpace",
+    "DiscreteTransferFunction",
     "Function",
     "Gain",
+    "HitCrossing",
     "Integrator",
     "Interpolate",
     "MathFunction",
     "Piecewise",
     "Product",
     "Ramp",
+    "RandomNumber",
+    "RateTransition",
     "Record",
     "Scope",
     "Sine",
     "StateSpace",
     "Step",
+    "Stop",
     "Sum",
     "Time",
     "TransferFunction",
+    "UnitDelay",
     "Waveform",
     "XYGraph",
+    "discretize",
 ]

@@ -218,10 +218,11 @@ def simulate(diagram: Diagram | Plan, T: float, solver: str = "RK45", *, rtol: f
 
 
 def _crossed(g_old: float, g_new: float, direction: int) -> bool:
-    """Whether g went from one strict side of zero to the other (or onto it) in ``direction``."""
-    if g_old < 0.0 <= g_new:
+    """Whether g crossed zero in ``direction`` (+1 rising, -1 falling, 0 either) between two
+    evaluations; leaving zero counts (a state reset onto g = 0, then moving away)."""
+    if g_old <= 0.0 <= g_new and g_old != g_new:
         return direction >= 0
-    if g_old > 0.0 >= g_new:
+    if g_old >= 0.0 >= g_new and g_old != g_new:
         return direction <= 0
     return False
 
@@ -240,7 +241,7 @@ class _Events:
         self.last_time: dict[int, float] = {}
         self.burst: dict[int, int] = {}
         T = run.options["T"]
-        self.zeno_dt = run.options["event_tol"] * 10 + 1e-12 * max(1.0, T)
+        self.zeno_dt = 100.0 * run.options["event_tol"] * max(1.0, T)
         self.stopped_by: str | None = None
         run.stats["nevents"] = 0
 
@@ -427,6 +428,10 @@ def _integrate(run: Run, t0: float, t1: float, grid_k: int, carry_step: float | 
             stats["nsteps"] += 1
             ts, y = stepper.t, stepper.y
             end = ts >= t1
+            if not end:
+                carry_step = getattr(getattr(stepper, "solver", None), "h_abs", None) \
+                    or stepper.step_size
+            skip_record = t1 - ts <= 1e-12 * max(1.0, t1)  # a last sliver before the end
             if watch:
                 if not (fsal and last[0] is y):
                     outputs(t_left if end else ts, y, xd)
@@ -442,7 +447,7 @@ def _integrate(run: Run, t0: float, t1: float, grid_k: int, carry_step: float | 
                 g_old = g_new
                 last[0] = None if crossed else last[0]
             if record_dt is None:
-                if not end:
+                if not end and not skip_record:
                     if not (fsal and last[0] is y) and not watch:
                         outputs(ts, y, xd)
                         stats["noutput_evals"] += 1
@@ -474,8 +479,10 @@ def _integrate(run: Run, t0: float, t1: float, grid_k: int, carry_step: float | 
         run.t = float(stepper.t_old if stepper.t < t_end else t_end)
     events.g_prev = g_old if watch else None
     run.x = np.array(stepper.y if y_end is None else y_end, dtype=float)
-    proposed = getattr(getattr(stepper, "solver", None), "h_abs", None)
-    return grid_k, proposed if proposed else stepper.step_size
+    if carry_step is None:
+        carry_step = getattr(getattr(stepper, "solver", None), "h_abs", None) \
+            or stepper.step_size
+    return grid_k, carry_step
 
 
 def _first_crossing(run: Run, stepper: Any, crossed: list[int], g_old: list[float],

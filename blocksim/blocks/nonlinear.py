@@ -1,0 +1,937 @@
+"""Nonlinear blocks: limits, dead zone, quantizer, sign, min/max, switch, relay, backlash and
+rate limiter.
+
+Zero crossings of the stateless blocks
+--------------------------------------
+:class:`Saturation`, :class:`DeadZone`, :class:`Quantizer`, :class:`Sign` and :class:`Switch`
+are stateless but switch (or kink) where their input crosses a level. They declare zero
+crossings, so that the solver locates those instants and ends a major step there (Simulink's
+zero-crossing detection); they need no ``on_event``, their output is a function of the input
+alone. The number of crossings must be fixed when the block is built, before the input's shape
+is known, so these blocks take a ``size`` parameter: the number of elements of the input (of
+the ``control`` input for :class:`Switch`), default 1, a scalar. They provide one crossing per
+element and per level, level by level (every element for the first level, then for the next).
+``size=None`` declares no crossings: the block then accepts any input shape, and the switching
+instants fall wherever the solver's steps happen to land. With an integer ``size``, an input
+with another number of elements makes ``zero_crossings`` raise a ``ValueError`` that names the
+block, the sizes and the fix.
+:class:`MinMax` (continuous output, kinks only) declares no crossings.
+
+Blocks with modes or memory
+---------------------------
+:class:`Relay` keeps its on/off mode as the discrete state of an ``EVENT``-clocked block,
+changed only by ``on_event`` at located crossings: the switching instants are exact to the
+engine's event tolerance. :class:`RateLimiter` and :class:`Backlash` are discrete (exact
+Simulink difference equations) when given a ``clock``, continuous ODE approximations with a
+small time constant ``tau`` otherwise; see their notes.
+
+Scalar signals are Python floats; arrays are float64 ndarrays.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from blocksim.engine.block import Block
+from blocksim.engine.clock import EVENT, Clock, as_clock
+from blocksim.engine.errors import BlockParameterError, suggest
+
+__all__ = [
+    "Backlash",
+    "DeadZone",
+    "MinMax",
+    "Quantizer",
+    "RateLimiter",
+    "Relay",
+    "Saturation",
+    "Sign",
+    "Switch",
+]
+
+_INF = math.inf
+
+
+# ----------------------------------------------------------------------------- helpers
+def _short(value: Any) -> str:
+    """A repr of ``value`` short enough for an error message."""
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+
+
+def _real(cls: str, name: str, value: Any, *, finite: bool = True) -> float:
+    """``float(value)`` for a real scalar parameter; +-inf allowed unless ``finite``."""
+    if isinstance(value, (bool, np.bool_, str, bytes)):
+        ok = False
+    else:
+        try:
+            v = float(value)
+            ok = not math.isnan(v) and (math.isfinite(v) or not finite)
+        except (TypeError, ValueError):
+            ok = False
+    if not ok:
+        what = "a finite real number" if finite else "a real number or +-inf (not NaN)"
+        raise BlockParameterError(
+            f"{cls}: parameter '{name}' must be {what}, got {_short(value)}")
+    return v
+
+
+def _positive(cls: str, name: str, value: Any) -> float:
+    v = _real(cls, name, value)
+    if not v > 0.0:
+        raise BlockParameterError(f"{cls}: parameter '{name}' must be > 0, got {_short(value)}")
+    return v
+
+
+def _check_size(cls: str, size: Any) -> int | None:
+    if size is None:
+        return None
+    if not _is_int(size) or size < 1:
+        raise BlockParameterError(
+            f"{cls}: parameter 'size' must be None or an integer >= 1 (the number of elements "
+            f"of the input, for its zero crossings), got {_short(size)}")
+    return int(size)
+
+
+def _initial(cls: str, x0: Any) -> tuple[np.ndarray, bool]:
+    """``x0`` as a non-empty finite flat float64 array, and whether it was a scalar."""
+    try:
+        arr = np.array(x0, dtype=float)
+    except (TypeError, ValueError):
+        arr = None
+    if arr is None or isinstance(x0, (bool, str)) or arr.ndim > 1 or arr.size == 0 \
+            or not np.all(np.isfinite(arr)):
+        raise BlockParameterError(
+            f"{cls}: parameter 'x0' must be a finite real number or a non-empty 1-D array of "
+            f"them, got {_short(x0)}")
+    return arr.reshape(-1), arr.ndim == 0
+
+
+def _state_names(scalar: bool, n: int, name: str) -> tuple[str, ...]:
+    return (name,) if scalar else tuple(f"{name}{i}" for i in range(n))
+
+
+def _flat_input(cls: str, v: Any, n: int) -> np.ndarray:
+    """The input ``v`` as a flat float64 array of the state's ``n`` elements, or raise."""
+    arr = np.ravel(np.asarray(v, dtype=float))
+    if arr.size != n:
+        raise ValueError(
+            f"{cls}: input 'u' has {arr.size} element(s) but the state has {n} (set by the "
+            f"shape of x0); give x0 the shape of the input")
+    return arr
+
+
+def _clip(v: float, lo: float, hi: float) -> float:
+    """``min(max(v, lo), hi)`` for Python floats; NaN passes through."""
+    if v < lo:
+        return lo
+    if v > hi:
+        return hi
+    return v
+
+
+class _LevelCrossings(Block):
+    """Base of the stateless blocks whose output switches where one input crosses levels.
+
+    Subclasses call :meth:`_set_crossings` in their constructor; the crossings are
+    ``u[port] - level`` for each level, element by element (see the module docstring).
+    """
+
+    _zc_port = 0
+    _zc_levels: tuple[float, ...] = ()
+    _zc_size: int | None = None
+
+    def _set_crossings(self, size: int | None, levels: Sequence[float]) -> None:
+        self._zc_size = size
+        self._zc_levels = tuple(levels)
+        n = 0 if size is None else size * len(self._zc_levels)
+        self.crossing_directions = (0,) * n
+
+    def _zc_elements(self, v: Any) -> Any:
+        """The input ``v`` as a float (size 1) or flat array of ``size`` elements, or raise."""
+        size = self._zc_size
+        if type(v) is float and size == 1:
+            return v
+        arr = np.asarray(v, dtype=float).reshape(-1)
+        if arr.size != size:
+            port = self.inputs[self._zc_port].name  # type: ignore[union-attr]
+            cls = type(self).__name__
+            raise ValueError(
+                f"{cls}: input '{port}' has {arr.size} element(s), but the block was built with "
+                f"size={size}: its zero crossings are per element; build it with "
+                f"size={arr.size}, or size=None for no zero crossings")
+        return arr
+
+    def zero_crossings(self, t: float, x: np.ndarray, u: Sequence[Any]) -> Sequence[float]:
+        """``u - level`` for each level (and element); empty when ``size`` is None."""
+        if self._zc_size is None:
+            return ()
+        v = self._zc_elements(u[self._zc_port])
+        levels = self._zc_levels
+        if type(v) is float:
+            if len(levels) == 2:
+                return (v - levels[0], v - levels[1])
+            return tuple(v - c for c in levels)
+        if len(levels) == 1:
+            return v - levels[0]
+        return np.concatenate([v - c for c in levels])
+
+
+# ----------------------------------------------------------------------------- Saturation
+class Saturation(_LevelCrossings):
+    """Limit the input to a range (Simulink *Saturation*, bdsim *CLIP*).
+
+    Equation, element-wise: ``y = min(max(u, lower), upper)``.
+
+    Parameters
+    ----------
+    lower, upper : float
+        The limits [unit of u], ``lower <= upper``; ``-inf`` / ``inf`` for no limit. They apply
+        to every element of a vector input.
+    size : int or None
+        Number of elements of ``u`` (default 1, a scalar), for the zero crossings; None for no
+        zero crossings and any input shape (see the module docstring).
+
+    Inputs
+    ------
+    u : float or ndarray (any shape; ``size`` elements unless ``size`` is None)
+        The signal to limit.
+
+    Outputs
+    -------
+    y : float or ndarray, the shape of ``u``
+        The limited signal, in the unit of ``u``.
+
+    Zero crossings
+    --------------
+    ``u - upper`` then ``u - lower`` (each of ``size`` elements; an infinite limit has none),
+    either direction.
+    """
+
+    inputs = ("u",)
+    outputs = ("y",)
+
+    def __init__(self, lower: float = -1.0, upper: float = 1.0,
+                 size: int | None = 1) -> None:
+        super().__init__()
+        lo = _real("Saturation", "lower", lower, finite=False)
+        hi = _real("Saturation", "upper", upper, finite=False)
+        if lo > hi:
+            raise BlockParameterError(
+                f"Saturation: parameter 'lower' must be <= 'upper', got lower={lo!r}, "
+                f"upper={hi!r}")
+        self._lo = lo
+        self._hi = hi
+        self._set_crossings(_check_size("Saturation", size),
+                            [c for c in (hi, lo) if math.isfinite(c)])
+
+    def output(self, t: float, x: np.ndarray, u: Sequence[Any]) -> tuple[Any]:
+        v = u[0]
+        if type(v) is float:
+            if v < self._lo:
+                return (self._lo,)
+            if v > self._hi:
+                return (self._hi,)
+            return (v,)
+        y = np.clip(v, self._lo, self._hi)
+        return (float(y) if np.ndim(y) == 0 else y.astype(float, copy=False),)
+
+
+# ----------------------------------------------------------------------------- DeadZone
+class DeadZone(_LevelCrossings):
+    """Zero output inside a band (Simulink *Dead Zone*).
+
+    Equation, element-wise::
+
+        y = u - start   for u < start
+        y = 0           for start <= u <= end
+        y = u - end     for u > end
+
+    i.e. ``y = u - min(max(u, start), end)``.
+
+    Parameters
+    ----------
+    start, end : float
+        Lower and upper edges of the dead zone [unit of u], finite, ``start <= end``.
+    size : int or None
+        Number of elements of ``u`` (default 1, a scalar), for the zero crossings; None for no
+        zero crossings and any input shape (see the module docstring).
+
+    Inputs
+    ------
+    u : float or ndarray (any shape; ``size`` elements unless ``size`` is None)
+        The signal.
+
+    Outputs
+    -------
+    y : float or ndarray, the shape of ``u``
+        The signal less the dead zone, in the unit of ``u``.
+
+    Zero crossings
+    --------------
+    ``u - end`` then ``u - start`` (each of ``size`` elements), either direction.
+    """
+
+    inputs = ("u",)
+    outputs = ("y",)
+
+    def __init__(self, start: float = -0.5, end: float = 0.5, size: int | None = 1) -> None:
+        super().__init__()
+        s = _real("DeadZone", "start", start)
+        e = _real("DeadZone", "end", end)
+        if s > e:
+            raise BlockParameterError(
+                f"DeadZone: parameter 'start' must be <= 'end', got start={s!r}, end={e!r}")
+        self._start = s
+        self._end = e
+        self._set_crossings(_check_size("DeadZone", size), (e, s))
+
+    def output(self, t: float, x: np.ndarray, u: Sequence[Any]) -> tuple[Any]:
+        v = u[0]
+        if type(v) is float:
+            if v < self._start:
+                return (v - self._start,)
+            if v > self._end:
+                return (v - self._end,)
+            return (0.0 * v,)  # 0.0, or NaN for a NaN input
+        arr = np.asarray(v, dtype=float)
+        y = arr - np.clip(arr, self._start, self._end)
+        return (float(y) if y.ndim == 0 else y,)
+
+
+# ----------------------------------------------------------------------------- Quantizer
+class Quantizer(_LevelCrossings):
+    """Round the input to the nearest multiple of an interval (Simulink *Quantizer*).
+
+    Equation, element-wise: ``y = interval * round(u / interval)``, halves rounded away from
+    zero (as MATLAB's ``round``): with ``interval = 1``, 0.5 -> 1 and -2.5 -> -3.
+
+    Parameters
+    ----------
+    interval : float
+        Quantization interval [unit of u], finite, > 0.
+    size : int or None
+        Number of elements of ``u`` (default 1, a scalar), for the zero crossings; None for no
+        zero crossings and any input shape (see the module docstring).
+
+    Inputs
+    ------
+    u : float or ndarray (any shape; ``size`` elements unless ``size`` is None)
+        The signal.
+
+    Outputs
+    -------
+    y : float or ndarray, the shape of ``u``
+        The quantized signal, a multiple of ``interval``.
+
+    Zero crossings
+    --------------
+    One per element, either direction: with ``a = |u / interval|`` and its fractional part
+    ``f = a - floor(a)``, ``g = (-1)**floor(a) * (f - 1/2)``, a continuous triangle wave of
+    ``u`` that is zero exactly at the jumps ``|u| = (k + 1/2) * interval``, and whose sign flips
+    exactly where the rounding does (``f >= 1/2``, the same floating-point test as the output).
+    A solver step over which ``u`` crosses two jumps shows no sign change, so that pair of
+    jumps is not located (the output stays right); bound ``max_step`` if every level change
+    must fall on a major step.
+    """
+
+    inputs = ("u",)
+    outputs = ("y",)
+
+    def __init__(self, interval: float = 1.0, size: int | None = 1) -> None:
+        super().__init__()
+        self._q = _positive("Quantizer", "interval", interval)
+        self._set_crossings(_check_size("Quantizer", size), (0.0,))
+
+    def output(self, t: float, x: np.ndarray, u: Sequence[Any]) -> tuple[Any]:
+        v = u[0]
+        q = self._q
+        if type(v) is float:
+            a = abs(v / q)
+            if not a < _INF:  # NaN or inf: nothing to round
+                return (v,)
+            r = float(math.floor(a))
+            if a - r >= 0.5:
+                r += 1.0
+            return (math.copysign(r, v) * q + 0.0,)  # + 0.0: no -0.0
+        w = np.asarray(v, dtype=float) / q
+        a = np.abs(w)
+        r = np.floor(a)
+        r += a - r >= 0.5
+        y = np.copysign(r, w) * q + 0.0  # + 0.0: no -0.0
+        return (float(y) if y.ndim == 0 else y,)
+
+    def zero_crossings(self, t: float, x: np.ndarray, u: Sequence[Any]) -> Sequence[float]:
+        """The triangle wave ``(-1)**floor(a) * (f - 1/2)``, zero at every jump."""
+        if self._zc_size is None:
+            return ()
+        v = self._zc_elements(u[0])
+        if type(v) is float:
+            a = abs(v / self._q)
+            if not a < _INF:
+                return (v - v,)  # NaN: no crossing
+            r = math.floor(a)
+            f = a - r
+            return (f - 0.5 if r % 2 == 0 else 0.5 - f,)
+        a = np.abs(v / self._q)
+        r = np.floor(a)
+        f = a - r
+        return np.where(r % 2.0 == 0.0, f - 0.5, 0.5 - f)
+
+
+# ----------------------------------------------------------------------------- Sign
+class Sign(_LevelCrossings):
+    """The sign of the input (Simulink *Sign*).
+
+    Equation, element-wise: ``y = 1`` for ``u > 0``, ``-1`` for ``u < 0``, ``0`` for ``u = 0``
+    (NaN for NaN).
+
+    Parameters
+    ----------
+    size : int or None
+        Number of elements of ``u`` (default 1, a scalar), for the zero crossings; None for no
+        zero crossings and any input shape (see the module docstring).
+
+    Inputs
+    ------
+    u : float or ndarray (any shape; ``size`` elements unless ``size`` is None)
+        The signal.
+
+    Outputs
+    -------
+    y : float or ndarray, the shape of ``u``
+        -1.0, 0.0 or 1.0 (dimensionless).
+
+    Zero crossings
+    --------------
+    ``u`` itself (each of ``size`` elements), either direction.
+    """
+
+    inputs = ("u",)
+    outputs = ("y",)
+
+    def __init__(self, size: int | None = 1) -> None:
+        super().__init__()
+        self._set_crossings(_check_size("Sign", size), (0.0,))
+
+    def output(self, t: float, x: np.ndarray, u: Sequence[Any]) -> tuple[Any]:
+        v = u[0]
+        if type(v) is float:
+            return (1.0 if v > 0.0 else (-1.0 if v < 0.0 else 0.0 * v),)
+        y = np.sign(np.asarray(v, dtype=float))
+        return (float(y) if y.ndim == 0 else y,)
+
+
+# ----------------------------------------------------------------------------- MinMax
+_MINMAX_FUNCS = ("min", "max")
+
+
+class MinMax(Block):
+    """Minimum or maximum of the inputs, or of a vector's elements (Simulink *MinMax*).
+
+    Equations:
+
+    * ``nin >= 2``: ``y = min(u0, u1, ...)`` (or max) element-wise, with numpy broadcasting;
+    * ``nin == 1``: ``y = min_i u[i]`` (or max) over the elements of the single input.
+
+    A NaN input gives a NaN output. The output is continuous (it only has kinks), so the block
+    declares no zero crossings.
+
+    Parameters
+    ----------
+    func : {"min", "max"}
+        Which extreme (default ``"min"``).
+    nin : int
+        Number of inputs, >= 1 (default 2).
+
+    Inputs
+    ------
+    u0, u1, ... : float or ndarray (broadcastable shapes)
+        ``nin`` inputs, all in one unit; with ``nin == 1`` the single input is named ``u`` and
+        may have any shape.
+
+    Outputs
+    -------
+    y : float or ndarray
+        The broadcast shape of the inputs for ``nin >= 2``; a float for ``nin == 1``.
+    """
+
+    outputs = ("y",)
+
+    def __init__(self, func: str = "min", nin: int = 2) -> None:
+        super().__init__()
+        if not isinstance(func, str) or func not in _MINMAX_FUNCS:
+            raise BlockParameterError(
+                f"MinMax: parameter 'func' must be 'min' or 'max', got {_short(func)}"
+                f"{suggest(str(func), _MINMAX_FUNCS)}")
+        if not _is_int(nin) or nin < 1:
+            raise BlockParameterError(
+                f"MinMax: parameter 'nin' must be an integer >= 1, got {_short(nin)}")
+        self._max = func == "max"
+        self._nin = int(nin)
+        self._ufunc = np.maximum if self._max else np.minimum
+        self._reduce = np.max if self._max else np.min
+        self.set_ports(inputs=["u"] if nin == 1 else [f"u{i}" for i in range(nin)])
+
+    def output(self, t: float, x: np.ndarray, u: Sequence[Any]) -> tuple[Any]:
+        if self._nin == 1:
+            v = u[0]
+            if type(v) is float:
+                return (v,)
+            return (float(self._reduce(v)),)
+        if all(type(v) is float for v in u):
+            y = u[0]
+            big = self._max
+            for v in u[1:]:
+                # comparisons with NaN are False: the third branch propagates it
+                if v < y:
+                    if not big:
+                        y = v
+                elif v > y:
+                    if big:
+                        y = v
+                elif v != v:
+                    y = v
+            return (y,)
+        y = u[0]
+        for v in u[1:]:
+            y = self._ufunc(y, v)
+        y = np.asarray(y, dtype=float)
+        return (float(y) if y.ndim == 0 else y,)
+
+
+# ----------------------------------------------------------------------------- Switch
+_CRITERIA = (">=", ">", "!=")
+
+
+class Switch(_LevelCrossings):
+    """Pass one of two inputs depending on a control input (Simulink *Switch*).
+
+    Equation: ``y = u_true if control <criterion> threshold else u_false``, where the
+    criterion is ``>=`` (default), ``>`` or ``!=``. The ports keep Simulink's order: the input
+    passed when the criterion holds (Simulink's u1), the control (u2), the input passed
+    otherwise (u3); by index they are ``block[0]``, ``block[1]``, ``block[2]``.
+
+    A scalar control selects a whole input; a vector control selects element by element
+    (``numpy.where``, broadcasting ``u_true`` and ``u_false`` to its shape).
+
+    Parameters
+    ----------
+    threshold : float
+        The level the control is compared with [unit of control], finite (default 0).
+    criterion : {">=", ">", "!="}
+        The comparison (default ``">="``). ``"!="`` with ``threshold=0`` is Simulink's
+        ``u2 ~= 0``.
+    size : int or None
+        Number of elements of ``control`` (default 1, a scalar), for the zero crossings; None
+        for no zero crossings (see the module docstring).
+
+    Inputs
+    ------
+    u_true : float or ndarray
+        Passed where the criterion holds.
+    control : float or ndarray
+        The control signal.
+    u_false : float or ndarray, the shape of ``u_true``
+        Passed where it does not.
+
+    Outputs
+    -------
+    y : float or ndarray
+        The selected input: the shape of ``u_true`` (and ``u_false``, which must agree, since a
+        signal's shape is fixed for a run) for a scalar control, else the broadcast shape of
+        the three inputs.
+
+    Zero crossings
+    --------------
+    ``control - threshold`` (each of ``size`` elements), either direction.
+    """
+
+    inputs = ("u_true", "control", "u_false")
+    outputs = ("y",)
+    _zc_port = 1
+
+    def __init__(self, threshold: float = 0.0, criterion: str = ">=",
+                 size: int | None = 1) -> None:
+        super().__init__()
+        self._th = _real("Switch", "threshold", threshold)
+        if not isinstance(criterion, str) or criterion not in _CRITERIA:
+            raise BlockParameterError(
+                f"Switch: parameter 'criterion' must be one of "
+                f"{', '.join(map(repr, _CRITERIA))}, got {_short(criterion)}"
+                f"{suggest(str(criterion), _CRITERIA)}")
+        self._crit = _CRITERIA.index(criterion)
+        self._set_crossings(_check_size("Switch", size), (self._th,))
+
+    def output(self, t: float, x: np.ndarray, u: Sequence[Any]) -> tuple[Any]:
+        a, c, b = u
+        th = self._th
+        crit = self._crit
+        if type(c) is float:
+            cond = c >= th if crit == 0 else (c > th if crit == 1 else c != th)
+            if type(a) is not float or type(b) is not float:
+                sa, sb = np.shape(a), np.shape(b)
+                if sa != sb:
+                    raise ValueError(
+                        f"Switch: inputs 'u_true' (shape {sa}) and 'u_false' (shape {sb}) must "
+                        f"have the same shape, the output's shape being fixed for a run")
+                y = np.asarray(a if cond else b, dtype=float)  # no copy of a float64 array
+                return (float(y) if y.ndim == 0 else y,)
+            return (a if cond else b,)
+        carr = np.asarray(c, dtype=float)
+        mask = carr >= th if crit == 0 else (carr > th if crit == 1 else carr != th)
+        y = np.where(mask, a, b).astype(float, copy=False)
+        return (float(y) if y.ndim == 0 else y,)
+
+
+# ----------------------------------------------------------------------------- Relay
+class Relay(Block):
+    """Relay with hysteresis (Simulink *Relay*).
+
+    The relay has a mode, on or off. It turns on when ``u`` rises through ``on_point`` and off
+    when ``u`` falls through ``off_point``; between the two points it keeps its mode::
+
+        y = on_value if mode == on else off_value
+
+    The mode starts as ``x0`` and changes only at those crossings, located in time by the
+    engine (to its event tolerance). It is **not** made consistent with the input at t = 0:
+    with ``x0=0`` and ``u(0) > on_point`` the relay stays off until ``u`` falls below
+    ``on_point`` and rises through it again. Choose ``x0`` to match the initial input.
+
+    Parameters
+    ----------
+    on_point : float
+        Level [unit of u] whose upward crossing turns the relay on; finite.
+    off_point : float
+        Level [unit of u] whose downward crossing turns it off; finite, ``<= on_point``
+        (equal points: a comparator without hysteresis).
+    on_value, off_value : float
+        Outputs when on and off [unit of y]; finite (defaults 1 and 0).
+    x0 : {0, 1}
+        Initial mode: 0 (or False) off, 1 (or True) on (default 0).
+
+    Inputs
+    ------
+    u : float
+        The signal, a scalar.
+
+    Outputs
+    -------
+    y : float
+        ``on_value`` or ``off_value``. No feedthrough: the output depends on the mode only
+        (the input acts through the events).
+
+    States
+    ------
+    mode : shape (1,), 0.0 (off) or 1.0 (on)
+        A discrete mode: ``clock`` is ``EVENT``, the state changes only in ``on_event``.
+
+    Zero crossings
+    --------------
+    0: ``u - on_point``, rising (turns on); 1: ``u - off_point``, falling (turns off).
+    """
+
+    inputs = ("u",)
+    outputs = ("y",)
+    feedthrough = False
+
+    def __init__(self, on_point: float = 0.0, off_point: float = 0.0, on_value: float = 1.0,
+                 off_value: float = 0.0, x0: int | bool = 0) -> None:
+        super().__init__()
+        on = _real("Relay", "on_point", on_point)
+        off = _real("Relay", "off_point", off_point)
+        if off > on:
+            raise BlockParameterError(
+                f"Relay: parameter 'off_point' must be <= 'on_point' (hysteresis band "
+                f"[off_point, on_point]), got on_point={on!r}, off_point={off!r}")
+        self._on_point = on
+        self._off_point = off
+        self._on = _real("Relay", "on_value", on_value)
+        self._off = _real("Relay", "off_value", off_value)
+        if not isinstance(x0, (bool, int, float, np.bool_, np.integer, np.floating)) \
+                or x0 not in (0, 1):
+            raise BlockParameterError(
+                f"Relay: parameter 'x0' (initial mode) must be 0 (off) or 1 (on), "
+                f"got {_short(x0)}")
+        self.clock = EVENT
+        self.crossing_directions = (1, -1)
+        self.set_state([1.0 if x0 else 0.0], ("mode",))
+
+    def output(self, t: float, x: np.ndarray, u: Sequence[Any]) -> tuple[float]:
+        return (self._on if x[0] > 0.5 else self._off,)
+
+    def zero_crossings(self, t: float, x: np.ndarray, u: Sequence[Any]) -> Sequence[float]:
+        """``(u - on_point, u - off_point)``."""
+        v = u[0]
+        if type(v) is not float:
+            if np.size(v) != 1:
+                raise ValueError(f"Relay: input 'u' must be a scalar, got shape {np.shape(v)}")
+            v = float(np.reshape(v, -1)[0])
+        return (v - self._on_point, v - self._off_point)
+
+    def update(self, t: float, x: np.ndarray, u: Sequence[Any]) -> np.ndarray:
+        """The mode unchanged: an ``EVENT`` block's state changes only in ``on_event``."""
+        return x.copy()
+
+    def on_event(self, t: float, x: np.ndarray, u: Sequence[Any], which: int) -> Any:
+        """Crossing 0 turns the relay on, crossing 1 off; None when the mode is unchanged."""
+        on = x[0] > 0.5
+        if which == 0 and not on:
+            return np.array([1.0])
+        if which == 1 and on:
+            return np.array([0.0])
+        return None
+
+
+# ----------------------------------------------------------------------------- Backlash
+class Backlash(Block):
+    """Backlash (play) between a driving and a driven part (Simulink *Backlash*).
+
+    The output (driven position) ``y`` stays put while the input (driving position) ``u``
+    moves inside the band ``[y - width/2, y + width/2]``; when ``u`` pushes against an edge the
+    output is carried along::
+
+        y = u - width/2   while u pushes up against the upper edge (engaged up)
+        y = u + width/2   while u pushes down against the lower edge (engaged down)
+        y held            otherwise (disengaged)
+
+    i.e. ``y = min(max(y_prev, u - width/2), u + width/2)`` with ``y_prev`` the output just
+    before.
+
+    Discrete (``clock`` given): exactly Simulink's discrete backlash, at the hits t_k::
+
+        y[k] = min(max(y[k-1], u[k] - width/2), u[k] + width/2),   y[-1] = x0
+
+    held between hits; the state is y[k-1].
+
+    Continuous (``clock=None``): the held position is a continuous state ``z`` that follows
+    the output with a small time constant ``tau``::
+
+        y = min(max(z, u - width/2), u + width/2)      (direct feedthrough from u)
+        dz/dt = (y - z) / tau
+
+    While disengaged ``y = z`` and dz/dt = 0: the output is held exactly. While engaged the
+    output is exactly ``u -+ width/2``, and ``z`` trails it by about ``tau * |du/dt|``. The
+    engagement instants are therefore exact; the only error is at a reversal, where ``z`` has
+    not quite caught up with the peak: the held value is off by about ``0.7 * tau * |du/dt|``
+    (``du/dt`` just before the reversal; for a smooth input, which turns with du/dt -> 0, the
+    error is of order ``tau**2 * |d2u/dt2|``). Exact disengagement at the extremum of ``u``
+    cannot be expressed with the block contract (it depends on the history of ``u``, not on
+    ``(t, x, u)``), hence this formulation. While engaged the state equation has the fast
+    eigenvalue ``-1/tau``: explicit solvers then take steps of the order of ``tau``; with a
+    fixed-step solver use ``dt <= tau`` (``"euler"`` with ``dt = tau`` tracks exactly).
+
+    Parameters
+    ----------
+    width : float
+        Width of the dead band [unit of u], finite, >= 0.
+    x0 : float or array_like
+        Initial output [unit of u] (default 0); its shape sets the signal shape: a scalar
+        gives a float signal, an array of shape ``(n,)`` a vector. If ``u(0)`` puts ``x0``
+        outside the band, the output starts engaged.
+    tau : float
+        Tracking time constant of the continuous variant [s], > 0 (default 1e-3); unused with
+        a clock.
+    clock : Clock, float or (float, float), optional
+        Sample clock (or its period [s], or (period, offset)) of the discrete variant.
+
+    Inputs
+    ------
+    u : float or ndarray, the shape of ``x0``
+        Driving position.
+
+    Outputs
+    -------
+    y : float or ndarray, the shape of ``x0``
+        Driven position, in the unit of ``u``. Direct feedthrough from ``u``.
+
+    States
+    ------
+    z : shape ``(n,)``, the unit of u
+        Continuous: the tracked held position; discrete: the previous output y[k-1]. Named
+        ``"z"`` (scalar) or ``"z0", "z1", ...``.
+
+    Zero crossings
+    --------------
+    Continuous variant only: ``u - width/2 - z`` then ``u + width/2 - z`` (each of ``n``
+    elements), either direction: the kinks of the output at engagement and disengagement.
+    """
+
+    inputs = ("u",)
+    outputs = ("y",)
+    feedthrough = True
+
+    def __init__(self, width: float = 1.0, x0: Any = 0.0, tau: float = 1e-3,
+                 clock: Clock | float | tuple[float, float] | None = None) -> None:
+        super().__init__()
+        w = _real("Backlash", "width", width)
+        if w < 0.0:
+            raise BlockParameterError(
+                f"Backlash: parameter 'width' must be >= 0, got {_short(width)}")
+        self._half = 0.5 * w
+        self._tau = _positive("Backlash", "tau", tau)
+        x0a, scalar = _initial("Backlash", x0)
+        self._scalar = scalar
+        self.clock = as_clock(clock, "Backlash")
+        self.set_state(x0a, _state_names(scalar, x0a.size, "z"))
+        if self.clock is None:
+            self.crossing_directions = (0,) * (2 * x0a.size)
+
+    def _target(self, x: np.ndarray, v: Any) -> Any:
+        """The output ``min(max(z, u - width/2), u + width/2)``."""
+        h = self._half
+        if self._scalar and type(v) is float:
+            return _clip(x.item(), v - h, v + h)
+        a = _flat_input("Backlash", v, x.size)
+        y = np.minimum(np.maximum(x, a - h), a + h)
+        return float(y[0]) if self._scalar else y
+
+    def output(self, t: float, x: np.ndarray, u: Sequence[Any]) -> tuple[Any]:
+        return (self._target(x, u[0]),)
+
+    def deriv(self, t: float, x: np.ndarray, u: Sequence[Any]) -> Any:
+        """dz/dt = (y - z) / tau."""
+        y = self._target(x, u[0])
+        if type(y) is float:
+            return ((y - x.item()) / self._tau,)
+        return (y - x) / self._tau
+
+    def update(self, t: float, x: np.ndarray, u: Sequence[Any]) -> Any:
+        """z[k+1] = y[k]."""
+        y = self._target(x, u[0])
+        return (y,) if type(y) is float else y
+
+    def zero_crossings(self, t: float, x: np.ndarray, u: Sequence[Any]) -> Sequence[float]:
+        """``(u - width/2 - z, u + width/2 - z)`` (continuous variant; none when discrete)."""
+        if self.clock is not None:
+            return ()
+        v = u[0]
+        h = self._half
+        if self._scalar and type(v) is float:
+            z = x.item()
+            return (v - h - z, v + h - z)
+        d = _flat_input("Backlash", v, x.size) - x
+        return np.concatenate([d - h, d + h])
+
+
+# ----------------------------------------------------------------------------- RateLimiter
+class RateLimiter(Block):
+    """Limit the rate of change of a signal (Simulink *Rate Limiter*).
+
+    Discrete (``clock`` given, period ``T``): exactly Simulink's difference equation, at the
+    hits t_k::
+
+        y[k] = y[k-1] + min(max(u[k] - y[k-1], falling * T), rising * T),   y[-1] = x0
+
+    held between hits (direct feedthrough from ``u`` inside a hit); the state is y[k-1].
+
+    Continuous (``clock=None``): an ODE approximation of Simulink's continuous rate limiter,
+    the output being a continuous state::
+
+        dy/dt = min(max((u - y) / tau, falling), rising),   y(0) = x0
+
+    When the slope of ``u`` is within the limits, ``y`` follows ``u`` as a first-order lag of
+    time constant ``tau`` (behind a ramp of slope ``s``: a constant lag ``tau * s``); when the
+    input moves faster, ``y`` moves at the limiting rate exactly, and it ends an approach with
+    an exponential tail of time constant ``tau``. Simulink's continuous block instead passes
+    ``u`` through when it is slow enough; the two agree to within that lag. No feedthrough.
+    The fast eigenvalue ``-1/tau`` makes explicit solvers take steps of the order of ``tau``
+    while tracking; with a fixed-step solver use ``dt <= tau``.
+
+    Parameters
+    ----------
+    rising : float
+        Largest rate of increase [unit of u / s], >= 0; ``inf`` for no limit.
+    falling : float
+        Largest rate of decrease as a negative rate [unit of u / s], <= 0; ``-inf`` for no
+        limit.
+    x0 : float or array_like
+        Initial output [unit of u] (default 0): y(0) (continuous) or y[-1] (discrete). Its
+        shape sets the signal shape (scalar: float signal; ``(n,)``: vector).
+    tau : float
+        Tracking time constant of the continuous variant [s], > 0 (default 1e-3); unused with
+        a clock.
+    clock : Clock, float or (float, float), optional
+        Sample clock (or its period [s], or (period, offset)) of the discrete variant.
+
+    Inputs
+    ------
+    u : float or ndarray, the shape of ``x0``
+        The signal.
+
+    Outputs
+    -------
+    y : float or ndarray, the shape of ``x0``
+        The rate-limited signal.
+
+    States
+    ------
+    y : shape ``(n,)``, the unit of u
+        The output (continuous) or the previous output y[k-1] (discrete); named ``"y"``
+        (scalar) or ``"y0", "y1", ...``.
+    """
+
+    inputs = ("u",)
+    outputs = ("y",)
+
+    def __init__(self, rising: float = 1.0, falling: float = -1.0, x0: Any = 0.0,
+                 tau: float = 1e-3,
+                 clock: Clock | float | tuple[float, float] | None = None) -> None:
+        super().__init__()
+        r = _real("RateLimiter", "rising", rising, finite=False)
+        f = _real("RateLimiter", "falling", falling, finite=False)
+        if r < 0.0:
+            raise BlockParameterError(
+                f"RateLimiter: parameter 'rising' must be >= 0 (a rate of increase), "
+                f"got {_short(rising)}")
+        if f > 0.0:
+            raise BlockParameterError(
+                f"RateLimiter: parameter 'falling' must be <= 0 (a rate of decrease is "
+                f"negative, e.g. falling=-{f:g}), got {_short(falling)}")
+        self._rising = r
+        self._falling = f
+        self._tau = _positive("RateLimiter", "tau", tau)
+        x0a, scalar = _initial("RateLimiter", x0)
+        self._scalar = scalar
+        self.clock = as_clock(clock, "RateLimiter")
+        self.set_state(x0a, _state_names(scalar, x0a.size, "y"))
+        if self.clock is not None:
+            period = self.clock.period
+            self._dlo = f * period  # inf * T stays inf
+            self._dhi = r * period
+            self.feedthrough = True  # type: ignore[misc]
+        else:
+            self.feedthrough = False  # type: ignore[misc]
+
+    def output(self, t: float, x: np.ndarray, u: Sequence[Any]) -> tuple[Any]:
+        if self.clock is None:
+            return (x.item(),) if self._scalar else (x.copy(),)
+        return (self._step(x, u[0]),)
+
+    def _step(self, x: np.ndarray, v: Any) -> Any:
+        """y[k] from y[k-1] = x and u[k] = v."""
+        if self._scalar and type(v) is float:
+            yp = x.item()
+            return yp + _clip(v - yp, self._dlo, self._dhi)
+        y = x + np.clip(_flat_input("RateLimiter", v, x.size) - x, self._dlo, self._dhi)
+        return float(y[0]) if self._scalar else y
+
+    def update(self, t: float, x: np.ndarray, u: Sequence[Any]) -> Any:
+        """y[k] becomes the state."""
+        y = self._step(x, u[0])
+        return (y,) if type(y) is float else y
+
+    def deriv(self, t: float, x: np.ndarray, u: Sequence[Any]) -> Any:
+        """dy/dt = clip((u - y) / tau, falling, rising)."""
+        v = u[0]
+        if self._scalar and type(v) is float:
+            return (_clip((v - x.item()) / self._tau, self._falling, self._rising),)
+        return np.clip((_flat_input("RateLimiter", v, x.size) - x) / self._tau, self._falling,
+                       self._rising)

@@ -1,0 +1,381 @@
+"""Signal routing blocks: mux, demux, selector, concatenate, reshape and terminator.
+
+All of them are stateless, so each output reads every input at the same instant (the default
+feedthrough rule). They move values around without changing them: scalar outputs are Python
+floats, array outputs float64 ndarrays that never share memory with the inputs. Index-based
+blocks use Python's 0-based indexing (Simulink's are 1-based).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from blocksim.engine.block import Block
+from blocksim.engine.errors import BlockParameterError
+
+__all__ = [
+    "Concatenate",
+    "Demux",
+    "Index",
+    "Mux",
+    "Reshape",
+    "Selector",
+    "Terminator",
+]
+
+
+def _short(value: Any) -> str:
+    """A repr of ``value`` short enough for an error message."""
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+
+
+def _count(cls: str, name: str, value: Any) -> int:
+    if not _is_int(value) or value < 1:
+        raise BlockParameterError(
+            f"{cls}: parameter '{name}' must be an integer >= 1, got {_short(value)}")
+    return int(value)
+
+
+def _numbered(prefix: str, n: int, single: str) -> list[str]:
+    """Port names: ``single`` for one port, ``prefix0, prefix1, ...`` otherwise."""
+    return [single] if n == 1 else [f"{prefix}{i}" for i in range(n)]
+
+
+def _as_output(y: np.ndarray) -> Any:
+    """A float for a 0-d result, else a float64 array."""
+    return float(y) if y.ndim == 0 else y
+
+
+# ----------------------------------------------------------------------------- Mux
+class Mux(Block):
+    """Combine scalars and vectors into one vector (Simulink *Mux*, bdsim *MUX*).
+
+    Equation: ``y = [u0..., u1..., ...]``: the elements of the inputs, in port order.
+
+    Parameters
+    ----------
+    nin : int
+        Number of inputs, >= 1 (default 2).
+
+    Inputs
+    ------
+    u0, u1, ... : float or ndarray of shape ``(n_i,)``
+        Scalars or vectors (a single input is named ``u``). Matrices are refused: use
+        :class:`Reshape` or :class:`Concatenate`.
+
+    Outputs
+    -------
+    y : ndarray, shape ``(sum n_i,)``
+        The stacked vector (a scalar counts as one element), in the inputs' units.
+    """
+
+    outputs = ("y",)
+
+    def __init__(self, nin: int = 2) -> None:
+        super().__init__()
+        self._nin = _count("Mux", "nin", nin)
+        self._names = _numbered("u", self._nin, "u")
+        self.set_ports(inputs=self._names)
+
+    def output(self, t: float, x: np.ndarray, u: Sequence[Any]) -> tuple[np.ndarray]:
+        if all(type(v) is float for v in u):
+            return (np.array(u, dtype=float),)
+        parts = []
+        for name, v in zip(self._names, u):
+            a = np.asarray(v, dtype=float)
+            if a.ndim > 1:
+                raise ValueError(
+                    f"Mux: input '{name}' has shape {a.shape}; Mux stacks scalars and vectors "
+                    f"only (flatten it with Reshape(-1), or use Concatenate)")
+            parts.append(a.reshape(-1))
+        return (np.concatenate(parts),)
+
+
+# ----------------------------------------------------------------------------- Demux
+class Demux(Block):
+    """Split a vector into parts (Simulink *Demux*, bdsim *DEMUX*).
+
+    Parameters
+    ----------
+    nout : int or sequence of int
+        An int ``n`` (default 2): ``n`` outputs of equal width; the input's length must be a
+        multiple of ``n`` (an input of ``n`` elements gives ``n`` scalars). A sequence of
+        widths ``(w0, w1, ...)``, each >= 1: one output per width, the widths summing to the
+        input's length. As in Simulink, a part of width 1 is a scalar.
+
+    Inputs
+    ------
+    u : ndarray, shape ``(n,)``
+        The vector to split (a float counts as a vector of one element).
+
+    Outputs
+    -------
+    y0, y1, ... : float or ndarray of shape ``(w_i,)``
+        Consecutive parts of ``u``, in order (a single output is named ``y``); width-1 parts
+        are floats.
+    """
+
+    inputs = ("u",)
+
+    def __init__(self, nout: int | Sequence[int] = 2) -> None:
+        super().__init__()
+        if _is_int(nout):
+            n = _count("Demux", "nout", nout)
+            self._widths: tuple[int, ...] | None = None
+        else:
+            ok = isinstance(nout, (Sequence, np.ndarray)) and not isinstance(nout, str) \
+                and len(nout) > 0 and all(_is_int(w) and w >= 1 for w in nout)
+            if not ok:
+                raise BlockParameterError(
+                    f"Demux: parameter 'nout' must be an integer >= 1 or a non-empty sequence "
+                    f"of widths (integers >= 1), got {_short(nout)}")
+            self._widths = tuple(int(w) for w in nout)
+            n = len(self._widths)
+        self._nout = n
+        self.set_ports(outputs=_numbered("y", n, "y"))
+        if self._widths is not None:
+            self._total = sum(self._widths)
+            self._bounds = self._split_bounds(self._widths)
+
+    @staticmethod
+    def _split_bounds(widths: Sequence[int]) -> tuple[tuple[int, int], ...]:
+        bounds = []
+        k = 0
+        for w in widths:
+            bounds.append((k, k + w))
+            k += w
+        return tuple(bounds)
+
+    def output(self, t: float, x: np.ndarray, u: Sequence[Any]) -> tuple[Any, ...]:
+        v = u[0]
+        if type(v) is float:
+            a = np.array([v])
+        else:
+            a = np.asarray(v, dtype=float)
+            if a.ndim > 1:
+                raise ValueError(f"Demux: input 'u' must be a vector, got shape {a.shape}")
+            a = a.reshape(-1)
+        size = a.size
+        if self._widths is None:
+            n = self._nout
+            if size == n:
+                return tuple(a.tolist())
+            if size % n:
+                raise ValueError(
+                    f"Demux: input 'u' has {size} element(s), not a multiple of nout={n}; "
+                    f"give the output widths instead, e.g. nout=[...] summing to {size}")
+            bounds = self._split_bounds([size // n] * n)
+        else:
+            if size != self._total:
+                raise ValueError(
+                    f"Demux: input 'u' has {size} element(s) but the widths {list(self._widths)} "
+                    f"sum to {self._total}")
+            bounds = self._bounds
+        return tuple(float(a[i]) if j - i == 1 else a[i:j].copy() for i, j in bounds)
+
+
+# ----------------------------------------------------------------------------- Selector
+class Selector(Block):
+    """Pick elements of a vector by index (Simulink *Selector*, bdsim *INDEX*).
+
+    Equation: ``y = u[index]`` with numpy indexing, 0-based; negative indices count from the
+    end. Alias: ``Index``.
+
+    Parameters
+    ----------
+    index : int, sequence of int or slice
+        An int picks one element (a float output); a non-empty sequence of ints picks those
+        elements in that order (repeats allowed); a slice picks a range (``slice(1, None)``:
+        all but the first).
+
+    Inputs
+    ------
+    u : float or ndarray, shape ``(n,)``
+        The vector (a float counts as a vector of one element). For a matrix, ``index``
+        selects rows.
+
+    Outputs
+    -------
+    y : float or ndarray
+        A float for an int ``index``; an array of shape ``(len(index),)`` for a sequence; the
+        sliced range for a slice.
+    """
+
+    inputs = ("u",)
+    outputs = ("y",)
+
+    def __init__(self, index: int | Sequence[int] | slice = 0) -> None:
+        super().__init__()
+        if _is_int(index):
+            self._index: Any = int(index)
+        elif isinstance(index, slice):
+            if not all(p is None or _is_int(p) for p in (index.start, index.stop, index.step)) \
+                    or index.step == 0:
+                raise BlockParameterError(
+                    f"Selector: a slice 'index' needs integer (or None) start, stop and a "
+                    f"non-zero step, got {_short(index)}")
+            self._index = index
+        else:
+            ok = isinstance(index, (Sequence, np.ndarray)) and not isinstance(index, str) \
+                and len(index) > 0 and all(_is_int(i) for i in index)
+            if not ok:
+                raise BlockParameterError(
+                    f"Selector: parameter 'index' must be an int, a non-empty sequence of ints "
+                    f"or a slice, got {_short(index)}")
+            self._index = np.array([int(i) for i in index], dtype=np.intp)
+        self._scalar_index = _is_int(index)
+
+    def output(self, t: float, x: np.ndarray, u: Sequence[Any]) -> tuple[Any]:
+        v = u[0]
+        idx = self._index
+        if type(v) is not np.ndarray or v.ndim == 0:
+            v = np.atleast_1d(np.asarray(v, dtype=float))
+        try:
+            y = v[idx]
+        except IndexError:
+            raise IndexError(
+                f"Selector: index {_short(self.params.get('index', idx))} is out of range for "
+                f"an input of {v.shape[0]} element(s) (indices are 0-based)") from None
+        if self._scalar_index and y.ndim == 0:
+            return (float(y),)
+        return (np.array(y, dtype=float),)  # a copy: never a view of the input
+
+
+#: bdsim's name for :class:`Selector`
+Index = Selector
+
+
+# ----------------------------------------------------------------------------- Concatenate
+class Concatenate(Block):
+    """Join arrays along an axis (Simulink *Vector/Matrix Concatenate*).
+
+    Equation: ``y = numpy.concatenate([u0, u1, ...], axis)``. For ``axis=0`` a scalar input
+    counts as a vector of one element, so vectors and scalars concatenate as in :class:`Mux`.
+
+    Parameters
+    ----------
+    nin : int
+        Number of inputs, >= 1 (default 2).
+    axis : int
+        The axis to join along (default 0; negative counts from the last).
+
+    Inputs
+    ------
+    u0, u1, ... : float or ndarray
+        Arrays with the same number of dimensions whose shapes agree except along ``axis``
+        (a single input is named ``u``).
+
+    Outputs
+    -------
+    y : ndarray
+        The joined array.
+    """
+
+    outputs = ("y",)
+
+    def __init__(self, nin: int = 2, axis: int = 0) -> None:
+        super().__init__()
+        self._nin = _count("Concatenate", "nin", nin)
+        if not _is_int(axis):
+            raise BlockParameterError(
+                f"Concatenate: parameter 'axis' must be an integer, got {_short(axis)}")
+        self._axis = int(axis)
+        self.set_ports(inputs=_numbered("u", self._nin, "u"))
+
+    def output(self, t: float, x: np.ndarray, u: Sequence[Any]) -> tuple[np.ndarray]:
+        parts = [np.atleast_1d(np.asarray(v, dtype=float)) for v in u]
+        try:
+            return (np.concatenate(parts, axis=self._axis),)
+        except ValueError as exc:  # numpy's AxisError is a ValueError
+            shapes = ", ".join(str(np.shape(v)) for v in u)
+            raise ValueError(
+                f"Concatenate: cannot join inputs of shapes {shapes} along axis {self._axis}: "
+                f"{exc}") from None
+
+
+# ----------------------------------------------------------------------------- Reshape
+class Reshape(Block):
+    """Give a signal another shape with the same elements (Simulink *Reshape*).
+
+    Equation: ``y = numpy.reshape(u, shape)`` (row-major, C order).
+
+    Parameters
+    ----------
+    shape : int or tuple of int
+        The output shape; one entry may be -1 (inferred from the input's size), ``-1`` alone
+        flattens. ``()`` turns a one-element input into a float.
+
+    Inputs
+    ------
+    u : float or ndarray
+        The signal, with as many elements as ``shape`` has.
+
+    Outputs
+    -------
+    y : float or ndarray of shape ``shape``
+        The same elements, reshaped.
+    """
+
+    inputs = ("u",)
+    outputs = ("y",)
+
+    def __init__(self, shape: int | Sequence[int] = -1) -> None:
+        super().__init__()
+        dims = (shape,) if _is_int(shape) else shape
+        ok = isinstance(dims, (tuple, list)) and all(
+            _is_int(d) and (d >= 1 or d == -1) for d in dims) \
+            and sum(1 for d in dims if d == -1) <= 1
+        if not ok:
+            raise BlockParameterError(
+                f"Reshape: parameter 'shape' must be an int or a tuple of ints >= 1, with at "
+                f"most one -1, got {_short(shape)}")
+        self._shape = tuple(int(d) for d in dims)
+
+    def output(self, t: float, x: np.ndarray, u: Sequence[Any]) -> tuple[Any]:
+        a = np.array(u[0], dtype=float)  # a copy: never a view of the input
+        try:
+            y = a.reshape(self._shape)
+        except ValueError:
+            raise ValueError(
+                f"Reshape: cannot reshape an input of shape {a.shape} ({a.size} elements) to "
+                f"{self._shape}") from None
+        return (float(y) if y.ndim == 0 else y,)
+
+
+# ----------------------------------------------------------------------------- Terminator
+class Terminator(Block):
+    """Swallow a signal that is not used (Simulink *Terminator*, bdsim *NULL*).
+
+    Connect an output that is deliberately left unused to a Terminator, to document that it
+    is unused. The block does nothing.
+
+    Parameters
+    ----------
+    none
+
+    Inputs
+    ------
+    u : any signal
+        Ignored.
+
+    Outputs
+    -------
+    none
+    """
+
+    inputs = ("u",)
+    outputs = ()
+
+    def __init__(self) -> None:
+        super().__init__()
+
+    def output(self, t: float, x: np.ndarray, u: Sequence[Any]) -> tuple[()]:
+        return ()
