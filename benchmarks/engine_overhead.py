@@ -25,10 +25,10 @@ from scipy.integrate import solve_ivp
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples"))
 
-import pid_mass_spring_damper as example  # noqa: E402
+import pid_mass_spring_damper as example
 
-from blocksim import compile_diagram, simulate  # noqa: E402
-from blocksim.engine.evaluate import Evaluator  # noqa: E402
+from blocksim import compile_diagram, simulate
+from blocksim.engine.evaluate import Evaluator
 
 M, C, K = example.MASS, example.DAMPING, example.STIFFNESS
 KP, KI, KD, N = example.KP, example.KI, example.KD, example.N

@@ -6,8 +6,8 @@ The public API: build a :class:`Diagram` of blocks (:mod:`blocksim.blocks`), the
 
 from blocksim.engine.block import Block, Port
 from blocksim.engine.clock import Clock
-from blocksim.engine.diagram import Diagram
 from blocksim.engine.compile import compile_diagram
+from blocksim.engine.diagram import Diagram
 from blocksim.engine.errors import (
     BlockParameterError,
     BlocksimError,

@@ -54,7 +54,7 @@ import numpy as np
 from blocksim.engine.errors import BlockParameterError, suggest
 
 if TYPE_CHECKING:
-    from blocksim.engine.clock import Clock
+    pass
 
 Shape = tuple[int, ...]
 

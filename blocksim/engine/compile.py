@@ -423,6 +423,8 @@ def _dry_run(entries: list[BlockEntry], order: tuple[Step, ...], res: _Resolver,
         u = inputs_of(e)
         if u is None:
             continue
+        if e.discrete and not isinstance(e.block.clock, Clock):
+            continue  # event modes change only in on_event
         method = "update" if e.discrete else "deriv"
         xb = (xd0 if e.discrete else x0)[e.states]
         try:

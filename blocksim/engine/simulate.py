@@ -377,7 +377,7 @@ def _locate(fn: Any, a: float, b: float, ga: float, gb: float, tol: float) -> tu
                 gb *= 0.5
             side = -1
         if gc == 0.0:
-            return c, c
+            return c, float(np.nextafter(c, math.inf))
     return a, b
 
 
@@ -420,6 +420,21 @@ def _integrate(run: Run, t0: float, t1: float, grid_k: int, carry_step: float | 
     # place after their last evaluation, and are re-evaluated before recording
     fsal = solver in ("RK45", "RK23", "DOP853")
     watch = events.enabled
+
+    def restart(ta: float, ya: np.ndarray, tb: float) -> np.ndarray:
+        """Integrate afresh from an accepted point to an event time: the dense output of the
+        step that straddled the event was built with stages on both sides of it."""
+        if plan.nx == 0 or tb <= ta:
+            return np.asarray(ya, dtype=float)
+        if solver in SCIPY_SOLVERS:
+            sub = ScipyStepper(solver, rhs, ta, ya, tb, opts["rtol"], opts["atol"],
+                               opts["max_step"], tb - ta)
+        else:
+            sub = FixedStepper(solver, rhs, ta, ya, tb, opts["dt"])
+        while sub.t < tb:
+            sub.step()
+        return np.array(sub.y, dtype=float)
+
     g_old = events.g_prev
     t_end, y_end = t1, None
     try:
@@ -440,7 +455,8 @@ def _integrate(run: Run, t0: float, t1: float, grid_k: int, carry_step: float | 
                 crossed = [i for i, (_, _, d) in enumerate(events.owner)
                            if _crossed(g_old[i], g_new[i], d)]  # type: ignore[index]
                 if crossed:
-                    t_end, y_end, g_left = _first_crossing(run, stepper, crossed, g_old, g_new)
+                    t_end, y_end, g_left = _first_crossing(run, stepper, crossed, g_old, g_new,
+                                                           restart)
                     end = True
                     ts, y = t_end, y_end
                     g_new = g_left
@@ -486,7 +502,7 @@ def _integrate(run: Run, t0: float, t1: float, grid_k: int, carry_step: float | 
 
 
 def _first_crossing(run: Run, stepper: Any, crossed: list[int], g_old: list[float],
-                    g_new: list[float]) -> tuple[float, np.ndarray, list[float]]:
+                    g_new: list[float], restart: Any) -> tuple[float, np.ndarray, list[float]]:
     """Locate the earliest of the ``crossed`` zero crossings inside the last step.
 
     Returns the time just past it (the right end of a bracket narrower than ``event_tol``),
@@ -510,7 +526,8 @@ def _first_crossing(run: Run, stepper: Any, crossed: list[int], g_old: list[floa
     assert best is not None
     a, b = best
     g_left = values(a) if a < b else g_old
-    return b, np.array(stepper.interpolate(b), dtype=float), g_left
+    y_b = restart(a0, stepper.interpolate(a0), b)
+    return b, y_b, g_left
 
 
 class _Pacer:

@@ -451,5 +451,6 @@ def test_missing_directory_fails_before_the_run_through_simulate(tmp_path):
     src = d.add(Sine(), name="src")
     scope = d.add(Scope(file=tmp_path / "missing" / "s.png"), name="scope")
     d.connect(src, scope)
-    with pytest.raises(BlockParameterError, match=r"Scope 'scope'.*does not exist"):
+    with pytest.raises(BlockParameterError, match=r"Scope 'scope'.*does not exist"), \
+            pytest.warns(RuntimeWarning, match="could not complete after the run was failed"):
         simulate(d, T=1.0)
