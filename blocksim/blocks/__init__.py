@@ -39,6 +39,7 @@ from blocksim.blocks.sources import (
     Time,
     Waveform,
 )
+from blocksim.engine.subsystem import Inport, Outport, Subsystem
 
 __all__ = [
     "PID",
@@ -59,11 +60,13 @@ __all__ = [
     "Gain",
     "HitCrossing",
     "Index",
+    "Inport",
     "Integrator",
     "Interpolate",
     "MathFunction",
     "MinMax",
     "Mux",
+    "Outport",
     "Piecewise",
     "Product",
     "Quantizer",
@@ -82,6 +85,7 @@ __all__ = [
     "StateSpace",
     "Step",
     "Stop",
+    "Subsystem",
     "Sum",
     "Switch",
     "Terminator",

@@ -141,10 +141,10 @@ class _Sink(Block):
         """``"Scope 'scope1'"``: how error messages name this block."""
         return f"{type(self).__name__} '{self.name}'" if self.name else type(self).__name__
 
-    @property
-    def _key(self) -> str:
-        """Name under which the figure is stored in ``result.figures``."""
-        return self.name or type(self).__name__.lower()
+    def _key(self, result: Any) -> str:
+        """Name under which the figure is stored in ``result.figures``: the block's path."""
+        paths = getattr(result, "block_paths", {})
+        return paths.get(id(self)) or self.name or type(self).__name__.lower()
 
     def output(self, t: float, x: np.ndarray, u: Sequence[Any]) -> tuple[Any, ...]:
         """A sink has no outputs."""
@@ -158,7 +158,8 @@ class _Sink(Block):
                 f"exist (file={str(self._file)!r}); create it or choose another path")
 
     def _signal(self, result: Any, port: str) -> np.ndarray:
-        return np.asarray(result[f"{self.name}.{port}"])
+        path = getattr(result, "block_paths", {}).get(id(self), self.name)
+        return np.asarray(result[f"{path}.{port}"])
 
     def _guarded(self, run: Any, work: Callable[[Any], None]) -> None:
         """Run ``work(result)``; after a failed or stopped run, turn its errors into warnings."""
@@ -294,7 +295,7 @@ class Scope(_Sink):
         fig = plot_scope(result.t, signals, self.labels, self.units,
                          title=self._title(self.title, result), grid=self.grid,
                          stairs=self.stairs, figsize=self.figsize, show=self.show)
-        result.figures[self._key] = fig
+        result.figures[self._key(result)] = fig
         self._show_and_save(fig, self.show, self.dpi)
 
 
@@ -370,7 +371,7 @@ class XYGraph(_Sink):
                       xlabel=self.labels[0], ylabel=self.labels[1],
                       title=self._title(self.title, result), grid=self.grid, equal=self.equal,
                       figsize=self.figsize, show=self.show)
-        result.figures[self._key] = fig
+        result.figures[self._key(result)] = fig
         self._show_and_save(fig, self.show, self.dpi)
 
 

@@ -27,6 +27,7 @@ from blocksim.engine.clock import EVENT, Clock, TimeBase
 from blocksim.engine.diagram import Diagram, End, Wire
 from blocksim.engine.errors import DiagramError, suggest
 from blocksim.engine.plan import BlockEntry, Plan, Step
+from blocksim.engine.subsystem import Subsystem
 
 
 def _ports(block: Block, kind: str) -> tuple[Port, ...]:
@@ -59,6 +60,12 @@ class _Resolver:
             if bname is None or self.d.blocks.get(bname) is not end.block:
                 self.problems.append(f"{where}: block {end.block!r} was not added to this "
                                      f"diagram")
+                return None
+        elif isinstance(end, tuple):
+            bname, key = end
+            if bname not in self.d.blocks:
+                self.problems.append(f"{where}: no block named '{bname}'"
+                                     f"{suggest(bname, self.d.blocks)}")
                 return None
         elif isinstance(end, str):
             bname, _, key_s = end.partition(".")
@@ -103,7 +110,9 @@ class _Resolver:
         return None
 
 
-def _show(end: End) -> str:
+def _show(end: Any) -> str:
+    if isinstance(end, tuple):
+        return f"'{end[0]}'" if end[1] is None else f"'{end[0]}.{end[1]}'"
     if isinstance(end, str):
         return f"'{end}'"
     if isinstance(end, PortRef):
@@ -125,6 +134,7 @@ def compile_diagram(diagram: Diagram) -> Plan:
     problems: list[str] = []
     if not diagram.blocks:
         raise DiagramError(diagram.name, ["the diagram has no blocks; add some with d.add()"])
+    diagram = _flatten(diagram, problems)  # type: ignore[assignment]
     res = _Resolver(diagram, problems)
     names = list(diagram.blocks)
     index = {n: k for k, n in enumerate(names)}
@@ -282,6 +292,78 @@ def _propagate_rates(entries: list[BlockEntry], order: tuple[Step, ...],
             rates[k] = CONTINUOUS
     rates = [CONTINUOUS if r == INHERITED else r for r in rates]  # sinks without order
     return [dataclasses.replace(e, rate=r) for e, r in zip(entries, rates)]
+
+
+class _Flat:
+    """A diagram with subsystems spliced in: blocks by path, wires between (path, key) ends."""
+
+    def __init__(self, name: str):
+        self.name = name
+        self.blocks: dict[str, Block] = {}
+        self.wires: list[Wire] = []
+
+
+def _flatten(diagram: Diagram, problems: list[str]) -> _Flat:
+    """Splice every Subsystem (to any depth) into one flat diagram, naming blocks by path."""
+    flat = _Flat(diagram.name)
+    _splice(diagram, "", flat, problems, (id(diagram),))
+    return flat
+
+
+def _splice(d: Diagram, prefix: str, flat: _Flat, problems: list[str],
+            stack: tuple[int, ...]) -> None:
+    subs: dict[str, Subsystem] = {}
+    for name, b in d.blocks.items():
+        if isinstance(b, Subsystem):
+            if id(b.diagram) in stack:
+                problems.append(f"subsystem '{prefix}{name}' contains itself (diagram "
+                                f"'{b.diagram.name}'); a diagram cannot include itself")
+                continue
+            subs[name] = b
+            _splice(b.diagram, f"{prefix}{name}/", flat, problems, (*stack, id(b.diagram)))
+        else:
+            flat.blocks[prefix + name] = b
+    for w in d.wires:
+        src = _local_end(w.src, d, prefix, subs, "output", w, problems)
+        dst = _local_end(w.dst, d, prefix, subs, "input", w, problems)
+        if src is not None and dst is not None:
+            flat.wires.append(Wire(src, dst, w.where))
+
+
+def _local_end(end: End, d: Diagram, prefix: str, subs: dict[str, Subsystem], want: str,
+               wire: Wire, problems: list[str]) -> Any:
+    """Turn an end of diagram ``d`` into a (path, key) end of the flat diagram."""
+    if isinstance(end, Block):
+        if end.name is None or d.blocks.get(end.name) is not end:
+            return end
+        name, key = end.name, None
+    elif isinstance(end, PortRef):
+        if end.block.name is None or d.blocks.get(end.block.name) is not end.block:
+            return end
+        name, key = end.block.name, end.key
+    elif isinstance(end, str):
+        name, _, k = end.partition(".")
+        key = k or None
+    else:
+        return end
+    if name not in subs:
+        return (prefix + name, key)
+    s = subs[name]
+    ports = [p.name for p in (s.inputs if want == "input" else s.outputs)]  # type: ignore
+    if key is None and len(ports) == 1:
+        port = ports[0]
+    elif isinstance(key, int) and not isinstance(key, bool) and 0 <= key < len(ports):
+        port = ports[key]
+    elif key in ports:
+        port = str(key)
+    else:
+        problems.append(
+            f"wire {_show(wire.src)} -> {_show(wire.dst)} (at {wire.where}): subsystem "
+            f"'{prefix}{name}' has no {want} {key!r}{suggest(str(key), ports)}; {want}s "
+            f"(its {'Inport' if want == 'input' else 'Outport'} blocks): "
+            f"{', '.join(ports) or '(none)'}")
+        return None
+    return (f"{prefix}{name}/{port}", "u" if want == "input" else "y")
 
 
 def _port_label(node: tuple[str, str, int], res: _Resolver) -> str:

@@ -57,8 +57,18 @@ class Diagram:
         self.blocks: dict[str, Block] = {}
         self.wires: list[Wire] = []
 
-    def add(self, block: Block, name: str | None = None) -> Block:
-        """Add ``block`` under ``name`` (auto-named from its class when omitted); return it."""
+    def add(self, block: Block | Diagram, name: str | None = None) -> Block:
+        """Add ``block`` under ``name`` (auto-named from its class when omitted); return it.
+
+        A :class:`Diagram` is added as a subsystem (its Inport/Outport blocks are its ports),
+        named after the diagram unless ``name`` is given.
+        """
+        if isinstance(block, Diagram):
+            from blocksim.engine.subsystem import Subsystem
+
+            if name is None and _NAME.match(block.name) and block.name not in self.blocks:
+                name = block.name
+            block = Subsystem(block)
         if not isinstance(block, Block):
             raise DiagramError(self.name, [
                 f"add() expects a Block instance, got {type(block).__name__} ({block!r})"])

@@ -59,6 +59,9 @@ class SimResult:
         self.status = status
         self.message = message
         self.figures: dict[str, Any] = {}
+        #: path in the flattened diagram of each block object (``id(block) -> path``), so a
+        #: block inside a subsystem can find its own signals; not saved
+        self.block_paths: dict[int, str] = {}
 
     @property
     def signals(self) -> list[str]:

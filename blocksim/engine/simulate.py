@@ -187,6 +187,8 @@ def simulate(diagram: Diagram | Plan, T: float, solver: str = "RK45", *, rtol: f
                      realtime_factor=(run.t / wall) if wall > 0 else math.inf,
                      nrecorded=len(run.recorder.t))
         run.result = run.recorder.result(plan.state_names, stats, plan.aliases, status, message)
+        for e in plan.entries:
+            run.result.block_paths.setdefault(id(e.block), e.name)
         stop_error = None
         for e in reversed(started):
             try:
