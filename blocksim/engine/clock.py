@@ -31,7 +31,11 @@ class Clock:
     period: float
     offset: float = 0.0
 
+    def __hash__(self) -> int:
+        return self._hash  # type: ignore[attr-defined, no-any-return]
+
     def __post_init__(self) -> None:
+        object.__setattr__(self, "_hash", hash((Clock, self.period, self.offset)))
         if not (self.period > 0 and math.isfinite(self.period)):
             raise ValueError(f"Clock: period must be a positive finite number of seconds, "
                              f"got {self.period!r}")

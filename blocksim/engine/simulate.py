@@ -309,20 +309,23 @@ def _run_loop(run: Run) -> None:
     T = opts["T"]
     record_dt = opts["record_dt"]
     tb = plan.timebase
-    clock_of = {k: e.block.clock for k, e in enumerate(plan.entries)
-                if e.discrete and e.block.clock is e.rate}
-    next_hit = {c: tb.next_hit(c, 0) for c in plan.clocks}
-    breakpoints = {k: plan.entries[k].block.next_breakpoint(0.0) for k in plan.breakpoint_entries}
+    clocks = plan.clocks
+    updates_of = {c: {k for k, e in enumerate(plan.entries)
+                      if e.discrete and e.block.clock is e.rate and e.rate == c}
+                  for c in clocks}
+    hit_ticks = [tb.next_hit(c, 0) for c in clocks]
+    hit_times = [tb.to_time(n) for n in hit_ticks]
+    bp_blocks = [plan.entries[k].block for k in plan.breakpoint_entries]
+    bp_times = [b.next_breakpoint(0.0) for b in bp_blocks]
     events = _Events(run)
     pacer = _Pacer(run) if opts["realtime"] else None
-    grid_k = 0
-    carry_step: float | None = None
+    segments = _Segments(run, events)
     t = 0.0
     ev.outputs_all(t, run.x, run.xd)
     stats["noutput_evals"] += 1
     first = True
     while True:
-        fired = frozenset(c for c, n in next_hit.items() if tb.to_time(n) <= t)
+        fired = tuple(c for c, th in zip(clocks, hit_times) if th <= t) if clocks else ()
         if not first:
             if fired:
                 ev.outputs_at_hit(t, run.x, run.xd, fired)
@@ -333,16 +336,15 @@ def _run_loop(run: Run) -> None:
         if events.enabled:
             events.at_major_time(t, fired)
         if fired:
-            entries = {k for k, c in clock_of.items() if c in fired}
-            run.xd = ev.update(t, run.xd, entries)
-            for c in fired:
-                next_hit[c] = tb.next_hit(c, next_hit[c] + 1)
+            entries = set().union(*(updates_of[c] for c in fired))
+            if entries:
+                run.xd = ev.update(t, run.xd, entries)
+            for j, c in enumerate(clocks):
+                if hit_times[j] <= t:
+                    hit_ticks[j] = tb.next_hit(c, hit_ticks[j] + 1)
+                    hit_times[j] = tb.to_time(hit_ticks[j])
         ev.check_finite(t, run.x)
-        if record_dt is None:
-            rec.record(t, run.x, ev.sig)
-        elif abs(grid_k * record_dt - t) <= 1e-9 * max(1.0, t):
-            rec.record(t, run.x, ev.sig)
-            grid_k += 1
+        segments.record_major(t)
         if pacer is not None:
             pacer.pace(t, fired)
         if events.stopped_by is not None:
@@ -351,12 +353,16 @@ def _run_loop(run: Run) -> None:
             break
         if t >= T:
             break
-        for k, tbp in breakpoints.items():
+        t_next = T
+        for th in hit_times:
+            if th < t_next:
+                t_next = th
+        for j, tbp in enumerate(bp_times):
             if tbp <= t:
-                breakpoints[k] = plan.entries[k].block.next_breakpoint(t)
-        t_next = min([T] + [tb.to_time(n) for n in next_hit.values()]
-                     + list(breakpoints.values()))
-        grid_k, carry_step = _integrate(run, t, t_next, grid_k, carry_step, events)
+                bp_times[j] = tbp = bp_blocks[j].next_breakpoint(t)
+            if tbp < t_next:
+                t_next = tbp
+        segments.integrate(t, t_next)
         t = run.t
 
 
@@ -383,124 +389,149 @@ def _locate(fn: Any, a: float, b: float, ga: float, gb: float, tol: float) -> tu
     return a, b
 
 
-def _integrate(run: Run, t0: float, t1: float, grid_k: int, carry_step: float | None,
-               events: _Events) -> tuple[int, float | None]:
-    """Integrate the continuous state over [t0, t1], or up to the first located zero
-    crossing; record inside the segment; leave ``run.t``/``run.x`` at the segment's end."""
-    plan, opts, ev, rec, stats = run.plan, run.options, run.evaluator, run.recorder, run.stats
-    xd = run.xd
-    record_dt = opts["record_dt"]
-    outputs, derivatives = ev.outputs, ev.derivatives
-    t_left = float(np.nextafter(t1, -math.inf))
-    last = [None]
-    nfev = 0
+class _Segments:
+    """Integrates the continuous state between major times, with one solver kept for the
+    whole run (restarted cheaply at each discontinuity), and records inside segments."""
 
-    def rhs(t: float, y: np.ndarray) -> list[Any]:
-        nonlocal nfev
-        if t >= t1:
-            t = t_left
-        nfev += 1
-        outputs(t, y, xd)
-        last[0] = y
-        return derivatives(t, y, xd)
+    def __init__(self, run: Run, events: _Events):
+        self.run, self.events = run, events
+        plan, opts, ev = run.plan, run.options, run.evaluator
+        self.solver = opts["solver"]
+        self.record_dt = opts["record_dt"]
+        self.grid_k = 0
+        self.t1 = self.t_left = 0.0
+        self.last: Any = None
+        self.nfev = 0
+        self.stepper: Any = None
+        # explicit Runge-Kutta methods end a step with f(t_new, y_new) on the very array they
+        # accept, so the signal store already holds the outputs there; other methods update
+        # y in place after their last evaluation, and are re-evaluated before recording
+        self.fsal = self.solver in ("RK45", "RK23", "DOP853")
+        outputs, derivatives = ev.outputs, ev.derivatives
+        seg = self
 
-    solver = opts["solver"]
-    if plan.nx == 0:
-        h = opts["dt"] or (opts["max_step"] if math.isfinite(opts["max_step"]) else None) \
-            or record_dt
-        if h is None:
-            h = math.inf if plan.clocks else opts["T"] / 1000.0
-        stepper: Any = NullStepper(t0, t1, h)
-    elif solver in SCIPY_SOLVERS:
-        stepper = ScipyStepper(solver, rhs, t0, run.x, t1, opts["rtol"], opts["atol"],
-                               opts["max_step"], carry_step)
-    else:
-        stepper = FixedStepper(solver, rhs, t0, run.x, t1, opts["dt"])
-    stats["nsegments"] += 1
-    # explicit Runge-Kutta methods end a step with f(t_new, y_new) on the very array they
-    # accept, so the signal store already holds the outputs there; other methods update y in
-    # place after their last evaluation, and are re-evaluated before recording
-    fsal = solver in ("RK45", "RK23", "DOP853")
-    watch = events.enabled
+        def rhs(t: float, y: np.ndarray) -> list[Any]:
+            if t >= seg.t1:
+                t = seg.t_left  # sources see the left limit of a breakpoint ending the segment
+            seg.nfev += 1
+            xd = seg.run.xd
+            outputs(t, y, xd)
+            seg.last = y
+            return derivatives(t, y, xd)
 
-    def restart(ta: float, ya: np.ndarray, tb: float) -> np.ndarray:
+        self.rhs = rhs
+        if plan.nx == 0:
+            h = opts["dt"] or (opts["max_step"] if math.isfinite(opts["max_step"]) else None) \
+                or self.record_dt
+            if h is None:
+                h = math.inf if plan.clocks else opts["T"] / 1000.0
+            self.null_h = h
+
+    def _stepper(self, t0: float, t1: float) -> Any:
+        run, opts = self.run, self.run.options
+        if self.stepper is not None:
+            self.stepper.restart(t0, run.x, t1)
+        elif run.plan.nx == 0:
+            self.stepper = NullStepper(t0, t1, self.null_h)
+        elif self.solver in SCIPY_SOLVERS:
+            self.stepper = ScipyStepper(self.solver, self.rhs, t0, run.x, t1, opts["rtol"],
+                                        opts["atol"], opts["max_step"], None)
+        else:
+            self.stepper = FixedStepper(self.solver, self.rhs, t0, run.x, t1, opts["dt"])
+        return self.stepper
+
+    def record_major(self, t: float) -> None:
+        """Record the major time t (on the grid only, when recording on a grid)."""
+        run = self.run
+        if self.record_dt is None:
+            run.recorder.record(t, run.x, run.evaluator.sig)
+        elif abs(self.grid_k * self.record_dt - t) <= 1e-9 * max(1.0, t):
+            run.recorder.record(t, run.x, run.evaluator.sig)
+            self.grid_k += 1
+
+    def _record(self, t: float, y: np.ndarray, evaluate: bool) -> None:
+        run = self.run
+        if evaluate:
+            run.evaluator.outputs(t, y, run.xd)
+            run.stats["noutput_evals"] += 1
+        run.evaluator.check_finite(t, y)
+        run.recorder.record(t, y, run.evaluator.sig)
+
+    def integrate(self, t0: float, t1: float) -> None:
+        """Integrate over [t0, t1], or up to the first located zero crossing; record inside
+        the segment; leave ``run.t``/``run.x`` at the segment's end."""
+        run, ev, stats, events = self.run, self.run.evaluator, self.run.stats, self.events
+        self.t1, self.t_left = t1, float(np.nextafter(t1, -math.inf))
+        self.nfev = 0
+        record_dt = self.record_dt
+        stepper = self._stepper(t0, t1)
+        stats["nsegments"] += 1
+        fsal, watch = self.fsal, events.enabled
+        g_old = events.g_prev
+        t_end, y_end = t1, None
+        try:
+            while True:
+                stepper.step()
+                stats["nsteps"] += 1
+                ts, y = stepper.t, stepper.y
+                end = ts >= t1
+                fresh = fsal and self.last is y  # signal store already at (ts, y)
+                if watch:
+                    if not fresh:
+                        ev.outputs(self.t_left if end else ts, y, run.xd)
+                        stats["noutput_evals"] += 1
+                        fresh = True
+                    g_new = ev.crossings(ts, y, run.xd)
+                    crossed = [i for i, (_, _, d) in enumerate(events.owner)
+                               if _crossed(g_old[i], g_new[i], d)]  # type: ignore[index]
+                    if crossed:
+                        t_end, y_end, g_new = _first_crossing(run, stepper, crossed, g_old,
+                                                              g_new, self._reintegrate)
+                        end, ts, y, fresh = True, t_end, y_end, False
+                    g_old = g_new
+                if record_dt is None:
+                    if not end and t1 - ts > 1e-12 * max(1.0, t1):  # not a sliver before t1
+                        self._record(ts, y, not fresh)
+                else:
+                    self._record_grid(stepper, ts, y, min(ts, t_end), end, fresh)
+                if end:
+                    break
+                if y.size and not math.isfinite(float(y.sum())):
+                    ev.check_finite(ts, y)
+        finally:
+            stats["nfev"] += self.nfev
+            stats["noutput_evals"] += self.nfev
+            run.t = float(stepper.t_old if stepper.t < t_end else t_end)
+        events.g_prev = g_old if watch else None
+        run.x = np.array(stepper.y if y_end is None else y_end, dtype=float)
+
+    def _record_grid(self, stepper: Any, ts: float, y: np.ndarray, upto: float, end: bool,
+                     fresh: bool) -> None:
+        """Record the grid points inside the last step (dense output), and ts if on grid."""
+        record_dt = self.record_dt
+        tol = 1e-9 * max(1.0, ts)
+        while self.grid_k * record_dt < upto - tol:
+            tg = self.grid_k * record_dt
+            self._record(tg, stepper.interpolate(tg), True)
+            self.grid_k += 1
+        if not end and abs(self.grid_k * record_dt - ts) <= tol:
+            self._record(ts, y, True)
+            self.grid_k += 1
+
+    def _reintegrate(self, ta: float, ya: np.ndarray, tb: float) -> np.ndarray:
         """Integrate afresh from an accepted point to an event time: the dense output of the
         step that straddled the event was built with stages on both sides of it."""
-        if plan.nx == 0 or tb <= ta:
+        run, opts = self.run, self.run.options
+        if run.plan.nx == 0 or tb <= ta:
             return np.asarray(ya, dtype=float)
-        if solver in SCIPY_SOLVERS:
-            sub = ScipyStepper(solver, rhs, ta, ya, tb, opts["rtol"], opts["atol"],
-                               opts["max_step"], tb - ta)
+        if self.solver in SCIPY_SOLVERS:
+            sub: Any = ScipyStepper(self.solver, self.rhs, ta, ya, tb, opts["rtol"],
+                                    opts["atol"], opts["max_step"], tb - ta)
         else:
-            sub = FixedStepper(solver, rhs, ta, ya, tb, opts["dt"])
+            sub = FixedStepper(self.solver, self.rhs, ta, ya, tb, opts["dt"])
         while sub.t < tb:
             sub.step()
         return np.array(sub.y, dtype=float)
-
-    g_old = events.g_prev
-    t_end, y_end = t1, None
-    try:
-        while True:
-            stepper.step()
-            stats["nsteps"] += 1
-            ts, y = stepper.t, stepper.y
-            end = ts >= t1
-            if not end:
-                carry_step = getattr(getattr(stepper, "solver", None), "h_abs", None) \
-                    or stepper.step_size
-            skip_record = t1 - ts <= 1e-12 * max(1.0, t1)  # a last sliver before the end
-            if watch:
-                if not (fsal and last[0] is y):
-                    outputs(t_left if end else ts, y, xd)
-                    stats["noutput_evals"] += 1
-                g_new = ev.crossings(ts, y, xd)
-                crossed = [i for i, (_, _, d) in enumerate(events.owner)
-                           if _crossed(g_old[i], g_new[i], d)]  # type: ignore[index]
-                if crossed:
-                    t_end, y_end, g_left = _first_crossing(run, stepper, crossed, g_old, g_new,
-                                                           restart)
-                    end = True
-                    ts, y = t_end, y_end
-                    g_new = g_left
-                g_old = g_new
-                last[0] = None if crossed else last[0]
-            if record_dt is None:
-                if not end and not skip_record:
-                    if not (fsal and last[0] is y) and not watch:
-                        outputs(ts, y, xd)
-                        stats["noutput_evals"] += 1
-                    ev.check_finite(ts, y)
-                    rec.record(ts, y, ev.sig)
-            else:
-                tol = 1e-9 * max(1.0, ts)
-                while grid_k * record_dt < min(ts, t_end) - tol:
-                    tg = grid_k * record_dt
-                    yg = stepper.interpolate(tg)
-                    outputs(tg, yg, xd)
-                    stats["noutput_evals"] += 1
-                    ev.check_finite(tg, yg)
-                    rec.record(tg, yg, ev.sig)
-                    grid_k += 1
-                if not end and abs(grid_k * record_dt - ts) <= tol:
-                    outputs(ts, y, xd)
-                    stats["noutput_evals"] += 1
-                    ev.check_finite(ts, y)
-                    rec.record(ts, y, ev.sig)
-                    grid_k += 1
-            if end:
-                break
-            if y.size and not math.isfinite(float(y.sum())):
-                ev.check_finite(ts, y)
-    finally:
-        stats["nfev"] += nfev
-        stats["noutput_evals"] += nfev
-        run.t = float(stepper.t_old if stepper.t < t_end else t_end)
-    events.g_prev = g_old if watch else None
-    run.x = np.array(stepper.y if y_end is None else y_end, dtype=float)
-    if carry_step is None:
-        carry_step = getattr(getattr(stepper, "solver", None), "h_abs", None) \
-            or stepper.step_size
-    return grid_k, carry_step
 
 
 def _first_crossing(run: Run, stepper: Any, crossed: list[int], g_old: list[float],

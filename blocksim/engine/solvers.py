@@ -58,6 +58,29 @@ class ScipyStepper:
                                             max_step=max_step, first_step=first_step)
         self.method = method
         self.t_old = t0
+        self._options = (rtol, atol, max_step)
+        self._fun = fun
+
+    def restart(self, t0: float, y0: np.ndarray, t_bound: float) -> None:
+        """Continue from (t0, y0) to a new ``t_bound`` after a discontinuity of the right-hand
+        side (sample hit, breakpoint, event). Explicit Runge-Kutta solvers keep their step size
+        and only re-evaluate f(t0, y0) (one evaluation); the others are rebuilt with the last
+        step size as their first step."""
+        s = self.solver
+        if self.method in ("RK45", "RK23", "DOP853") and t_bound > t0:
+            s.t = t0
+            s.y = np.array(y0, dtype=float)
+            s.t_bound = t_bound
+            s.f = np.asarray(self._fun(t0, s.y), dtype=float)
+            s.nfev += 1
+            s.status = "running"
+            s.t_old = None
+            self.t_old = t0
+            return
+        h = s.step_size or getattr(s, "h_abs", None)
+        rtol, atol, max_step = self._options
+        self.__init__(self.method, self._fun, t0, y0, t_bound, rtol, atol,  # type: ignore[misc]
+                      max_step, h)
 
     @property
     def t(self) -> float:
@@ -94,17 +117,23 @@ class FixedStepper:
     first, so restarting a segment at a sample hit or breakpoint does not shift the grid.
     """
 
+    #: below this many states the stages are combined in Python floats (numpy's per-call cost
+    #: dominates small vectors)
+    SMALL = 16
+
     def __init__(self, method: str, fun: RHS, t0: float, y0: np.ndarray, t_bound: float,
                  dt: float):
         self.method = method
         self.fun = fun
-        self.t = t0
-        self.t_old = t0
-        self.y = np.array(y0, dtype=float)
-        self.y_old = self.y
-        self.t_bound = t_bound
         self.dt = dt
         self.step_size: float | None = None
+        self.restart(t0, y0, t_bound)
+
+    def restart(self, t0: float, y0: np.ndarray, t_bound: float) -> None:
+        """Continue from (t0, y0) to a new ``t_bound`` (no state to rebuild)."""
+        self.t = self.t_old = t0
+        self.y = self.y_old = np.array(y0, dtype=float)
+        self.t_bound = t_bound
 
     def step(self) -> None:
         t, y, dt = self.t, self.y, self.dt
@@ -114,7 +143,20 @@ class FixedStepper:
             t_new = min((k + 1) * dt, self.t_bound)
         h = t_new - t
         f = self.fun
-        if self.method == "euler":
+        if y.size <= self.SMALL:
+            yl = y.tolist()
+            if self.method == "euler":
+                y_new = np.array([a + h * b for a, b in zip(yl, f(t, y))])
+            else:
+                h2 = 0.5 * h
+                k1 = list(f(t, y))
+                k2 = list(f(t + h2, np.array([a + h2 * b for a, b in zip(yl, k1)])))
+                k3 = list(f(t + h2, np.array([a + h2 * b for a, b in zip(yl, k2)])))
+                k4 = list(f(t_new, np.array([a + h * b for a, b in zip(yl, k3)])))
+                h6 = h / 6.0
+                y_new = np.array([a + h6 * (b1 + 2.0 * (b2 + b3) + b4)
+                                  for a, b1, b2, b3, b4 in zip(yl, k1, k2, k3, k4)])
+        elif self.method == "euler":
             y_new = y + h * np.asarray(f(t, y))
         else:
             k1 = np.asarray(f(t, y))
@@ -141,12 +183,15 @@ class NullStepper:
     """Time advance for a diagram without continuous state: steps of ``h`` up to t_bound."""
 
     def __init__(self, t0: float, t_bound: float, h: float):
-        self.t = t0
-        self.t_old = t0
         self.y = np.zeros(0)
-        self.t_bound = t_bound
         self.h = h
         self.step_size: float | None = h
+        self.restart(t0, self.y, t_bound)
+
+    def restart(self, t0: float, y0: np.ndarray, t_bound: float) -> None:
+        """Continue from t0 to a new ``t_bound``."""
+        self.t = self.t_old = t0
+        self.t_bound = t_bound
 
     def step(self) -> None:
         self.t_old = self.t
