@@ -69,11 +69,12 @@ class TimeBase:
         for d in denominators:
             lcm = lcm * d // math.gcd(lcm, d)
         self.resolution = Fraction(1, lcm)
+        self._per_second = lcm
         self._ticks = {c: tuple(int(f / self.resolution) for f in c.fractions) for c in clocks}
 
     def to_time(self, ticks: int) -> float:
-        """Time [s] of an integer tick count."""
-        return float(ticks * self.resolution)
+        """Time [s] of an integer tick count (correctly rounded: int / int division)."""
+        return ticks / self._per_second
 
     def to_ticks_ceil(self, t: float) -> int:
         """Smallest tick count whose time is >= t (within float rounding)."""

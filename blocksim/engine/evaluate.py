@@ -61,9 +61,14 @@ class Evaluator:
                                 single, outs, step.entry))
             rates.append(e.rate)
         self._rates = rates
+        shapes = plan.signal_shapes
+        scalar = [s for s in range(len(shapes)) if shapes[s] == ()]
+        self._scalar_slots = _input_getter(tuple(scalar)) if len(scalar) > 1 else (
+            (lambda sig: (sig[scalar[0]],)) if scalar else (lambda sig: ()))
+        self._array_slots = [s for s in range(len(shapes)) if shapes[s] != ()]
         #: the steps of every evaluation between sample hits: continuous-rate blocks only
         self._continuous = [s for s, r in zip(self._steps, rates) if r == "continuous"]
-        self._at_hits: dict[frozenset[Any], list[Any]] = {}
+        self._at_hits: dict[Any, list[Any]] = {}
         self._derivs = [(e.block.deriv, e.states, _input_getter(e.in_slots), k)
                         for k, e in enumerate(plan.entries)
                         if not e.discrete and e.states.stop > e.states.start]
@@ -83,6 +88,20 @@ class Evaluator:
                 self._zc.append((e.block.zero_crossings, st, e.discrete,
                                  _input_getter(e.in_slots), k, dirs))
                 self.crossing_owner += [(k, i, d) for i, d in enumerate(dirs)]
+        # Inside a solver step only the blocks that feed derivatives or zero crossings are
+        # needed ("minor" steps); the rest are computed when a point is recorded.
+        needed: set[int] = set()
+        for _, _, _, k in self._derivs:
+            needed.update(plan.entries[k].in_slots)
+        for *_, k, _ in self._zc:
+            needed.update(plan.entries[k].in_slots)
+        minor_ids: set[int] = set()
+        for step in reversed(self._continuous):
+            if any(s in needed for _, s in step[5]):
+                minor_ids.add(id(step))
+                needed.update(plan.entries[step[6]].in_slots)
+        self._minor = [s for s in self._continuous if id(s) in minor_ids]
+        self._rest = [s for s in self._continuous if id(s) not in minor_ids]
 
     # ---------------------------------------------------------------- hot path
     def outputs_all(self, t: float, x: np.ndarray, xd: np.ndarray) -> None:
@@ -97,6 +116,16 @@ class Evaluator:
             steps = self._at_hits[fired] = [
                 s for s, r in zip(self._steps, self._rates) if r == "continuous" or r in fired]
         self.outputs(t, x, xd, steps)
+
+    def outputs_minor(self, t: float, x: np.ndarray, xd: np.ndarray) -> None:
+        """Only the outputs that derivatives and zero crossings need (inside solver steps)."""
+        if self._minor:
+            self.outputs(t, x, xd, self._minor)
+
+    def outputs_rest(self, t: float, x: np.ndarray, xd: np.ndarray) -> None:
+        """The continuous-rate outputs that :meth:`outputs_minor` leaves out."""
+        if self._rest:
+            self.outputs(t, x, xd, self._rest)
 
     def outputs(self, t: float, x: np.ndarray, xd: np.ndarray,
                 steps: list[Any] | None = None) -> None:
@@ -178,7 +207,7 @@ class Evaluator:
         """Raise NonFiniteError naming the first non-finite signal (in evaluation order) or
         state."""
         self.check_signals(t)
-        if x.size and not np.all(np.isfinite(x)):
+        if x.size and not math.isfinite(float(x.sum())) and not np.all(np.isfinite(x)):
             i = int(np.flatnonzero(~np.isfinite(x))[0])
             name = self.plan.state_names[i]
             raise NonFiniteError(f"state '{name}' became {x[i]} at t={t:.6g} s",
@@ -188,6 +217,9 @@ class Evaluator:
         """Raise NonFiniteError naming the first non-finite signal in evaluation order (the
         block where the NaN or Inf appeared, not the blocks it then spread to)."""
         sig = self.sig
+        total = sum(self._scalar_slots(sig))
+        if total - total == 0.0 and all(np.isfinite(sig[s]).all() for s in self._array_slots):
+            return  # the common case, in about a microsecond
         for *_, outs, k in self._steps:
             for _, s in outs:
                 v = sig[s]

@@ -407,7 +407,7 @@ class _Segments:
         # accept, so the signal store already holds the outputs there; other methods update
         # y in place after their last evaluation, and are re-evaluated before recording
         self.fsal = self.solver in ("RK45", "RK23", "DOP853")
-        outputs, derivatives = ev.outputs, ev.derivatives
+        outputs, derivatives = ev.outputs_minor, ev.derivatives
         seg = self
 
         def rhs(t: float, y: np.ndarray) -> list[Any]:
@@ -450,10 +450,13 @@ class _Segments:
             self.grid_k += 1
 
     def _record(self, t: float, y: np.ndarray, evaluate: bool) -> None:
+        """Record (t, y); ``evaluate=False`` when the minor outputs are fresh at (t, y)."""
         run = self.run
         if evaluate:
             run.evaluator.outputs(t, y, run.xd)
             run.stats["noutput_evals"] += 1
+        else:
+            run.evaluator.outputs_rest(t, y, run.xd)
         run.evaluator.check_finite(t, y)
         run.recorder.record(t, y, run.evaluator.sig)
 
@@ -461,7 +464,7 @@ class _Segments:
         """Integrate over [t0, t1], or up to the first located zero crossing; record inside
         the segment; leave ``run.t``/``run.x`` at the segment's end."""
         run, ev, stats, events = self.run, self.run.evaluator, self.run.stats, self.events
-        self.t1, self.t_left = t1, float(np.nextafter(t1, -math.inf))
+        self.t1, self.t_left = t1, math.nextafter(t1, -math.inf)
         self.nfev = 0
         record_dt = self.record_dt
         stepper = self._stepper(t0, t1)
@@ -478,7 +481,7 @@ class _Segments:
                 fresh = fsal and self.last is y  # signal store already at (ts, y)
                 if watch:
                     if not fresh:
-                        ev.outputs(self.t_left if end else ts, y, run.xd)
+                        ev.outputs_minor(self.t_left if end else ts, y, run.xd)
                         stats["noutput_evals"] += 1
                         fresh = True
                     g_new = ev.crossings(ts, y, run.xd)
@@ -503,7 +506,7 @@ class _Segments:
             stats["noutput_evals"] += self.nfev
             run.t = float(stepper.t_old if stepper.t < t_end else t_end)
         events.g_prev = g_old if watch else None
-        run.x = np.array(stepper.y if y_end is None else y_end, dtype=float)
+        run.x = stepper.y if y_end is None else y_end  # fresh arrays, never written in place
 
     def _record_grid(self, stepper: Any, ts: float, y: np.ndarray, upto: float, end: bool,
                      fresh: bool) -> None:

@@ -132,7 +132,7 @@ class FixedStepper:
     def restart(self, t0: float, y0: np.ndarray, t_bound: float) -> None:
         """Continue from (t0, y0) to a new ``t_bound`` (no state to rebuild)."""
         self.t = self.t_old = t0
-        self.y = self.y_old = np.array(y0, dtype=float)
+        self.y = self.y_old = np.asarray(y0, dtype=float)
         self.t_bound = t_bound
 
     def step(self) -> None:
