@@ -51,3 +51,32 @@ def test_van_der_pol_matches_a_tight_radau_reference():
     # the limit cycle: amplitude about 2
     assert 1.95 < np.max(np.abs(result["x.y"][result.t > 5])) < 2.05
     assert math.isclose(result["v.y"][0], module.V0)
+
+
+def test_multirate_sampling_holds_each_rate_and_delays_one_slow_sample():
+    module = load("multirate_sampling")
+    result = module.main(T=3.0)
+    t = result.t
+    np.testing.assert_allclose(t, np.arange(31) * 0.1, atol=1e-12)   # union of both clocks
+    sine = np.sin(2 * np.pi * module.FREQUENCY * t)
+    np.testing.assert_allclose(result["fast.y"], sine, atol=1e-12)
+    slow_k = np.floor(t / 0.3 + 1e-9)
+    np.testing.assert_allclose(result["slow.y"], np.sin(2 * np.pi * module.FREQUENCY * 0.3
+                                                         * slow_k), atol=1e-12)
+    delayed = np.where(slow_k >= 1, np.sin(2 * np.pi * module.FREQUENCY * 0.3 * (slow_k - 1)),
+                       0.0)
+    np.testing.assert_allclose(result["delay.y"], delayed, atol=1e-12)
+
+
+def test_relay_thermostat_cycles_within_the_hysteresis_band():
+    module = load("relay_thermostat")
+    result = module.main(T=3600.0)
+    temp, power = result["temp.y"], result["heater.y"]
+    warm = result.t > 700.0
+    lo, hi = module.SETPOINT - module.HYSTERESIS, module.SETPOINT + module.HYSTERESIS
+    assert temp[warm].min() > lo - 1e-6 and temp[warm].max() < hi + 1e-6
+    switches = np.flatnonzero(np.diff(power)) + 1
+    assert len(switches) == result.stats["nevents"] > 10
+    # each switch happens exactly on a threshold (located zero crossing)
+    np.testing.assert_allclose(np.abs(temp[switches] - module.SETPOINT), module.HYSTERESIS,
+                               atol=1e-6)

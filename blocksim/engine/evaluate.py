@@ -72,6 +72,11 @@ class Evaluator:
         self._derivs = [(e.block.deriv, e.states, _input_getter(e.in_slots), k)
                         for k, e in enumerate(plan.entries)
                         if not e.discrete and e.states.stop > e.states.start]
+        nx = plan.x0.size
+        self._one_deriv = None
+        if len(self._derivs) == 1 and self._derivs[0][1] == slice(0, nx):
+            fn, _, ug, k = self._derivs[0]
+            self._one_deriv = (fn, ug, k)
         self._updates = [(e.block.update, e.states, _input_getter(e.in_slots), k)
                          for k, e in enumerate(plan.entries)
                          if e.discrete and e.states.stop > e.states.start
@@ -151,9 +156,20 @@ class Evaluator:
         except Exception as exc:
             raise self._block_failure("output", t, exc, ei) from exc
 
-    def derivatives(self, t: float, x: np.ndarray, xd: np.ndarray) -> list[Any]:
-        """dx/dt of the whole continuous state, given outputs already computed at (t, x)."""
+    def derivatives(self, t: float, x: np.ndarray, xd: np.ndarray) -> Any:
+        """dx/dt of the whole continuous state (a sequence of nx floats), given outputs
+        already computed at (t, x)."""
         sig = self.sig
+        if self._one_deriv is not None:  # one continuous block owns the whole state
+            fn, ug, k = self._one_deriv
+            try:
+                out = fn(t, x, ug(sig))
+            except Exception as exc:
+                raise self._block_failure("deriv", t, exc, k) from exc
+            total = sum(out)
+            if total - total != 0.0:
+                self._non_finite_derivative(t, list(out))
+            return out
         out: list[Any] = []
         extend = out.extend  # not `out +=`: list += ndarray broadcasts instead of extending
         ei = None
@@ -207,7 +223,7 @@ class Evaluator:
         """Raise NonFiniteError naming the first non-finite signal (in evaluation order) or
         state."""
         self.check_signals(t)
-        if x.size and not math.isfinite(float(x.sum())) and not np.all(np.isfinite(x)):
+        if x.size and not math.isfinite(sum(x.tolist())) and not np.all(np.isfinite(x)):
             i = int(np.flatnonzero(~np.isfinite(x))[0])
             name = self.plan.state_names[i]
             raise NonFiniteError(f"state '{name}' became {x[i]} at t={t:.6g} s",
@@ -218,7 +234,8 @@ class Evaluator:
         block where the NaN or Inf appeared, not the blocks it then spread to)."""
         sig = self.sig
         total = sum(self._scalar_slots(sig))
-        if total - total == 0.0 and all(np.isfinite(sig[s]).all() for s in self._array_slots):
+        if total - total == 0.0 and (not self._array_slots or all(
+                np.isfinite(sig[s]).all() for s in self._array_slots)):
             return  # the common case, in about a microsecond
         for *_, outs, k in self._steps:
             for _, s in outs:

@@ -407,19 +407,27 @@ class _Segments:
         # accept, so the signal store already holds the outputs there; other methods update
         # y in place after their last evaluation, and are re-evaluated before recording
         self.fsal = self.solver in ("RK45", "RK23", "DOP853")
-        outputs, derivatives = ev.outputs_minor, ev.derivatives
+        derivatives = ev.derivatives
+        outputs = ev.outputs_minor if ev._minor else None
+        t1 = t_left = 0.0
+        xd = run.xd
         seg = self
 
-        def rhs(t: float, y: np.ndarray) -> list[Any]:
-            if t >= seg.t1:
-                t = seg.t_left  # sources see the left limit of a breakpoint ending the segment
+        def rhs(t: float, y: np.ndarray) -> Any:
+            if t >= t1:
+                t = t_left  # sources see the left limit of a breakpoint ending the segment
             seg.nfev += 1
-            xd = seg.run.xd
-            outputs(t, y, xd)
+            if outputs is not None:
+                outputs(t, y, xd)
             seg.last = y
             return derivatives(t, y, xd)
 
+        def set_segment(end: float, left: float, discrete_state: np.ndarray) -> None:
+            nonlocal t1, t_left, xd
+            t1, t_left, xd = end, left, discrete_state
+
         self.rhs = rhs
+        self.set_segment = set_segment
         if plan.nx == 0:
             h = opts["dt"] or (opts["max_step"] if math.isfinite(opts["max_step"]) else None) \
                 or self.record_dt
@@ -465,6 +473,7 @@ class _Segments:
         the segment; leave ``run.t``/``run.x`` at the segment's end."""
         run, ev, stats, events = self.run, self.run.evaluator, self.run.stats, self.events
         self.t1, self.t_left = t1, math.nextafter(t1, -math.inf)
+        self.set_segment(t1, self.t_left, run.xd)
         self.nfev = 0
         record_dt = self.record_dt
         stepper = self._stepper(t0, t1)

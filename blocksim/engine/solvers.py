@@ -143,19 +143,29 @@ class FixedStepper:
             t_new = min((k + 1) * dt, self.t_bound)
         h = t_new - t
         f = self.fun
-        if y.size <= self.SMALL:
+        n = y.size
+        if n <= self.SMALL:
             yl = y.tolist()
             if self.method == "euler":
                 y_new = np.array([a + h * b for a, b in zip(yl, f(t, y))])
             else:
+                # stages written element by element into scratch arrays (blocks never keep x)
                 h2 = 0.5 * h
-                k1 = list(f(t, y))
-                k2 = list(f(t + h2, np.array([a + h2 * b for a, b in zip(yl, k1)])))
-                k3 = list(f(t + h2, np.array([a + h2 * b for a, b in zip(yl, k2)])))
-                k4 = list(f(t_new, np.array([a + h * b for a, b in zip(yl, k3)])))
+                idx = range(n)
+                s1, s2, s3 = np.empty(n), np.empty(n), np.empty(n)
+                k1 = f(t, y)
+                for i in idx:
+                    s1[i] = yl[i] + h2 * k1[i]
+                k2 = f(t + h2, s1)
+                for i in idx:
+                    s2[i] = yl[i] + h2 * k2[i]
+                k3 = f(t + h2, s2)
+                for i in idx:
+                    s3[i] = yl[i] + h * k3[i]
+                k4 = f(t_new, s3)
                 h6 = h / 6.0
-                y_new = np.array([a + h6 * (b1 + 2.0 * (b2 + b3) + b4)
-                                  for a, b1, b2, b3, b4 in zip(yl, k1, k2, k3, k4)])
+                y_new = np.array([yl[i] + h6 * (k1[i] + 2.0 * (k2[i] + k3[i]) + k4[i])
+                                  for i in idx])
         elif self.method == "euler":
             y_new = y + h * np.asarray(f(t, y))
         else:
