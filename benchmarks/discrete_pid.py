@@ -70,7 +70,7 @@ def main(repeat: int = 3) -> dict[str, float]:
     plan = compile_diagram(example.build(with_scope=False))
     t_rk4, res = best(lambda: simulate(plan, T_END, "rk4", dt=example.PERIOD), repeat)
     t_rk45, res45 = best(lambda: simulate(plan, T_END), repeat)
-    hits = int(round(T_END / example.PERIOD))
+    hits = round(T_END / example.PERIOD)
     print(f"discrete PID at 1 kHz + continuous mass-spring-damper, {T_END:g} s ({hits} hits)")
     print(f"  blocksim rk4 dt=1 ms    {t_rk4 * 1e3:8.1f} ms  ({t_rk4 / hits * 1e6:.1f} us/hit, "
           f"target <= {TARGET * 1e3:.0f} ms)  x(10)={res['plant.y'][-1]:.9f}")

@@ -4,29 +4,35 @@ The loop, for a plan with continuous states ``x``, discrete states ``xd`` and cl
 
     compile the diagram into a plan (all problems reported at once)
     start() every block                                   # stop() is guaranteed from here on
-    t = 0, x = x0, xd = xd0
+    t = 0, x = x0, xd = xd0; outputs of every block at t = 0
     loop:                                                 # one pass per *major time* t
-        outputs(t, x, xd)                                 # with the pre-update discrete state
-        if clocks fire at t:
-            xd = updates of the blocks on those clocks    # all read the same outputs
-            outputs(t, x, xd)                             # post-update outputs
-        check every signal and state is finite; record t (and publish, for sinks)
-        if t == T: break
+        fired = the clocks with a hit at t (integer ticks: 0.1 s and 0.3 s coincide exactly)
+        outputs(t, x, xd-)                                # continuous-rate blocks, plus the
+                                                          # blocks on fired clocks (in order)
+        events: zero crossings whose sign changed since the last step fire on_event:
+            continuous resets (x), mode changes (xd of EVENT blocks), Stop; then outputs again
+        xd+ = updates of the blocks on fired clocks       # all read the same outputs y[k]
+        (outputs after the update: nothing to recompute - discrete outputs are held until
+         their next hit, Simulink's semantics, and no other block reads xd)
+        check every signal and state is finite; record t; pace to the wall clock (realtime)
+        if stopped or t == T: break
         t_next = min(next clock hit, next source breakpoint, T)
-        integrate x from t to t_next with the solver:
-            the solver is (re)started at t with the previous step size as its first step,
-            so a sample hit costs one right-hand-side evaluation, not a new step-size search;
-            the right-hand side is outputs(t, x, xd) then derivatives(t, x, xd), with t held
-            strictly below t_next so sources see the left limit of a discontinuity there;
-            every accepted step inside (t, t_next) is recorded (or the record_dt grid
-            points inside it, from the solver's dense output)
-        t = t_next
+        integrate x from t towards t_next with the solver:
+            one solver for the whole run, restarted at t (explicit Runge-Kutta: keeps its
+            step size, re-evaluates f once; others: rebuilt with the last step as first step);
+            right-hand side = outputs of the blocks that feed derivatives or zero crossings,
+            then derivatives(t, x, xd), with t held strictly below t_next so sources see the
+            left limit of a breakpoint there;
+            after each accepted step: zero crossings checked; a sign change is located by
+            bracketing on the dense output (to event_tol) and the segment ends just past it,
+            re-integrated from the step start; the step (or the record_dt grid points in it)
+            is recorded
+        t = the segment's end
     finally: build the SimResult from what was recorded; stop() every started block
     on failure: raise SimulationError with the partial SimResult in .result
 
-Clock hits are scheduled in integer ticks (:mod:`blocksim.engine.clock`), so clocks of 0.1 s
-and 0.3 s coincide exactly. Recording at an accepted step costs no extra diagram evaluation when
-the solver's last right-hand-side call was at that very state (explicit Runge-Kutta methods).
+Recording at an accepted step costs no extra evaluation of the blocks that feed derivatives
+when the solver's last right-hand-side call was at that very state (explicit Runge-Kutta).
 """
 
 from __future__ import annotations
@@ -305,9 +311,8 @@ class _Events:
 
 def _run_loop(run: Run) -> None:
     """Advance ``run`` from 0 to T (see the module docstring)."""
-    plan, opts, ev, rec, stats = run.plan, run.options, run.evaluator, run.recorder, run.stats
+    plan, opts, ev, stats = run.plan, run.options, run.evaluator, run.stats
     T = opts["T"]
-    record_dt = opts["record_dt"]
     tb = plan.timebase
     clocks = plan.clocks
     updates_of = {c: {k for k, e in enumerate(plan.entries)
