@@ -295,9 +295,10 @@ class RandomNumber(_CounterNoise):
     variance : float or sequence of float, shape () or (n,)
         Variance of the output [unit of y squared], >= 0 (default 1).
     seed : int or None
-        Seed in [0, 2**64) (default 0). Blocks with equal seeds give equal sequences: give
-        each block its own. None derives the seed from the block's name in its diagram (see
-        :mod:`blocksim.blocks.noise`).
+        Seed in [0, 2**64). Blocks with equal seeds give equal sequences. None (default)
+        derives the seed from the block's name in its diagram (see
+        :mod:`blocksim.blocks.noise`), so two noise blocks are independent unless told
+        otherwise, and every run of the diagram gives the same sequence.
     clock : Clock, float or (float, float)
         Sample clock: a :class:`~blocksim.engine.clock.Clock`, a period [s] or a
         ``(period, offset)`` pair [s] (default 0.1 s).
@@ -324,7 +325,7 @@ class RandomNumber(_CounterNoise):
     """
 
     def __init__(self, mean: float | Sequence[float] = 0.0,
-                 variance: float | Sequence[float] = 1.0, seed: int | None = 0,
+                 variance: float | Sequence[float] = 1.0, seed: int | None = None,
                  clock: ClockArg = 0.1, size: int | None = None,
                  distribution: str = "normal") -> None:
         super().__init__()
@@ -387,7 +388,7 @@ class BandLimitedWhiteNoise(_CounterNoise):
     clock : Clock, float or (float, float)
         Sample clock; its period is the correlation time ``Ts`` [s] (default 0.1 s).
     seed : int or None
-        Seed in [0, 2**64) (default 0), or None to derive it from the block's name, as in
+        Seed in [0, 2**64), or None (default) to derive it from the block's name, as in
         :class:`RandomNumber`.
     size : int or None
         None (default): a scalar output, or a vector of the length of ``power`` if it is a
@@ -410,7 +411,7 @@ class BandLimitedWhiteNoise(_CounterNoise):
     """
 
     def __init__(self, power: float | Sequence[float] = 0.1, clock: ClockArg = 0.1,
-                 seed: int | None = 0, size: int | None = None) -> None:
+                 seed: int | None = None, size: int | None = None) -> None:
         super().__init__()
         n, (p,) = _params("BandLimitedWhiteNoise", _size("BandLimitedWhiteNoise", size),
                           power=power)

@@ -134,7 +134,7 @@ def test_random_number_mean_and_variance():
     assert abs(y.std() - 2.0) < 0.05
     z = samples(RandomNumber(seed=2), 50)
     np.testing.assert_allclose(y[:50], 2.5 + 2.0 * z, rtol=1e-15)
-    assert set(samples(RandomNumber(mean=-1.0, variance=0.0), 10)) == {-1.0}
+    assert set(samples(RandomNumber(mean=-1.0, variance=0.0, seed=0), 10)) == {-1.0}
 
 
 def test_random_number_uniform():
@@ -187,7 +187,7 @@ def test_random_number_vector():
     b = RandomNumber(seed=3, size=4)
     y = b.output(0.0, b.x0, ())[0]
     assert isinstance(y, np.ndarray) and y.dtype == np.float64 and y.shape == (4,)
-    assert RandomNumber(size=1).output(0.0, np.zeros(1), ())[0].shape == (1,)
+    assert RandomNumber(size=1, seed=0).output(0.0, np.zeros(1), ())[0].shape == (1,)
     key = noise.stream_key(3)
     # element i at hit k is sample number k * size + i
     y2 = b.output(0.0, np.array([2.0]), ())[0]
@@ -206,9 +206,10 @@ def test_random_number_vector_parameters():
     assert y.shape == (2000, 3)
     assert np.all(y[:, 1] == 10.0)
     assert abs(y[:, 2].mean() + 5.0) < 0.25 and abs(y[:, 2].std() - 2.0) < 0.2
-    b = RandomNumber(mean=1.0, variance=[1.0, 2.0], distribution="uniform")
+    b = RandomNumber(mean=1.0, variance=[1.0, 2.0], distribution="uniform", seed=0)
     assert b.output(0.0, b.x0, ())[0].shape == (2,)
-    assert RandomNumber(mean=[1.0, 2.0], size=2).output(0.0, np.zeros(1), ())[0].shape == (2,)
+    b = RandomNumber(mean=[1.0, 2.0], size=2, seed=0)
+    assert b.output(0.0, np.zeros(1), ())[0].shape == (2,)
 
 
 # ---------------------------------------------------------------------------- seed=None
@@ -239,7 +240,10 @@ def test_band_limited_white_noise_declaration():
     b = BandLimitedWhiteNoise()
     assert b.is_discrete and b.clock == Clock(0.1) and b.state_names == ("k",)
     assert len(b.inputs) == 0 and b.output_feedthrough() == {"y": ()}
-    assert b.params == {"power": 0.1, "clock": 0.1, "seed": 0, "size": None}
+    assert b.params == {"power": 0.1, "clock": 0.1, "seed": None, "size": None}
+    with pytest.raises(ValueError, match="seed=None takes its seed from its name"):
+        b.output(0.0, b.x0, ())
+    b = BandLimitedWhiteNoise(seed=0)
     y = b.output(0.0, b.x0, ())[0]
     assert type(y) is float
     # sqrt(power / Ts) * z, z the normal sample of the same seed and counter
@@ -269,7 +273,7 @@ def test_band_limited_white_noise_vector_power():
     assert y.shape == (N // 2, 2)
     np.testing.assert_allclose(y.var(axis=0), [1.0, 4.0], rtol=0.08)
     assert abs(corr(y[:, 0], y[:, 1])) < 0.05
-    assert BandLimitedWhiteNoise(size=3).output(0.0, np.zeros(1), ())[0].shape == (3,)
+    assert BandLimitedWhiteNoise(size=3, seed=0).output(0.0, np.zeros(1), ())[0].shape == (3,)
 
 
 # ---------------------------------------------------------------------------- parameter errors
