@@ -48,18 +48,15 @@ def run_bdsim():
     bd = sim.blockdiagram()
     clock = bd.clock(example.PERIOD, unit="s")
     ref = bd.STEP(T=0.0)
-    err = bd.SUM("+-")
+    # bdsim's discrete PID (inputs: plant output, demand) with an unfiltered backward
+    # difference, then a ZOH into the plant, as in bdsim's examples/eg1_zoh.py
+    pid = bd.PID_S(clock, P=example.KP, I=example.KI, D=example.KD)
     hold = bd.ZOH(clock)
-    # bdsim has no discrete PID block: realise the same parallel PID with its discrete state
-    # space (forward-Euler integral, backward-Euler derivative filter) as DISCRETE LTI blocks
-    # are not available either, so use the continuous PID on sampled error held by the ZOH.
-    pid = bd.PID(P=example.KP, I=example.KI, D=example.KD, D_pole=example.N)
     plant = bd.LTI_SISO(1.0, [example.MASS, example.DAMPING, example.STIFFNESS])
-    bd.connect(ref, err[0])
-    bd.connect(err, hold)
-    bd.connect(hold, pid)
-    bd.connect(pid, plant)
-    bd.connect(plant, err[1])
+    bd.connect(plant, pid[0])
+    bd.connect(ref, pid[1])
+    bd.connect(pid, hold)
+    bd.connect(hold, plant)
     bd.compile(verbose=False)
     t0 = time.perf_counter()
     sim.run(bd, T=T_END, watch=[plant])

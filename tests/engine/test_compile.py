@@ -179,3 +179,30 @@ def test_plan_is_immutable_with_state_layout_and_names():
         plan.name = "other"
     text = plan.describe()
     assert "evaluation order:" in text and "continuous states: a.y, pid.integral" in text
+
+
+def _one_problem(build):
+    d = Diagram("one")
+    build(d)
+    return d
+
+
+@pytest.mark.parametrize("build, match", [
+    (lambda d: (d.add(Constant(1.0), name="c"), d.add(Sum("++"), name="s"),
+                d.connect("c", "s.u0"), d.connect("c", "s.u0")),
+     r"input 's\.u0' is driven twice: by 'c\.y' \(at .*\) and by 'c\.y' \(at .*\); an input "
+     r"takes exactly one wire"),
+    (lambda d: (d.add(Constant(1.0), name="c"), d.add(Gain(1.0), name="g"),
+                d.connect("cc", "g")),
+     r"wire 'cc' -> 'g' \(at .*test_compile\.py:\d+\): no block named 'cc' \(did you mean "
+     r"'c'\?\)"),
+    (lambda d: (d.add(Constant(1.0), name="c"), d.add(Gain(1.0), name="g"),
+                d.connect("c.out", "g")),
+     r"block 'c' \(Constant\) has no output port 'out'; outputs: y"),
+    (lambda d: (d.add(Constant([1.0, 2.0]), name="c"), d.add(PID(), name="p"),
+                d.connect("c", "p")),
+     r"shape mismatch at input 'p\.e' \(PID\): expected shape \(\), got \(2,\) from 'c\.y'"),
+])
+def test_each_compile_error_message(build, match):
+    with pytest.raises(DiagramError, match=match):
+        compile_diagram(_one_problem(build))
