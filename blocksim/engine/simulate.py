@@ -121,7 +121,7 @@ def _check_options(T: float, solver: str, rtol: float, atol: float, max_step: fl
 def simulate(diagram: Diagram | Plan, T: float, solver: str = "RK45", *, rtol: float = 1e-6,
              atol: float = 1e-9, max_step: float = math.inf, dt: float | None = None,
              record_dt: float | None = None, event_tol: float = 1e-10,
-             realtime: float | None = None) -> SimResult:
+             realtime: float | None = None, backend: str = "interpreted") -> SimResult:
     """Simulate ``diagram`` from t = 0 to ``T``.
 
     Parameters
@@ -146,6 +146,11 @@ def simulate(diagram: Diagram | Plan, T: float, solver: str = "RK45", *, rtol: f
     realtime : float, optional
         Pace major steps to the wall clock at this many simulated seconds per second (1.0 =
         real time); ``result.stats["realtime"]`` reports lateness and overruns per clock.
+    backend : {"interpreted", "compiled", "auto"}
+        ``"interpreted"`` runs any block on scipy's solvers; ``"compiled"`` generates one numba
+        function for the diagram and integrates it in numba loops (solvers ``euler``, ``rk4``,
+        ``RK45`` = Dormand-Prince 5(4)); it refuses blocks without kernels, naming them;
+        ``"auto"`` picks compiled when every block has kernels and the solver is one of those.
 
     Returns
     -------
@@ -166,12 +171,24 @@ def simulate(diagram: Diagram | Plan, T: float, solver: str = "RK45", *, rtol: f
     if realtime is not None and not (isinstance(realtime, (int, float)) and realtime > 0):
         raise ValueError(f"simulate: `realtime` must be a positive speed factor (1.0 = real "
                          f"time), got {realtime!r}")
+    if backend not in ("interpreted", "compiled", "auto"):
+        raise ValueError(f"simulate: `backend` must be 'interpreted', 'compiled' or 'auto', got "
+                         f"{backend!r}{suggest(str(backend), ['interpreted', 'compiled'])}")
+    if realtime is not None and backend == "compiled":
+        raise ValueError("simulate: real-time pacing needs the interpreted back-end")
     wall0 = time.perf_counter()
     plan = diagram if isinstance(diagram, Plan) else compile_diagram(diagram)
     compile_time = time.perf_counter() - wall0
+    if backend == "auto":
+        from blocksim.engine.compiled.backend import METHODS, can_compile
+
+        backend = "compiled" if (solver in METHODS and realtime is None
+                                 and can_compile(plan)) else "interpreted"
     options = dict(T=float(T), solver=solver, rtol=rtol, atol=atol, max_step=max_step, dt=dt,
                    record_dt=record_dt, event_tol=float(event_tol), realtime=realtime)
     run = Run(plan, options)
+    run.stats["backend"] = backend
+    compiled_result: SimResult | None = None
     started = []
     error: BaseException | None = None
     status, message = "success", ""
@@ -180,19 +197,34 @@ def simulate(diagram: Diagram | Plan, T: float, solver: str = "RK45", *, rtol: f
         for e in plan.entries:
             started.append(e)  # a block whose start() fails still gets stop() to clean up
             e.block.start(run)
-        _run_loop(run)
+        if backend == "compiled":
+            from blocksim.engine.compiled.backend import run_compiled
+
+            compiled_result = run_compiled(plan, options, run.stats)
+        else:
+            _run_loop(run)
         status, message = run.status, run.message
     except BaseException as exc:
         error = exc
         status, message = "failed", str(exc)
+        compiled_result = getattr(exc, "result", None) if backend == "compiled" else None
     finally:
         wall = time.perf_counter() - wall1
         stats = run.stats
-        stats.update(solver=solver, rtol=rtol, atol=atol, wall_time=wall,
-                     compile_time=compile_time, t_final=run.t,
-                     realtime_factor=(run.t / wall) if wall > 0 else math.inf,
-                     nrecorded=len(run.recorder.t))
-        run.result = run.recorder.result(plan.state_names, stats, plan.aliases, status, message)
+        if compiled_result is not None:
+            stats.update(solver=solver, rtol=rtol, atol=atol, diagram_compile_time=compile_time)
+            compiled_result.stats.update(stats)
+            run.result = compiled_result
+            run.t = float(compiled_result.stats.get("t_final", 0.0))
+            compiled_result.status = status
+            compiled_result.message = message
+        else:
+            stats.update(solver=solver, rtol=rtol, atol=atol, wall_time=wall,
+                         compile_time=compile_time, t_final=run.t,
+                         realtime_factor=(run.t / wall) if wall > 0 else math.inf,
+                         nrecorded=len(run.recorder.t))
+            run.result = run.recorder.result(plan.state_names, stats, plan.aliases, status,
+                                             message)
         for e in plan.entries:
             run.result.block_paths.setdefault(id(e.block), e.name)
         stop_error = None

@@ -126,3 +126,70 @@ class NumpySqrt(Block):
 
     def output(self, t, x, u):
         return (np.sqrt(u[0]),)
+
+
+# ---- compiled kernels for the compiled back-end tests (module level, so numba can cache them)
+import numba  # noqa: E402
+
+from blocksim.engine.compiled.kernels import Kernels  # noqa: E402
+
+
+@numba.njit(cache=True)
+def _const_out(t, x, p):
+    return p[0]
+
+
+@numba.njit(cache=True)
+def _lag_out(t, x, u, p):
+    return x[0]
+
+
+@numba.njit(cache=True)
+def _lag_deriv(t, x, u, p):
+    return ((u - x[0]) / p[0],)
+
+
+@numba.njit(cache=True)
+def _counter_out(t, x, p):
+    return x[0]
+
+
+@numba.njit(cache=True)
+def _counter_update(t, x, p):
+    return (x[0] + 1.0,)
+
+
+class KConst(Block):
+    """A constant with kernels."""
+
+    outputs = ("y",)
+    sample_time = "constant"
+
+    def __init__(self, value: float = 1.0):
+        self.value = float(value)
+
+    def output(self, t, x, u):
+        return (self.value,)
+
+    def kernels(self):
+        return Kernels((self.value,), output=_const_out)
+
+
+class KLag(Lag):
+    """Lag with kernels."""
+
+    def __init__(self, tau: float = 1.0, x0: float = 0.0):
+        super().__init__(tau, x0)
+
+    def kernels(self):
+        return Kernels((self.tau,), output=_lag_out, deriv=_lag_deriv)
+
+
+class KCounter(Counter):
+    """Counter with kernels."""
+
+    def __init__(self, period: float = 0.1, offset: float = 0.0):
+        super().__init__(period, offset)
+
+    def kernels(self):
+        return Kernels((), output=_counter_out, update=_counter_update)

@@ -1,0 +1,1 @@
+"""The compiled back-end: one numba function per diagram, integrated in numba loops."""

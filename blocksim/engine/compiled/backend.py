@@ -1,0 +1,202 @@
+"""Running a plan in the compiled back-end: generate, compile (cached), integrate, record.
+
+The generated module is written to a cache directory (``$BLOCKSIM_CACHE_DIR``, default
+``~/.cache/blocksim/compiled``) under a name derived from its source, so a second process
+running the same diagram finds numba's cache next to it and does not recompile.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import math
+import os
+import sys
+import time
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+
+from blocksim.engine.clock import EVENT
+from blocksim.engine.compiled.codegen import generate, signal_layout, source_hash
+from blocksim.engine.compiled.kernels import Kernels, kernels_of
+from blocksim.engine.errors import BlocksimError, NonFiniteError, SolverError
+from blocksim.engine.plan import Plan
+from blocksim.engine.record import SimResult
+
+METHODS = {"euler": 0, "rk4": 1, "RK45": 2}
+_MODULES: dict[str, ModuleType] = {}
+
+
+class CompileError(BlocksimError):
+    """The diagram cannot run in the compiled back-end (lists the blocks and why)."""
+
+
+def _is_post_run_sink(e: Any) -> bool:
+    b = e.block
+    return not e.out_slots and e.states.stop == e.states.start and not b.crossing_directions
+
+
+def unsupported(plan: Plan) -> list[str]:
+    """Why each block that cannot be compiled cannot, as ``"name (Kind): reason"``."""
+    reasons = []
+    for e in plan.entries:
+        b = e.block
+        if b.crossing_directions or b.clock is EVENT:
+            reasons.append(f"{e.name} ({e.kind}): zero crossings/events are not compiled yet")
+        elif _is_post_run_sink(e):
+            continue
+        elif kernels_of(b) is None:
+            reasons.append(f"{e.name} ({e.kind}): has no compiled kernels")
+    return reasons
+
+
+def can_compile(plan: Plan) -> bool:
+    """Whether every block of ``plan`` has kernels (the ``backend="auto"`` test)."""
+    return not unsupported(plan)
+
+
+def cache_dir() -> Path:
+    """Where generated modules (and numba's cache of them) live."""
+    root = os.environ.get("BLOCKSIM_CACHE_DIR") or Path.home() / ".cache" / "blocksim"
+    path = Path(root) / "compiled"
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def load_module(plan: Plan, kernels: list[Kernels | None]) -> tuple[ModuleType, str, bool]:
+    """Generate, write and import the module of ``plan``; also says whether it was new."""
+    src = generate(plan, kernels, signal_layout(plan))
+    name = f"blocksim_plan_{source_hash(src)}"
+    if name in _MODULES:
+        return _MODULES[name], src, False
+    path = cache_dir() / f"{name}.py"
+    fresh = not path.exists()
+    if fresh or path.read_text() != src:
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(src)
+        tmp.replace(path)
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    _MODULES[name] = module
+    return module, src, fresh
+
+
+def major_times(plan: Plan, T: float, options: dict[str, Any]) -> tuple[np.ndarray, np.ndarray]:
+    """Sorted major times in [0, T] (clock hits, breakpoints, record grid, T) and which
+    clocks fire at each, shape (n, nclocks)."""
+    tb = plan.timebase
+    times: dict[float, set[int]] = {0.0: set(), float(T): set()}
+    for c_index, c in enumerate(plan.clocks):
+        ticks = tb.next_hit(c, 0)
+        while True:
+            t = tb.to_time(ticks)
+            if t > T:
+                break
+            times.setdefault(t, set()).add(c_index)
+            ticks = tb.next_hit(c, ticks + 1)
+    for k in plan.breakpoint_entries:
+        block = plan.entries[k].block
+        t = block.next_breakpoint(0.0)
+        while t < T:
+            times.setdefault(t, set())
+            t = block.next_breakpoint(t)
+    grid = options.get("record_dt")
+    if grid is None and plan.nx == 0 and not plan.clocks:
+        grid = options.get("dt") or (options["max_step"] if math.isfinite(options["max_step"])
+                                     else T / 1000.0)
+    if grid:
+        for k in range(int(math.floor(T / grid + 1e-9)) + 1):
+            times.setdefault(k * grid, set())
+    ordered = sorted(times)
+    fired = np.zeros((len(ordered), max(1, len(plan.clocks))), dtype=np.bool_)
+    for i, t in enumerate(ordered):
+        for c in times[t]:
+            fired[i, c] = True
+    return np.array(ordered, dtype=float), fired
+
+
+def run_compiled(plan: Plan, options: dict[str, Any], stats: dict[str, Any]) -> SimResult:
+    """Simulate ``plan`` in the compiled back-end; returns the result (partial on failure,
+    raised as the matching SimulationError with ``.result``)."""
+    problems = unsupported(plan)
+    if problems:
+        raise CompileError("the compiled back-end cannot run this diagram; blocks without "
+                           "compiled kernels: " + "; ".join(problems) +
+                           " (use backend='interpreted', or 'auto' to choose)")
+    solver = options["solver"]
+    if solver not in METHODS:
+        raise CompileError(f"the compiled back-end integrates with {', '.join(METHODS)}; "
+                           f"got solver {solver!r}")
+    kernels = [None if _is_post_run_sink(e) else kernels_of(e.block) for e in plan.entries]
+    t0 = time.perf_counter()
+    module, _, fresh = load_module(plan, kernels)
+    P = tuple(k.params if k is not None else () for k in kernels)
+    layout = signal_layout(plan)
+    T = options["T"]
+    times, fired = major_times(plan, T, options)
+    dt = float(options["dt"] or 0.0)
+    args = (P, plan.x0.astype(float), plan.xd0.astype(float), np.zeros(layout.size))
+    rest = (METHODS[solver], dt, float(options["rtol"]), float(options["atol"]),
+            float(options["max_step"]))
+    module.run(*args, times[:1], fired[:1], *rest, 4)  # compile or load from numba's cache
+    stats["compile_time"] = time.perf_counter() - t0
+    stats["compile_cache"] = "cold" if fresh else "cached-or-warm"
+    t1 = time.perf_counter()
+    cap = max(16, len(times) * 2 + (int(T / dt) + 2 if dt else 0))
+    nrec, t_rec, x_rec, s_rec, nfev, nsteps, status = module.run(*args, times, fired, *rest,
+                                                                 cap)
+    wall = time.perf_counter() - t1
+    t_rec, x_rec, s_rec = t_rec[:nrec], x_rec[:nrec], s_rec[:nrec]
+    grid = options.get("record_dt")
+    if grid:
+        on_grid = np.abs(t_rec / grid - np.round(t_rec / grid)) <= 1e-9 * np.maximum(1, t_rec)
+        t_rec, x_rec, s_rec = t_rec[on_grid], x_rec[on_grid], s_rec[on_grid]
+    signals = {}
+    for name, (start, n, shape) in zip(plan.signal_names, layout.slots):
+        col = s_rec[:, start:start + n]
+        signals[name] = col[:, 0].copy() if not shape else col.reshape((len(t_rec), *shape))
+    t_final = float(t_rec[-1]) if len(t_rec) else 0.0
+    stats.update(nfev=int(nfev), nsteps=int(nsteps), nsegments=len(times) - 1, wall_time=wall,
+                 realtime_factor=t_final / wall if wall > 0 else math.inf,
+                 t_final=t_final, nrecorded=int(len(t_rec)), backend="compiled")
+    status_text = {0: "success", 1: "failed", 2: "failed"}[int(status)]
+    result = SimResult(t_rec, x_rec, signals, plan.state_names, stats, plan.aliases,
+                       status_text)
+    if status == 1:
+        raise _non_finite(plan, layout, s_rec, x_rec, t_final, result)
+    if status == 2:
+        result.message = f"step size too small at t={t_final:.9g} s"
+        raise SolverError(f"compiled Dormand-Prince: required step size below the spacing of "
+                          f"floating-point numbers after t={t_final:.9g} s; try a stiff "
+                          f"solver in the interpreted back-end", result=result, time=t_final)
+    return result
+
+
+def _non_finite(plan: Plan, layout: Any, s_rec: np.ndarray, x_rec: np.ndarray, t: float,
+                result: SimResult) -> NonFiniteError:
+    last = s_rec[-1]
+    for step in plan.order:
+        e = plan.entries[step.entry]
+        for p in step.ports:
+            start, n, _ = layout.slots[e.out_slots[p]]
+            if not np.all(np.isfinite(last[start:start + n])):
+                name = plan.signal_names[e.out_slots[p]]
+                port = name.rsplit(".", 1)[1]
+                result.message = f"signal '{name}' is not finite at t={t:.6g} s"
+                return NonFiniteError(f"signal '{name}' ({e.kind}) is {last[start]} at "
+                                      f"t={t:.6g} s: a NaN or Inf left block '{e.name}' through "
+                                      f"port '{port}'", result=result, block=e.name,
+                                      port=port, time=t)
+    i = int(np.flatnonzero(~np.isfinite(x_rec[-1]))[0])
+    name = plan.state_names[i]
+    result.message = f"state '{name}' is not finite at t={t:.6g} s"
+    return NonFiniteError(f"state '{name}' became {x_rec[-1, i]} at t={t:.6g} s",
+                          result=result, block=name.rsplit(".", 1)[0], time=t)
+
+
+__all__ = ["METHODS", "CompileError", "can_compile", "run_compiled", "unsupported"]
