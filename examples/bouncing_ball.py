@@ -15,14 +15,40 @@ import math
 from pathlib import Path
 from typing import Any
 
+import numba
 import numpy as np
 
 from blocksim import Block, Diagram, SimResult, simulate
 from blocksim.blocks import Scope
+from blocksim.engine.compiled.kernels import Kernels
 
 G = 9.81  # m/s^2
 H0 = 10.0  # m
 RESTITUTION = 0.8
+
+
+@numba.njit(cache=True)
+def ball_output(t: float, x: np.ndarray, p: Any) -> tuple[float, float]:
+    """Compiled Ball.output."""
+    return x[0], x[1]
+
+
+@numba.njit(cache=True)
+def ball_deriv(t: float, x: np.ndarray, p: Any) -> tuple[float, float]:
+    """Compiled Ball.deriv (p = (restitution, g))."""
+    return x[1], -p[1]
+
+
+@numba.njit(cache=True)
+def ball_crossings(t: float, x: np.ndarray, p: Any) -> tuple[float]:
+    """Compiled Ball.zero_crossings."""
+    return (x[0],)
+
+
+@numba.njit(cache=True)
+def ball_on_event(t: float, x: np.ndarray, p: Any, which: int) -> tuple[float, float]:
+    """Compiled Ball.on_event."""
+    return 0.0, -p[0] * x[1]
 
 
 class Ball(Block):
@@ -69,6 +95,11 @@ class Ball(Block):
 
     def on_event(self, t: float, x: np.ndarray, u: Any, which: int) -> list[float]:
         return [0.0, -self.restitution * float(x[1])]
+
+    def kernels(self) -> Kernels:
+        """The same numerics for the compiled back-end (params: restitution, g)."""
+        return Kernels((self.restitution, G), output=ball_output, deriv=ball_deriv,
+                       crossings=ball_crossings, on_event=ball_on_event)
 
 
 def impact_times(n: int) -> np.ndarray:

@@ -2,6 +2,7 @@
 
 import importlib.util
 import math
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -12,8 +13,13 @@ EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
 
 def load(name):
+    """Import an example by file (registered in sys.modules: the compiled back-end imports
+    kernels defined in an example by module name)."""
+    if name in sys.modules:
+        return sys.modules[name]
     spec = importlib.util.spec_from_file_location(name, EXAMPLES / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
     spec.loader.exec_module(module)
     return module
 

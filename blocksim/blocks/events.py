@@ -11,9 +11,36 @@ from typing import Any
 
 import numpy as np
 
+import numba
+
 from blocksim.engine.block import Block, Port
 from blocksim.engine.clock import EVENT
+from blocksim.engine.compiled.kernels import Kernels
 from blocksim.engine.errors import BlockParameterError
+
+
+@numba.njit(cache=True)
+def stop_crossings(t: float, x: Any, u: float, p: Any) -> tuple[float]:
+    """Stop: g = u - 0.5."""
+    return (u - 0.5,)
+
+
+@numba.njit(cache=True)
+def hit_output(t: float, x: Any, u: float, p: Any) -> float:
+    """HitCrossing: 1 at the time of the last crossing."""
+    return 1.0 if t == x[0] else 0.0
+
+
+@numba.njit(cache=True)
+def hit_crossings(t: float, x: Any, u: float, p: Any) -> tuple[float]:
+    """HitCrossing: g = u - offset."""
+    return (u - p[0],)
+
+
+@numba.njit(cache=True)
+def hit_on_event(t: float, x: Any, u: float, p: Any, which: int) -> tuple[float]:
+    """HitCrossing: remember the crossing time."""
+    return (t,)
 
 
 class Stop(Block):
@@ -40,6 +67,10 @@ class Stop(Block):
     def zero_crossings(self, t: float, x: np.ndarray, u: Sequence[Any]) -> tuple[float]:
         """g = u - 0.5, rising."""
         return (u[0] - 0.5,)
+
+    def kernels(self) -> Kernels:
+        """Compiled: the crossing only (the loop ends the run)."""
+        return Kernels((), crossings=stop_crossings)
 
 
 _DIRECTIONS = {"rising": 1, "falling": -1, "either": 0}
@@ -102,3 +133,8 @@ class HitCrossing(Block):
     def on_event(self, t: float, x: np.ndarray, u: Sequence[Any], which: int) -> list[float]:
         """Remember the crossing time."""
         return [t]
+
+    def kernels(self) -> Kernels:
+        """Compiled output, crossing and event kernels (params: (offset,))."""
+        return Kernels((self.offset,), output=hit_output, crossings=hit_crossings,
+                       on_event=hit_on_event)

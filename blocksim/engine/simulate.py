@@ -201,9 +201,10 @@ def simulate(diagram: Diagram | Plan, T: float, solver: str = "RK45", *, rtol: f
             from blocksim.engine.compiled.backend import run_compiled
 
             compiled_result = run_compiled(plan, options, run.stats)
+            status, message = compiled_result.status, compiled_result.message
         else:
             _run_loop(run)
-        status, message = run.status, run.message
+            status, message = run.status, run.message
     except BaseException as exc:
         error = exc
         status, message = "failed", str(exc)

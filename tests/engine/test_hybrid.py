@@ -3,6 +3,7 @@ Stop, Zeno guard, real-time pacing."""
 
 import importlib.util
 import math
+import sys
 import time
 from pathlib import Path
 
@@ -33,8 +34,11 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 
 def example(name):
+    if name in sys.modules:
+        return sys.modules[name]
     spec = importlib.util.spec_from_file_location(name, EXAMPLES / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
     spec.loader.exec_module(module)
     return module
 

@@ -19,9 +19,15 @@ from typing import Any
 import numpy as np
 
 from blocksim.engine.clock import EVENT
-from blocksim.engine.compiled.codegen import generate, signal_layout, source_hash
+from blocksim.engine.compiled.codegen import (
+    generate,
+    pack_params,
+    param_layout,
+    signal_layout,
+    source_hash,
+)
 from blocksim.engine.compiled.kernels import Kernels, kernels_of
-from blocksim.engine.errors import BlocksimError, NonFiniteError, SolverError
+from blocksim.engine.errors import BlocksimError, NonFiniteError, SolverError, ZenoError
 from blocksim.engine.plan import Plan
 from blocksim.engine.record import SimResult
 
@@ -43,12 +49,15 @@ def unsupported(plan: Plan) -> list[str]:
     reasons = []
     for e in plan.entries:
         b = e.block
-        if b.crossing_directions or b.clock is EVENT:
-            reasons.append(f"{e.name} ({e.kind}): zero crossings/events are not compiled yet")
-        elif _is_post_run_sink(e):
+        if _is_post_run_sink(e):
             continue
-        elif kernels_of(b) is None:
+        k = kernels_of(b)
+        if k is None:
             reasons.append(f"{e.name} ({e.kind}): has no compiled kernels")
+        elif b.crossing_directions and k.crossings is None:
+            reasons.append(f"{e.name} ({e.kind}): has zero crossings but no crossings kernel")
+        elif b.clock is EVENT and k.on_event is None:
+            reasons.append(f"{e.name} ({e.kind}): event modes without an on_event kernel")
     return reasons
 
 
@@ -67,7 +76,8 @@ def cache_dir() -> Path:
 
 def load_module(plan: Plan, kernels: list[Kernels | None]) -> tuple[ModuleType, str, bool]:
     """Generate, write and import the module of ``plan``; also says whether it was new."""
-    src = generate(plan, kernels, signal_layout(plan))
+    params = param_layout([k.params if k is not None else () for k in kernels])
+    src = generate(plan, kernels, signal_layout(plan), params)
     name = f"blocksim_plan_{source_hash(src)}"
     if name in _MODULES:
         return _MODULES[name], src, False
@@ -110,7 +120,7 @@ def major_times(plan: Plan, T: float, options: dict[str, Any]) -> tuple[np.ndarr
         grid = options.get("dt") or (options["max_step"] if math.isfinite(options["max_step"])
                                      else T / 1000.0)
     if grid:
-        for k in range(int(math.floor(T / grid + 1e-9)) + 1):
+        for k in range(math.floor(T / grid + 1e-9) + 1):
             times.setdefault(k * grid, set())
     ordered = sorted(times)
     fired = np.zeros((len(ordered), max(1, len(plan.clocks))), dtype=np.bool_)
@@ -134,22 +144,29 @@ def run_compiled(plan: Plan, options: dict[str, Any], stats: dict[str, Any]) -> 
                            f"got solver {solver!r}")
     kernels = [None if _is_post_run_sink(e) else kernels_of(e.block) for e in plan.entries]
     t0 = time.perf_counter()
+    from blocksim.engine.compiled import loops  # compiles the shared loop once (then cached)
+
     module, _, fresh = load_module(plan, kernels)
-    P = tuple(k.params if k is not None else () for k in kernels)
+    params = [k.params if k is not None else () for k in kernels]
+    pv, pi = pack_params(params, param_layout(params))
     layout = signal_layout(plan)
     T = options["T"]
     times, fired = major_times(plan, T, options)
     dt = float(options["dt"] or 0.0)
-    args = (P, plan.x0.astype(float), plan.xd0.astype(float), np.zeros(layout.size))
+    funcs = (module.evaluate, module.rhs, module.update, module.crossings, module.fire)
+    args = (*funcs, pv, pi, np.ascontiguousarray(plan.x0, dtype=float),
+            np.ascontiguousarray(plan.xd0, dtype=float), np.zeros(max(layout.size, 1)))
     rest = (METHODS[solver], dt, float(options["rtol"]), float(options["atol"]),
             float(options["max_step"]))
-    module.run(*args, times[:1], fired[:1], *rest, 4)  # compile or load from numba's cache
+    ev = (module.DIRECTIONS, module.STOP_MASK, float(options["event_tol"]),
+          100.0 * float(options["event_tol"]) * max(1.0, T), 50)
+    loops.run(*args, times[:1], np.ascontiguousarray(fired[:1]), *rest, 4, True, *ev)
     stats["compile_time"] = time.perf_counter() - t0
     stats["compile_cache"] = "cold" if fresh else "cached-or-warm"
     t1 = time.perf_counter()
     cap = max(16, len(times) * 2 + (int(T / dt) + 2 if dt else 0))
-    nrec, t_rec, x_rec, s_rec, nfev, nsteps, status = module.run(*args, times, fired, *rest,
-                                                                 cap)
+    nrec, t_rec, x_rec, s_rec, nfev, nsteps, nevents, status = loops.run(
+        *args, times, fired, *rest, cap, True, *ev)
     wall = time.perf_counter() - t1
     t_rec, x_rec, s_rec = t_rec[:nrec], x_rec[:nrec], s_rec[:nrec]
     grid = options.get("record_dt")
@@ -161,12 +178,22 @@ def run_compiled(plan: Plan, options: dict[str, Any], stats: dict[str, Any]) -> 
         col = s_rec[:, start:start + n]
         signals[name] = col[:, 0].copy() if not shape else col.reshape((len(t_rec), *shape))
     t_final = float(t_rec[-1]) if len(t_rec) else 0.0
-    stats.update(nfev=int(nfev), nsteps=int(nsteps), nsegments=len(times) - 1, wall_time=wall,
+    stats.update(nfev=int(nfev), nsteps=int(nsteps), nevents=int(nevents),
+                 nsegments=len(times) - 1, wall_time=wall,
                  realtime_factor=t_final / wall if wall > 0 else math.inf,
-                 t_final=t_final, nrecorded=int(len(t_rec)), backend="compiled")
-    status_text = {0: "success", 1: "failed", 2: "failed"}[int(status)]
+                 t_final=t_final, nrecorded=len(t_rec), backend="compiled")
+    status_text = {0: "success", 1: "failed", 2: "failed", 3: "stopped", 4: "failed"}[int(status)]
     result = SimResult(t_rec, x_rec, signals, plan.state_names, stats, plan.aliases,
                        status_text)
+    if status == 3:
+        stoppers = [e.name for e in plan.entries if e.block.stops_simulation]
+        result.message = f"stopped by block '{stoppers[0]}' at t={t_final:.9g} s"
+    if status == 4:
+        chatter = [e.name for e in plan.entries if e.block.crossing_directions]
+        names = ", ".join(f"'{c}'" for c in chatter)
+        raise ZenoError(f"block {names} is chattering: 50 events within "
+                        f"{ev[3]:.3g} s of each other up to t={t_final:.9g} s (Zeno behaviour)",
+                        result=result, block=chatter[0] if chatter else None, time=t_final)
     if status == 1:
         raise _non_finite(plan, layout, s_rec, x_rec, t_final, result)
     if status == 2:

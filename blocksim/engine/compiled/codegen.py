@@ -10,11 +10,13 @@ The module holds, for one plan:
   ``sig`` (held);
 * ``rhs(t, x, xd, P, sig, dx)`` — mode-0 evaluation then every continuous block's derivative;
 * ``update(t, x, xd, P, sig, fired, xd_new)`` — discrete updates of the blocks on fired clocks;
-* the integration loop (:mod:`blocksim.engine.compiled.loops`), pasted in so that the whole
-  module is compiled and cached together.
+* ``crossings`` and ``fire`` for zero crossings and their handlers.
 
-Kernels are imported by module and attribute name, parameters travel in the tuple ``P`` (one
-entry per block), so a parameter sweep reuses the compiled code.
+Each is compiled with a fixed signature (:mod:`blocksim.engine.compiled.signatures`) so the
+shared integration loop takes them as first-class functions. Kernels are imported by module and
+attribute name. Block parameters are packed into two flat vectors, ``pv`` (float64: floats and
+float arrays) and ``pi`` (int64: ints, bools, uint64 seeds by bit pattern), and each function
+rebuilds a block's parameter tuple from them, so a parameter sweep reuses the compiled code.
 """
 
 from __future__ import annotations
@@ -26,9 +28,98 @@ from dataclasses import dataclass
 from typing import Any
 
 from blocksim.engine.clock import Clock
+import numpy as np
+
 from blocksim.engine.compiled.kernels import Kernels
-from blocksim.engine.compiled.loops import LOOPS_SOURCE
 from blocksim.engine.plan import Plan
+
+
+@dataclass(frozen=True)
+class ParamLayout:
+    """How each block's parameter tuple is packed into ``pv``/``pi``: per block, a tuple of
+    ``(kind, start, shape)`` with kind "f" (float in pv), "a" (float array in pv), "i" (int in
+    pi), "b" (bool in pi) or "u" (uint64 in pi)."""
+
+    items: tuple[tuple[tuple[str, int, tuple[int, ...]], ...], ...]
+    nv: int
+    ni: int
+
+
+def _kind(value: Any) -> str:
+    if isinstance(value, (bool, np.bool_)):
+        return "b"
+    if isinstance(value, np.uint64):
+        return "u"
+    if isinstance(value, (int, np.integer)):
+        return "i"
+    if isinstance(value, (float, np.floating)):
+        return "f"
+    if isinstance(value, np.ndarray) and value.dtype == np.float64:
+        return "a"
+    raise TypeError(f"kernel parameter {value!r} ({type(value).__name__}) is not a float, int, "
+                    f"bool, numpy.uint64 or float64 array")
+
+
+def param_layout(params: list[tuple[Any, ...]]) -> ParamLayout:
+    """The packing of every block's parameter tuple."""
+    items, nv, ni = [], 0, 0
+    for tup in params:
+        block_items = []
+        for value in tup:
+            kind = _kind(value)
+            if kind == "a":
+                block_items.append((kind, nv, tuple(value.shape)))
+                nv += int(value.size)
+            elif kind == "f":
+                block_items.append((kind, nv, ()))
+                nv += 1
+            else:
+                block_items.append((kind, ni, ()))
+                ni += 1
+        items.append(tuple(block_items))
+    return ParamLayout(tuple(items), nv, ni)
+
+
+def pack_params(params: list[tuple[Any, ...]], layout: ParamLayout) -> tuple[np.ndarray,
+                                                                             np.ndarray]:
+    """The flat (pv, pi) vectors of ``params`` (same structure as ``layout``)."""
+    pv = np.zeros(max(layout.nv, 1))
+    pi = np.zeros(max(layout.ni, 1), dtype=np.int64)
+    for tup, block_items in zip(params, layout.items):
+        if len(tup) != len(block_items):
+            raise ValueError("parameter structure differs from the compiled layout")
+        for value, (kind, start, shape) in zip(tup, block_items):
+            if _kind(value) != kind or (kind == "a" and tuple(value.shape) != shape):
+                raise ValueError(f"parameter {value!r} does not match the compiled layout "
+                                 f"({kind}, shape {shape})")
+            if kind == "a":
+                pv[start:start + value.size] = value.ravel()
+            elif kind == "f":
+                pv[start] = value
+            elif kind == "u":
+                pi[start] = np.array([value], dtype=np.uint64).view(np.int64)[0]
+            else:
+                pi[start] = int(value)
+    return pv, pi
+
+
+def _unpack(k: int, layout: ParamLayout) -> str:
+    parts = []
+    for kind, start, shape in layout.items[k]:
+        if kind == "f":
+            parts.append(f"pv[{start}]")
+        elif kind == "a":
+            n = int(math.prod(shape)) if shape else 1
+            parts.append(f"pv[{start}:{start + n}].reshape({shape!r})")
+        elif kind == "i":
+            parts.append(f"pi[{start}]")
+        elif kind == "b":
+            parts.append(f"pi[{start}] != 0")
+        else:
+            parts.append(f"np.uint64(pi[{start}])")
+    if not parts:
+        return "()"
+    return "(" + ", ".join(parts) + ("," if len(parts) == 1 else "") + ")"
 
 
 @dataclass(frozen=True)
@@ -60,7 +151,8 @@ def _kernel_ref(fn: Any) -> tuple[str, str]:
                      f"kernels must be defined at module level to be imported and cached")
 
 
-def generate(plan: Plan, kernels: list[Kernels | None], layout: Layout) -> str:
+def generate(plan: Plan, kernels: list[Kernels | None], layout: Layout,
+             params: ParamLayout) -> str:
     """The module source for ``plan`` (kernels[k] belongs to plan.entries[k])."""
     imports: dict[tuple[str, str], str] = {}
 
@@ -80,7 +172,7 @@ def generate(plan: Plan, kernels: list[Kernels | None], layout: Layout) -> str:
         if kern is None or kern.output is None or not e.out_slots:
             continue
         outs = [f"s{e.out_slots[p]}" for p in range(len(e.out_slots))]
-        args = ", ".join(["t", _state_arg(e)] + [f"s{s}" for s in e.in_slots] + [f"P[{k}]"])
+        args = ", ".join(["t", _state_arg(e)] + [f"s{s}" for s in e.in_slots] + [f"p{k}"])
         call = f"{ref(kern.output)}({args})"
         if len(outs) == 1:
             assign = f"{outs[0]} = {call}"
@@ -110,7 +202,7 @@ def generate(plan: Plan, kernels: list[Kernels | None], layout: Layout) -> str:
             continue
         kern = kernels[k]
         assert kern is not None and kern.deriv is not None
-        args = ", ".join(["t", _state_arg(e)] + [f"s{s}" for s in e.in_slots] + [f"P[{k}]"])
+        args = ", ".join(["t", _state_arg(e)] + [f"s{s}" for s in e.in_slots] + [f"p{k}"])
         lines_rhs.append(f"    d = {ref(kern.deriv)}({args})")
         lines_rhs.append(f"    for i in range({n}):")
         lines_rhs.append(f"        dx[{e.states.start} + i] = d[i]")
@@ -122,26 +214,72 @@ def generate(plan: Plan, kernels: list[Kernels | None], layout: Layout) -> str:
             continue
         kern = kernels[k]
         assert kern is not None and kern.update is not None
-        args = ", ".join(["t", _state_arg(e)] + [f"s{s}" for s in e.in_slots] + [f"P[{k}]"])
+        args = ", ".join(["t", _state_arg(e)] + [f"s{s}" for s in e.in_slots] + [f"p{k}"])
         lines_upd.append(f"    if fired[{clock_index[e.rate]}]:")
         lines_upd.append(f"        d = {ref(kern.update)}({args})")
         lines_upd.append(f"        for i in range({n}):")
         lines_upd.append(f"            xd_new[{e.states.start} + i] = d[i]")
 
+    lines_zc, lines_fire, stop_mask, directions = [], [], [], []
+    for k, e in enumerate(plan.entries):
+        dirs = tuple(int(v) for v in e.block.crossing_directions)
+        if not dirs:
+            continue
+        kern = kernels[k]
+        assert kern is not None and kern.crossings is not None
+        off = len(directions)
+        directions += dirs
+        stop_mask += [bool(e.block.stops_simulation)] * len(dirs)
+        args = ", ".join(["t", _state_arg(e)] + [f"s{s}" for s in e.in_slots] + [f"p{k}"])
+        lines_zc.append(f"    c = {ref(kern.crossings)}({args})")
+        lines_zc.append(f"    for i in range({len(dirs)}):")
+        lines_zc.append(f"        g[{off} + i] = c[i]")
+        n = e.states.stop - e.states.start
+        if e.block.stops_simulation:
+            lines_fire.append(f"    for i in range({len(dirs)}):")
+            lines_fire.append(f"        if mask[{off} + i]:")
+            lines_fire.append("            stop = True")
+        if kern.on_event is not None and n:
+            target = "xd_new" if e.discrete else "x_new"
+            lines_fire.append(f"    for i in range({len(dirs)}):")
+            lines_fire.append(f"        if mask[{off} + i]:")
+            lines_fire.append(f"            d = {ref(kern.on_event)}({args}, i)")
+            lines_fire.append(f"            for j in range({n}):")
+            lines_fire.append(f"                {target}[{e.states.start} + j] = d[j]")
+
     loads_all = [f"    {_load(s, layout)}" for s in range(len(plan.signal_names))]
+
+    def unpack(lines: list[str]) -> list[str]:
+        used = sorted({int(tok[1:]) for line in lines for tok in
+                       line.replace("(", " ").replace(")", " ").replace(",", " ").split()
+                       if tok.startswith("p") and tok[1:].isdigit()})
+        return [f"    p{k} = {_unpack(k, params)}" for k in used]
+
+    rhs_eval = _inline_eval(body_eval, needed_only=True)
     head = [f"# generated by blocksim for diagram {plan.name!r}; do not edit",
-            "import math", "import numpy as np", "from numba import njit"]
+            "import math", "import numpy as np", "from numba import njit",
+            "from blocksim.engine.compiled.signatures import (CROSSINGS, EVALUATE, FIRE, RHS, "
+            "UPDATE)"]
     head += [f"from {m} import {a} as {alias}" for (m, a), alias in imports.items()]
     src = "\n".join(head) + "\n\n\n"
-    src += "@njit(cache=True)\ndef evaluate(t, x, xd, P, sig, mode, fired):\n"
-    src += "\n".join(body_eval) + "\n\n\n"
-    src += "@njit(cache=True)\ndef rhs(t, x, xd, P, sig, dx):\n    mode = 0\n    fired = None\n"
-    src += "\n".join(_inline_eval(body_eval, needed_only=True)) + "\n"
+    src += "@njit(EVALUATE, cache=True)\ndef evaluate(t, x, xd, pv, pi, sig, mode, fired):\n"
+    src += "\n".join(unpack(body_eval) + body_eval) + "\n\n\n"
+    src += "@njit(RHS, cache=True)\ndef rhs(t, x, xd, pv, pi, sig, dx):\n"
+    src += "\n".join(unpack(rhs_eval + lines_rhs) + rhs_eval) + "\n"
     src += "\n".join(lines_rhs or ["    pass"]) + "\n\n\n"
-    src += "@njit(cache=True)\ndef update(t, x, xd, P, sig, fired, xd_new):\n"
-    src += "\n".join(loads_all or ["    pass"]) + "\n"
+    src += "@njit(UPDATE, cache=True)\ndef update(t, x, xd, pv, pi, sig, fired, xd_new):\n"
+    src += "\n".join(unpack(lines_upd) + loads_all or ["    pass"]) + "\n"
     src += "\n".join(lines_upd or ["    pass"]) + "\n\n\n"
-    src += LOOPS_SOURCE
+    src += f"STOP_MASK = np.array({stop_mask!r} or [False], dtype=np.bool_)\n"
+    src += f"DIRECTIONS = np.array({directions!r}, dtype=np.int64)\n\n\n"
+    src += "@njit(CROSSINGS, cache=True)\ndef crossings(t, x, xd, pv, pi, sig, g):\n"
+    src += "\n".join(unpack(lines_zc) + loads_all or ["    pass"]) + "\n"
+    src += "\n".join(lines_zc or ["    pass"]) + "\n\n\n"
+    src += "@njit(FIRE, cache=True)\ndef fire(t, x, xd, pv, pi, sig, mask, x_new, xd_new):\n"
+    src += "    stop = False\n"
+    fire_pre = unpack(lines_fire) + loads_all if lines_fire else []
+    src += "\n".join(fire_pre + lines_fire) + "\n" if lines_fire else ""
+    src += "    return stop\n"
     return src
 
 

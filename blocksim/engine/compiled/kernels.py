@@ -15,6 +15,11 @@ cache it and the generated module can import it by name) with the argument order
     continuous blocks: a sequence of ``nx`` floats (a UniTuple or a 1-D array).
 ``update(t, x, u0, ..., params) -> x_next``
     discrete blocks: a sequence of ``nx`` floats, called at the block's clock hits.
+``crossings(t, x, u0, ..., params) -> g``
+    blocks with zero crossings: a sequence of as many floats as ``crossing_directions``.
+``on_event(t, x, u0, ..., params, which) -> x_new``
+    blocks whose events change their state: the new state (``nx`` floats) after crossing
+    number ``which``; the state unchanged when that crossing changes nothing.
 
 ``t`` is float64, ``x`` the block's state slice (a 1-D float64 array, length 0 when
 stateless), ``u_i`` the inputs as in the interpreted back-end (float for a scalar port, array
@@ -49,6 +54,8 @@ class Kernels:
     output: Callable[..., Any] | None = None
     deriv: Callable[..., Any] | None = None
     update: Callable[..., Any] | None = None
+    crossings: Callable[..., Any] | None = None
+    on_event: Callable[..., Any] | None = None
 
 
 def kernels_of(block: Any) -> Kernels | None:
