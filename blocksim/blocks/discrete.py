@@ -37,19 +37,26 @@ from collections.abc import Sequence
 from operator import mul
 from typing import Any, ClassVar
 
+import numba
 import numpy as np
+from numba.extending import overload
 from scipy.signal import BadCoefficients, cont2discrete, tf2ss
 
 from blocksim.blocks.continuous import (
     StateSpace,
     TransferFunction,
+    _carray,
     _finite_float,
     _limit,
+    _lti_kernels,
     _positive,
     _real_array,
+    derivative_array,
+    derivative_output_scalar,
 )
 from blocksim.engine.block import Block, Port
 from blocksim.engine.clock import Clock, as_clock
+from blocksim.engine.compiled.kernels import Kernels
 from blocksim.engine.errors import BlockParameterError, suggest
 
 __all__ = [
@@ -137,6 +144,216 @@ def _filter_tau(owner: str, N: Any) -> float:
     return 0.0 if N is None else 1.0 / _positive(owner, "N", N)
 
 
+_njit = numba.njit(cache=True)
+
+
+# ====================================================================== compiled kernels
+# numba kernels for the compiled back-end (contract: blocksim.engine.compiled.kernels); the
+# conventions are those of blocksim.blocks.continuous: scalar kernels return floats or tuples
+# and never allocate, choices that change types or control flow select a kernel in the block's
+# ``kernels()``, numbers travel in ``params`` (layouts in each ``kernels()`` docstring).
+def _copy_signal(u: Any) -> Any:
+    """A scalar signal as it is, an array signal copied (overloaded for numba below)."""
+    return u if type(u) is float else _as_signal(u)
+
+
+@overload(_copy_signal)
+def _copy_signal_overload(u):  # no annotations: numba compares this signature with the lambdas'
+    if isinstance(u, numba.types.Array):
+        return lambda u: u.copy()
+    return lambda u: u
+
+
+# -- ZOH, RateTransition(delay=False); params ()
+@_njit
+def sample_output(t, x, u, p):
+    """y = u (an array input copied); any signal type (numba compiles one version per type)."""
+    return _copy_signal(u)
+
+
+# -- delays: UnitDelay, RateTransition(delay=True); params () or (rows, cols) for a matrix
+@_njit
+def delay_output_scalar(t, x, u, p):
+    """y = x (never reads u)."""
+    return x[0]
+
+
+@_njit
+def delay_output_vector(t, x, u, p):
+    """y = x, a copy (never reads u)."""
+    return x.copy()
+
+
+@_njit
+def delay_output_matrix(t, x, u, p):
+    """y = x, a copy reshaped to (rows, cols) = params (never reads u)."""
+    return x.copy().reshape((p[0], p[1]))
+
+
+@_njit
+def delay_update_scalar(t, x, u, p):
+    """x[k+1] = u[k]."""
+    return (u,)
+
+
+@_njit
+def delay_update_array(t, x, u, p):
+    """x[k+1] = u[k] flattened (a view of ``u`` when it is contiguous: the caller copies it)."""
+    return u.ravel()
+
+
+# -- DiscreteIntegrator: y = sat(x + a u), x' = sat(y + b u); params (a, b, lower, upper),
+# floats for a scalar state, lower/upper float64 arrays of the signal shape otherwise
+@_njit
+def dintegrator_output_state(t, x, u, p):
+    """y = x (forward Euler: never reads u; the state is within the limits)."""
+    return x[0]
+
+
+@_njit
+def dintegrator_output_scalar(t, x, u, p):
+    """y = x + a u."""
+    return x[0] + p[0] * u
+
+
+@_njit
+def dintegrator_output_scalar_limited(t, x, u, p):
+    """y = sat(x + a u)."""
+    a, _, lo, hi = p
+    y = x[0] + a * u
+    return lo if y < lo else hi if y > hi else y
+
+
+@_njit
+def dintegrator_update_scalar(t, x, u, p):
+    """x' = x + a u + b u."""
+    a, b, _, _ = p
+    return (x[0] + a * u + b * u,)
+
+
+@_njit
+def dintegrator_update_scalar_limited(t, x, u, p):
+    """x' = sat(sat(x + a u) + b u)."""
+    a, b, lo, hi = p
+    y = x[0] + a * u
+    y = lo if y < lo else hi if y > hi else y
+    y += b * u
+    return (lo if y < lo else hi if y > hi else y,)
+
+
+@_njit
+def dintegrator_output_array_state(t, x, u, p):
+    """y = sat(x) in the signal shape (forward Euler: never reads u)."""
+    lo = p[2].ravel()
+    hi = p[3].ravel()
+    n = x.size
+    y = np.empty(n)
+    for i in range(n):
+        v = x[i]
+        if v < lo[i]:
+            v = lo[i]
+        elif v > hi[i]:
+            v = hi[i]
+        y[i] = v
+    return y.reshape(p[2].shape)
+
+
+@_njit
+def dintegrator_output_array(t, x, u, p):
+    """y = sat(x + a u) in the signal shape."""
+    a = p[0]
+    lo = p[2].ravel()
+    hi = p[3].ravel()
+    v = u.ravel()
+    n = x.size
+    y = np.empty(n)
+    for i in range(n):
+        yi = x[i] + a * v[i]
+        if yi < lo[i]:
+            yi = lo[i]
+        elif yi > hi[i]:
+            yi = hi[i]
+        y[i] = yi
+    return y.reshape(p[2].shape)
+
+
+@_njit
+def dintegrator_update_array(t, x, u, p):
+    """x' = sat(sat(x + a u) + b u), flat."""
+    a = p[0]
+    b = p[1]
+    lo = p[2].ravel()
+    hi = p[3].ravel()
+    v = u.ravel()
+    n = x.size
+    xn = np.empty(n)
+    for i in range(n):
+        y = x[i] + a * v[i]
+        if y < lo[i]:
+            y = lo[i]
+        elif y > hi[i]:
+            y = hi[i]
+        y += b * v[i]
+        if y < lo[i]:
+            y = lo[i]
+        elif y > hi[i]:
+            y = hi[i]
+        xn[i] = y
+    return xn
+
+
+# -- DiscretePID; params (Kp, Ki, Kd, h = T + 1/N, T, lower, upper, filtered). The
+# interpreted DiscretePID calls the pure-Python functions (``.py_func``) with x as a list.
+@_njit
+def dpid_output(t, x, e, p):
+    """y = sat(Kp e + Ki x_i + Kd (e - z) / h)."""
+    Kp, Ki, Kd, h, _, lower, upper, _ = p
+    v = Kp * e + Ki * x[0] + Kd * ((e - x[1]) / h)
+    if v > upper:
+        return upper
+    if v < lower:
+        return lower
+    return v
+
+
+@_njit
+def dpid_update(t, x, e, p):
+    """(x_i + T e unless clamped, z + T d with a filter or e without)."""
+    Kp, Ki, Kd, h, T, lower, upper, filtered = p
+    xi = x[0]
+    z = x[1]
+    d = (e - z) / h
+    v = Kp * e + Ki * xi + Kd * d
+    z_next = z + T * d if filtered else float(e)
+    if (v > upper and Ki * e > 0.0) or (v < lower and Ki * e < 0.0):
+        return (xi, z_next)
+    return (xi + T * e, z_next)
+
+
+_dpid_output_py = dpid_output.py_func
+_dpid_update_py = dpid_update.py_func
+
+
+# -- DiscreteDerivative: output derivative_output_scalar / derivative_array (continuous
+# module); params (g = K / h, r = T / h)
+@_njit
+def dderivative_update_scalar(t, x, u, p):
+    """z' = z + r (u - z)."""
+    z = x[0]
+    return (z + p[1] * (u - z),)
+
+
+@_njit
+def dderivative_update_array(t, x, u, p):
+    """z' = z + r (u - z), element-wise."""
+    r = p[1]
+    n = x.size
+    zn = np.empty(n)
+    for i in range(n):
+        zn[i] = x[i] + r * (u[i] - x[i])
+    return zn
+
+
 # -- ZOH
 class ZOH(Block):
     r"""Zero-order hold: samples its input at the hits of ``clock`` and holds it in between.
@@ -180,6 +397,11 @@ class ZOH(Block):
         v = u[0]
         return (v if type(v) is float else _as_signal(v),)
 
+    def kernels(self) -> Kernels:
+        """The compiled kernels (:mod:`blocksim.engine.compiled.kernels`): params ``()``,
+        :func:`sample_output` (any signal shape); no state, no update."""
+        return Kernels((), output=sample_output)
+
 
 # -- delays (shared by UnitDelay and RateTransition(delay=True))
 class _DelayKernels(Block):
@@ -220,6 +442,18 @@ class _DelayKernels(Block):
 
     def _delay_update_array(self, t: float, x: np.ndarray, u: Sequence[Any]) -> np.ndarray:
         return np.array(u[0], dtype=float).reshape(-1)
+
+    def _delay_kernels(self) -> Kernels:
+        """Scalar: params ``()``, :func:`delay_output_scalar`, :func:`delay_update_scalar`;
+        vector: ``()``, :func:`delay_output_vector`, :func:`delay_update_array`; matrix:
+        ``(rows, cols)`` ints, :func:`delay_output_matrix`, :func:`delay_update_array`."""
+        if self._shape == ():
+            return Kernels((), output=delay_output_scalar, update=delay_update_scalar)
+        if len(self._shape) == 1:
+            return Kernels((), output=delay_output_vector, update=delay_update_array)
+        rows, cols = self._shape
+        return Kernels((int(rows), int(cols)), output=delay_output_matrix,
+                       update=delay_update_array)
 
 
 class UnitDelay(_DelayKernels):
@@ -275,6 +509,15 @@ class UnitDelay(_DelayKernels):
     def update(self, t: float, x: np.ndarray, u: Sequence[Any]) -> np.ndarray:
         """x[k+1] = u[k]."""
         return self._delay_update(t, x, u)
+
+    def kernels(self) -> Kernels:
+        """The compiled kernels (:mod:`blocksim.engine.compiled.kernels`).
+
+        Scalar: params ``()``, :func:`delay_output_scalar`, :func:`delay_update_scalar`;
+        vector: ``()``, :func:`delay_output_vector`, :func:`delay_update_array`; matrix:
+        ``(rows, cols)`` ints, :func:`delay_output_matrix`, :func:`delay_update_array`.
+        """
+        return self._delay_kernels()
 
 
 # -- RateTransition
@@ -359,6 +602,16 @@ class RateTransition(_DelayKernels):
     def update(self, t: float, x: np.ndarray, u: Sequence[Any]) -> np.ndarray:
         """x[k+1] = u[k] (``delay=True`` only; without a delay the block has no state)."""
         return self._delay_update(t, x, u)
+
+    def kernels(self) -> Kernels:
+        """The compiled kernels (:mod:`blocksim.engine.compiled.kernels`).
+
+        ``delay=False``: those of :class:`ZOH` (params ``()``, :func:`sample_output`, no
+        update); ``delay=True``: those of :class:`UnitDelay`.
+        """
+        if self.delay:
+            return self._delay_kernels()
+        return Kernels((), output=sample_output)
 
 
 # -- DiscreteIntegrator
@@ -506,6 +759,34 @@ class DiscreteIntegrator(Block):
         y += self._b * v
         return (lo if y < lo else hi if y > hi else y,)
 
+    def kernels(self) -> Kernels:
+        """The compiled kernels (:mod:`blocksim.engine.compiled.kernels`).
+
+        With ``y = sat(x + a u)``, ``x' = sat(y + b u)`` (a, b = 0, K T / K T, 0 /
+        K T / 2, K T / 2 for forward / backward / trapezoidal), params ``(a, b, lower,
+        upper)``: floats for a scalar state, lower/upper float64 arrays of the signal shape
+        otherwise. Scalar: output :func:`dintegrator_output_state` (forward: never reads u),
+        :func:`dintegrator_output_scalar` or ``..._scalar_limited``, update
+        :func:`dintegrator_update_scalar` or ``..._scalar_limited``; array:
+        :func:`dintegrator_output_array_state` (forward) or :func:`dintegrator_output_array`,
+        update :func:`dintegrator_update_array` (always saturating: exact with infinite limits).
+        """
+        if self._scalar:
+            params: tuple[Any, ...] = (self._a, self._b, self._lo, self._hi)
+            if self._a == 0.0:
+                output = dintegrator_output_state
+            elif self._limited:
+                output = dintegrator_output_scalar_limited
+            else:
+                output = dintegrator_output_scalar
+            update = (dintegrator_update_scalar_limited if self._limited
+                      else dintegrator_update_scalar)
+            return Kernels(params, output=output, update=update)
+        params = (self._a, self._b, _carray(self._lower_v.reshape(self._shape)),
+                  _carray(self._upper_v.reshape(self._shape)))
+        output = dintegrator_output_array_state if self._a == 0.0 else dintegrator_output_array
+        return Kernels(params, output=output, update=dintegrator_update_array)
+
 
 # -- linear systems
 class _DiscreteLinear(Block):
@@ -583,6 +864,13 @@ class _DiscreteLinear(Block):
 
     def _update_si(self, t: float, x: np.ndarray, u: Sequence[Any]) -> np.ndarray:
         return self.A @ x + self._bcol * u[0]
+
+    def kernels(self) -> Kernels:
+        """The compiled kernels (:mod:`blocksim.engine.compiled.kernels`): those of the
+        continuous :class:`~blocksim.blocks.continuous.StateSpace` (same params layouts, the
+        ``A x + B u`` kernel as ``update``); a static gain (n = 0) has no update."""
+        params, output, state = _lti_kernels(self.A, self.B, self.C, self.D)
+        return Kernels(params, output=output, update=state)
 
 
 class DiscreteTransferFunction(_DiscreteLinear):
@@ -895,34 +1183,26 @@ class DiscretePID(Block):
         self._T = T
         self._h = T + _filter_tau(owner, N)  # d = (e - z) / h
         self._limited = math.isfinite(self.lower) or math.isfinite(self.upper)
+        #: the kernels' params (see :meth:`kernels`)
+        self._kp = (self.Kp, self.Ki, self.Kd, self._h, T, self.lower, self.upper,
+                    self.N is not None)
 
-    def _v(self, e: float, xi: float, z: float) -> tuple[float, float]:
-        d = (e - z) / self._h
-        return self.Kp * e + self.Ki * xi + self.Kd * d, d
-
+    # The numerics are the pure-Python versions of the compiled kernels dpid_output and
+    # dpid_update, called with x as a list of floats.
     def output(self, t: float, x: np.ndarray, u: Sequence[Any]) -> tuple[float]:
         """y[k] = sat(Kp e + Ki x_i + Kd (e - z) / (T + 1/N))."""
-        xi, z = x.tolist()
-        v, _ = self._v(u[0], xi, z)
-        if self._limited:
-            if v > self.upper:
-                return (self.upper,)
-            if v < self.lower:
-                return (self.lower,)
-        return (v,)
+        return (_dpid_output_py(t, x.tolist(), u[0], self._kp),)
 
     def update(self, t: float, x: np.ndarray, u: Sequence[Any]) -> tuple[float, float]:
         """(x_i[k+1], z[k+1]) = (x_i + T e unless clamped, z + T d)."""
-        e = u[0]
-        xi, z = x.tolist()
-        v, d = self._v(e, xi, z)
-        T = self._T
-        z_next = z + T * d if self.N is not None else float(e)
-        if self._limited:
-            Ki = self.Ki
-            if (v > self.upper and Ki * e > 0.0) or (v < self.lower and Ki * e < 0.0):
-                return (xi, z_next)
-        return (xi + T * e, z_next)
+        return _dpid_update_py(t, x.tolist(), u[0], self._kp)
+
+    def kernels(self) -> Kernels:
+        """The compiled kernels (:mod:`blocksim.engine.compiled.kernels`):
+        :func:`dpid_output`, :func:`dpid_update` with params ``(Kp, Ki, Kd, h, T, lower,
+        upper, filtered)``, ``h = T + 1/N`` (T without a filter), ``filtered = N is not None``
+        (a bool); infinite limits need no separate kernel (the tests are then never true)."""
+        return Kernels(self._kp, output=dpid_output, update=dpid_update)
 
 
 # -- DiscreteDerivative
@@ -1020,6 +1300,22 @@ class DiscreteDerivative(Block):
     def _update_scalar_unfiltered(self, t: float, x: np.ndarray,
                                   u: Sequence[Any]) -> tuple[float]:
         return (float(u[0]),)
+
+    def kernels(self) -> Kernels:
+        """The compiled kernels (:mod:`blocksim.engine.compiled.kernels`), params ``(g, r)``
+        with y = g (u - z), z' = z + r (u - z) (g = K / h, r = T / h, h = T + 1/N).
+
+        Scalar: output :func:`~blocksim.blocks.continuous.derivative_output_scalar`, update
+        :func:`dderivative_update_scalar` or, without a filter (z' = u),
+        :func:`delay_update_scalar`; vector: :func:`~blocksim.blocks.continuous.derivative_array`
+        and :func:`dderivative_update_array` or :func:`delay_update_array`.
+        """
+        params = (self._g, self._r)
+        if self._scalar:
+            update = delay_update_scalar if self.N is None else dderivative_update_scalar
+            return Kernels(params, output=derivative_output_scalar, update=update)
+        update = delay_update_array if self.N is None else dderivative_update_array
+        return Kernels(params, output=derivative_array, update=update)
 
 
 # -- discretize

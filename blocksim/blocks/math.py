@@ -4,6 +4,13 @@ Every block here is stateless, so by the default feedthrough rule each output re
 at the same instant (:class:`Function` can declare otherwise). Scalar signals are Python floats
 and stay Python floats; array signals are combined with numpy broadcasting. Inputs whose shapes
 do not agree make numpy raise, which the compile-time dry run reports with the block's name.
+
+Compiled back-end: every block except :class:`Function` has :meth:`kernels` (see
+:mod:`blocksim.engine.compiled.kernels`); the kernels are the numba functions ``*_kernel`` at the
+end of this module. They compute what the interpreted ``output`` computes, with the same
+operations in the same order (the tests hold them equal); the differences are listed in each
+block's ``kernels`` docstring (mainly: a scalar outside a function's domain gives NaN or Inf,
+reported by the engine as a non-finite signal, instead of raising).
 """
 
 from __future__ import annotations
@@ -13,9 +20,11 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+import numba
 import numpy as np
 
 from blocksim.engine.block import Block
+from blocksim.engine.compiled.kernels import Kernels
 from blocksim.engine.errors import BlockParameterError, suggest
 
 __all__ = [
@@ -70,7 +79,8 @@ def _op_string(cls: str, name: str, value: Any, allowed: str, default: str,
 class Sum(Block):
     """Add and subtract the inputs (Simulink *Sum*, bdsim *SUM*).
 
-    Equation: ``y = s0*u0 + s1*u1 + ...`` with ``s_i = +1`` or ``-1`` from ``signs``.
+    Equation: ``y = s0*u0 + s1*u1 + ...`` with ``s_i = +1`` or ``-1`` from ``signs``, added
+    in port order.
 
     Parameters
     ----------
@@ -97,13 +107,9 @@ class Sum(Block):
         ops = _op_string("Sum", "signs", signs, "+-", "+", spacer="|")
         self._ops = ops
         self.set_ports(inputs=_numbered("u", len(ops), "u"))
-        pos = tuple(i for i, c in enumerate(ops) if c == "+")
-        neg = tuple(i for i, c in enumerate(ops) if c == "-")
-        # generic path: y = (+/-)u[first], then add the rest, then subtract
-        self._first = pos[0] if pos else neg[0]
-        self._first_neg = not pos
-        self._add = pos[1:]
-        self._sub = neg if pos else neg[1:]
+        # generic path, in port order (as the kernels): y = (+/-)u0, then y = y (+/-) u_i
+        self._first_neg = ops[0] == "-"
+        self._rest = tuple((i, c == "+") for i, c in enumerate(ops) if i > 0)
         self._mode = {"++": 1, "+-": 2, "-+": 3}.get(ops, 0)
 
     def output(self, t: float, x: np.ndarray, u: Sequence[Any]) -> tuple[Any]:
@@ -114,12 +120,18 @@ class Sum(Block):
             return (u[0] - u[1],)
         if mode == 3:
             return (u[1] - u[0],)
-        y = -u[self._first] if self._first_neg else u[self._first]
-        for i in self._add:
-            y = y + u[i]
-        for i in self._sub:
-            y = y - u[i]
+        y = -u[0] if self._first_neg else u[0]
+        for i, add in self._rest:
+            y = y + u[i] if add else y - u[i]
         return (y,)
+
+    def kernels(self) -> Kernels | None:
+        """``sum<n>_kernel`` for n inputs (n <= 8; None above), params ``(plus_0, ...,
+        plus_{n-1})``: one bool per input, True for ``'+'``."""
+        n = len(self._ops)
+        if n > len(_SUM_KERNELS):
+            return None
+        return Kernels(params=tuple(c == "+" for c in self._ops), output=_SUM_KERNELS[n - 1])
 
 
 _GAIN_ORDERS = ("K*u", "u*K", "K.*u")
@@ -200,6 +212,14 @@ class Gain(Block):
         if mode == 1:
             return (self._K @ v,)
         return (v @ self._K,)
+
+    def kernels(self) -> Kernels:
+        """Params ``(K,)``; ``gain_kernel`` (``K * u``) for a scalar or 1-D ``K`` or
+        ``order="K.*u"``, else ``gain_matrix_kernel`` (``K @ u``) or ``gain_matrix_right_kernel``
+        (``u @ K``), both ``K * u`` for a scalar input. Matrix products go through numba's BLAS
+        calls: equal to numpy's to rounding."""
+        kernel = (gain_kernel, gain_matrix_kernel, gain_matrix_right_kernel)[self._mode]
+        return Kernels(params=(_param(self._K),), output=kernel)
 
 
 def _is_matrix(v: Any) -> bool:
@@ -291,6 +311,23 @@ class Product(Block):
             else:
                 y = np.linalg.solve(np.transpose(v), np.transpose(y)).T
         return y
+
+    def kernels(self) -> Kernels | None:
+        """n inputs (n <= 8; None above). Element-wise: ``product<n>_kernel``, params
+        ``(mul_0, ..., mul_{n-1})``, one bool per input, True for ``'*'``. Matrix mode:
+        ``matrix_product<n>_kernel``, params one per input: ``1.0`` (a float) for ``'*'``, ``-1``
+        (an int) for ``'/'`` -- the operator is told by the parameter's *type*, so that numba
+        compiles only the operation valid for each operand's shape. Scalar division by zero
+        raises ZeroDivisionError as in the interpreted block; a singular matrix gives Inf/NaN
+        or numba's LinAlgError; inverses and products equal numpy's to rounding."""
+        n = len(self._ops)
+        if n > len(_PRODUCT_KERNELS):
+            return None
+        if self._matrix:
+            return Kernels(params=tuple(1.0 if c == "*" else -1 for c in self._ops),
+                           output=_MATRIX_PRODUCT_KERNELS[n - 1])
+        return Kernels(params=tuple(c == "*" for c in self._ops),
+                       output=_PRODUCT_KERNELS[n - 1])
 
 
 def _as_signal(value: Any) -> Any:
@@ -422,6 +459,11 @@ class Function(Block):
                 f"Function: func must return a tuple of {self._nout} outputs, got {got}")
         return tuple(_as_signal(v) for v in result)
 
+    def kernels(self) -> None:
+        """None: a user Python callable cannot be compiled, so a diagram with a Function runs
+        in the interpreted back-end only."""
+        return None
+
 
 def _sign(v: float) -> float:
     return 1.0 if v > 0 else (-1.0 if v < 0 else 0.0 * v)  # 0.0 * nan is nan
@@ -504,3 +546,424 @@ class MathFunction(Block):
             raise type(exc)(
                 f"MathFunction: {self._fname}({v!r}): the input {what} of {self._fname}"
             ) from None
+
+    def kernels(self) -> Kernels:
+        """``mathfunction_<func>_kernel`` (numpy's function, for a float or an array), params
+        ``()``. Unlike the interpreted block, a scalar outside the domain or overflowing gives
+        NaN or Inf (as for arrays), which the engine reports as a non-finite signal."""
+        return Kernels(params=(), output=_FUNCTION_KERNELS[self._fname])
+
+
+# ---------------------------------------------------------------------------- kernels
+# The compiled numerics (contract: blocksim.engine.compiled.kernels): the same operations in
+# the same order as the interpreted ``output``. Blocks with n inputs use the kernel of arity n;
+# each input may be a float or an array (numba compiles one version per combination).
+def _param(value: Any) -> Any:
+    """A kernel parameter: a Python float, or a writable C-contiguous float64 copy."""
+    if isinstance(value, float):
+        return value
+    return np.array(value, dtype=np.float64, order="C")
+
+
+@numba.njit(cache=True)
+def gain_kernel(t, x, u, p):
+    return p[0] * u
+
+
+@numba.njit(cache=True)
+def gain_matrix_kernel(t, x, u, p):
+    if isinstance(u, float):
+        return p[0] * u
+    return p[0] @ u
+
+
+@numba.njit(cache=True)
+def gain_matrix_right_kernel(t, x, u, p):
+    if isinstance(u, float):
+        return p[0] * u
+    return u @ p[0]
+
+
+@numba.njit(cache=True)
+def _signed(u, plus):
+    return u if plus else -u
+
+
+@numba.njit(cache=True)
+def _add(y, u, plus):
+    return y + u if plus else y - u
+
+
+@numba.njit(cache=True)
+def _inverted(u, mul):
+    return u if mul else 1.0 / u
+
+
+@numba.njit(cache=True)
+def _times(y, u, mul):
+    return y * u if mul else y / u
+
+
+@numba.njit(cache=True)
+def _matrix_first(v, op):
+    """The first operand of a matrix product: ``v``, or its (matrix) inverse for ``'/'``."""
+    if isinstance(op, float):  # '*'
+        return v
+    if isinstance(v, float):
+        return 1.0 / v
+    return np.linalg.inv(v)
+
+
+@numba.njit(cache=True)
+def _matrix_times(y, v, op):
+    """``y @ v`` (``'*'``, op a float) or ``y @ inv(v)`` (``'/'``, op an int); element-wise
+    with a scalar operand."""
+    if isinstance(op, float):  # '*'
+        if isinstance(y, float) or isinstance(v, float):
+            return y * v
+        return y @ v
+    if isinstance(v, float):
+        return y / v
+    if isinstance(y, float):
+        return y * np.linalg.inv(v)
+    if y.ndim == 1:
+        return np.linalg.solve(v.T, y)
+    return np.linalg.solve(v.T, y.T).T
+
+
+@numba.njit(cache=True)
+def sum1_kernel(t, x, u0, p):
+    return _signed(u0, p[0])
+
+
+@numba.njit(cache=True)
+def sum2_kernel(t, x, u0, u1, p):
+    y = _signed(u0, p[0])
+    return _add(y, u1, p[1])
+
+
+@numba.njit(cache=True)
+def sum3_kernel(t, x, u0, u1, u2, p):
+    y = _signed(u0, p[0])
+    y = _add(y, u1, p[1])
+    return _add(y, u2, p[2])
+
+
+@numba.njit(cache=True)
+def sum4_kernel(t, x, u0, u1, u2, u3, p):
+    y = _signed(u0, p[0])
+    y = _add(y, u1, p[1])
+    y = _add(y, u2, p[2])
+    return _add(y, u3, p[3])
+
+
+@numba.njit(cache=True)
+def sum5_kernel(t, x, u0, u1, u2, u3, u4, p):
+    y = _signed(u0, p[0])
+    y = _add(y, u1, p[1])
+    y = _add(y, u2, p[2])
+    y = _add(y, u3, p[3])
+    return _add(y, u4, p[4])
+
+
+@numba.njit(cache=True)
+def sum6_kernel(t, x, u0, u1, u2, u3, u4, u5, p):
+    y = _signed(u0, p[0])
+    y = _add(y, u1, p[1])
+    y = _add(y, u2, p[2])
+    y = _add(y, u3, p[3])
+    y = _add(y, u4, p[4])
+    return _add(y, u5, p[5])
+
+
+@numba.njit(cache=True)
+def sum7_kernel(t, x, u0, u1, u2, u3, u4, u5, u6, p):
+    y = _signed(u0, p[0])
+    y = _add(y, u1, p[1])
+    y = _add(y, u2, p[2])
+    y = _add(y, u3, p[3])
+    y = _add(y, u4, p[4])
+    y = _add(y, u5, p[5])
+    return _add(y, u6, p[6])
+
+
+@numba.njit(cache=True)
+def sum8_kernel(t, x, u0, u1, u2, u3, u4, u5, u6, u7, p):
+    y = _signed(u0, p[0])
+    y = _add(y, u1, p[1])
+    y = _add(y, u2, p[2])
+    y = _add(y, u3, p[3])
+    y = _add(y, u4, p[4])
+    y = _add(y, u5, p[5])
+    y = _add(y, u6, p[6])
+    return _add(y, u7, p[7])
+
+
+_SUM_KERNELS = (
+    sum1_kernel, sum2_kernel, sum3_kernel, sum4_kernel, sum5_kernel, sum6_kernel, sum7_kernel,
+    sum8_kernel,
+)
+
+
+@numba.njit(cache=True)
+def product1_kernel(t, x, u0, p):
+    return _inverted(u0, p[0])
+
+
+@numba.njit(cache=True)
+def product2_kernel(t, x, u0, u1, p):
+    y = _inverted(u0, p[0])
+    return _times(y, u1, p[1])
+
+
+@numba.njit(cache=True)
+def product3_kernel(t, x, u0, u1, u2, p):
+    y = _inverted(u0, p[0])
+    y = _times(y, u1, p[1])
+    return _times(y, u2, p[2])
+
+
+@numba.njit(cache=True)
+def product4_kernel(t, x, u0, u1, u2, u3, p):
+    y = _inverted(u0, p[0])
+    y = _times(y, u1, p[1])
+    y = _times(y, u2, p[2])
+    return _times(y, u3, p[3])
+
+
+@numba.njit(cache=True)
+def product5_kernel(t, x, u0, u1, u2, u3, u4, p):
+    y = _inverted(u0, p[0])
+    y = _times(y, u1, p[1])
+    y = _times(y, u2, p[2])
+    y = _times(y, u3, p[3])
+    return _times(y, u4, p[4])
+
+
+@numba.njit(cache=True)
+def product6_kernel(t, x, u0, u1, u2, u3, u4, u5, p):
+    y = _inverted(u0, p[0])
+    y = _times(y, u1, p[1])
+    y = _times(y, u2, p[2])
+    y = _times(y, u3, p[3])
+    y = _times(y, u4, p[4])
+    return _times(y, u5, p[5])
+
+
+@numba.njit(cache=True)
+def product7_kernel(t, x, u0, u1, u2, u3, u4, u5, u6, p):
+    y = _inverted(u0, p[0])
+    y = _times(y, u1, p[1])
+    y = _times(y, u2, p[2])
+    y = _times(y, u3, p[3])
+    y = _times(y, u4, p[4])
+    y = _times(y, u5, p[5])
+    return _times(y, u6, p[6])
+
+
+@numba.njit(cache=True)
+def product8_kernel(t, x, u0, u1, u2, u3, u4, u5, u6, u7, p):
+    y = _inverted(u0, p[0])
+    y = _times(y, u1, p[1])
+    y = _times(y, u2, p[2])
+    y = _times(y, u3, p[3])
+    y = _times(y, u4, p[4])
+    y = _times(y, u5, p[5])
+    y = _times(y, u6, p[6])
+    return _times(y, u7, p[7])
+
+
+@numba.njit(cache=True)
+def matrix_product1_kernel(t, x, u0, p):
+    return _matrix_first(u0, p[0])
+
+
+@numba.njit(cache=True)
+def matrix_product2_kernel(t, x, u0, u1, p):
+    y = _matrix_first(u0, p[0])
+    return _matrix_times(y, u1, p[1])
+
+
+@numba.njit(cache=True)
+def matrix_product3_kernel(t, x, u0, u1, u2, p):
+    y = _matrix_first(u0, p[0])
+    y = _matrix_times(y, u1, p[1])
+    return _matrix_times(y, u2, p[2])
+
+
+@numba.njit(cache=True)
+def matrix_product4_kernel(t, x, u0, u1, u2, u3, p):
+    y = _matrix_first(u0, p[0])
+    y = _matrix_times(y, u1, p[1])
+    y = _matrix_times(y, u2, p[2])
+    return _matrix_times(y, u3, p[3])
+
+
+@numba.njit(cache=True)
+def matrix_product5_kernel(t, x, u0, u1, u2, u3, u4, p):
+    y = _matrix_first(u0, p[0])
+    y = _matrix_times(y, u1, p[1])
+    y = _matrix_times(y, u2, p[2])
+    y = _matrix_times(y, u3, p[3])
+    return _matrix_times(y, u4, p[4])
+
+
+@numba.njit(cache=True)
+def matrix_product6_kernel(t, x, u0, u1, u2, u3, u4, u5, p):
+    y = _matrix_first(u0, p[0])
+    y = _matrix_times(y, u1, p[1])
+    y = _matrix_times(y, u2, p[2])
+    y = _matrix_times(y, u3, p[3])
+    y = _matrix_times(y, u4, p[4])
+    return _matrix_times(y, u5, p[5])
+
+
+@numba.njit(cache=True)
+def matrix_product7_kernel(t, x, u0, u1, u2, u3, u4, u5, u6, p):
+    y = _matrix_first(u0, p[0])
+    y = _matrix_times(y, u1, p[1])
+    y = _matrix_times(y, u2, p[2])
+    y = _matrix_times(y, u3, p[3])
+    y = _matrix_times(y, u4, p[4])
+    y = _matrix_times(y, u5, p[5])
+    return _matrix_times(y, u6, p[6])
+
+
+@numba.njit(cache=True)
+def matrix_product8_kernel(t, x, u0, u1, u2, u3, u4, u5, u6, u7, p):
+    y = _matrix_first(u0, p[0])
+    y = _matrix_times(y, u1, p[1])
+    y = _matrix_times(y, u2, p[2])
+    y = _matrix_times(y, u3, p[3])
+    y = _matrix_times(y, u4, p[4])
+    y = _matrix_times(y, u5, p[5])
+    y = _matrix_times(y, u6, p[6])
+    return _matrix_times(y, u7, p[7])
+
+
+_PRODUCT_KERNELS = (
+    product1_kernel, product2_kernel, product3_kernel, product4_kernel, product5_kernel,
+    product6_kernel, product7_kernel, product8_kernel,
+)
+_MATRIX_PRODUCT_KERNELS = (
+    matrix_product1_kernel, matrix_product2_kernel, matrix_product3_kernel, matrix_product4_kernel,
+    matrix_product5_kernel, matrix_product6_kernel, matrix_product7_kernel, matrix_product8_kernel,
+)
+
+
+@numba.njit(cache=True)
+def mathfunction_sin_kernel(t, x, u, p):
+    return np.sin(u)
+
+
+@numba.njit(cache=True)
+def mathfunction_cos_kernel(t, x, u, p):
+    return np.cos(u)
+
+
+@numba.njit(cache=True)
+def mathfunction_tan_kernel(t, x, u, p):
+    return np.tan(u)
+
+
+@numba.njit(cache=True)
+def mathfunction_asin_kernel(t, x, u, p):
+    return np.arcsin(u)
+
+
+@numba.njit(cache=True)
+def mathfunction_acos_kernel(t, x, u, p):
+    return np.arccos(u)
+
+
+@numba.njit(cache=True)
+def mathfunction_atan_kernel(t, x, u, p):
+    return np.arctan(u)
+
+
+@numba.njit(cache=True)
+def mathfunction_sinh_kernel(t, x, u, p):
+    return np.sinh(u)
+
+
+@numba.njit(cache=True)
+def mathfunction_cosh_kernel(t, x, u, p):
+    return np.cosh(u)
+
+
+@numba.njit(cache=True)
+def mathfunction_tanh_kernel(t, x, u, p):
+    return np.tanh(u)
+
+
+@numba.njit(cache=True)
+def mathfunction_exp_kernel(t, x, u, p):
+    return np.exp(u)
+
+
+@numba.njit(cache=True)
+def mathfunction_log_kernel(t, x, u, p):
+    return np.log(u)
+
+
+@numba.njit(cache=True)
+def mathfunction_log10_kernel(t, x, u, p):
+    return np.log10(u)
+
+
+@numba.njit(cache=True)
+def mathfunction_sqrt_kernel(t, x, u, p):
+    return np.sqrt(u)
+
+
+@numba.njit(cache=True)
+def mathfunction_abs_kernel(t, x, u, p):
+    return np.abs(u)
+
+
+@numba.njit(cache=True)
+def mathfunction_square_kernel(t, x, u, p):
+    return np.square(u)
+
+
+@numba.njit(cache=True)
+def mathfunction_reciprocal_kernel(t, x, u, p):
+    return np.reciprocal(u)
+
+
+@numba.njit(cache=True)
+def mathfunction_sign_kernel(t, x, u, p):
+    return np.sign(u)
+
+
+@numba.njit(cache=True)
+def mathfunction_floor_kernel(t, x, u, p):
+    return np.floor(u)
+
+
+@numba.njit(cache=True)
+def mathfunction_ceil_kernel(t, x, u, p):
+    return np.ceil(u)
+
+
+_FUNCTION_KERNELS = {
+    "sin": mathfunction_sin_kernel,
+    "cos": mathfunction_cos_kernel,
+    "tan": mathfunction_tan_kernel,
+    "asin": mathfunction_asin_kernel,
+    "acos": mathfunction_acos_kernel,
+    "atan": mathfunction_atan_kernel,
+    "sinh": mathfunction_sinh_kernel,
+    "cosh": mathfunction_cosh_kernel,
+    "tanh": mathfunction_tanh_kernel,
+    "exp": mathfunction_exp_kernel,
+    "log": mathfunction_log_kernel,
+    "log10": mathfunction_log10_kernel,
+    "sqrt": mathfunction_sqrt_kernel,
+    "abs": mathfunction_abs_kernel,
+    "square": mathfunction_square_kernel,
+    "reciprocal": mathfunction_reciprocal_kernel,
+    "sign": mathfunction_sign_kernel,
+    "floor": mathfunction_floor_kernel,
+    "ceil": mathfunction_ceil_kernel,
+}

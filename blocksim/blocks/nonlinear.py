@@ -26,6 +26,22 @@ Simulink difference equations) when given a ``clock``, continuous ODE approximat
 small time constant ``tau`` otherwise; see their notes.
 
 Scalar signals are Python floats; arrays are float64 ndarrays.
+
+Compiled kernels
+----------------
+Every block provides ``kernels()`` (see :mod:`blocksim.engine.compiled.kernels`): module-level
+``numba.njit(cache=True)`` functions of ``(t, x, u0, ..., params)``. The numerics are small pure
+functions registered with :func:`numba.extending.register_jitable` (:func:`_clip`,
+:func:`_dead_zone`, :func:`_quantize`, ...), which the interpreted methods call as plain Python
+and the kernels call compiled. The stateless kernels accept a float or an array of any shape
+(``isinstance`` on the argument type selects the branch at compile time).
+
+Scalar inputs give bitwise the interpreted result. Array inputs go through numba's
+implementation of the same numpy expressions: equal values, but the sign of a zero result may
+differ where two equal operands are ``-0.0`` and ``0.0`` (numba's ``minimum``/``maximum``
+return the first of equal operands, numpy's the second; numba's ``sign(-0.0)`` is ``-0.0``,
+numpy's ``0.0``) and NaN payloads are not compared. Zero crossings have no kernels (contract
+v1).
 """
 
 from __future__ import annotations
@@ -35,9 +51,12 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+from numba import njit, types
+from numba.extending import overload, register_jitable
 
 from blocksim.engine.block import Block
 from blocksim.engine.clock import EVENT, Clock, as_clock
+from blocksim.engine.compiled.kernels import Kernels
 from blocksim.engine.errors import BlockParameterError, suggest
 
 __all__ = [
@@ -128,13 +147,183 @@ def _flat_input(cls: str, v: Any, n: int) -> np.ndarray:
     return arr
 
 
+# ----------------------------------------------------------------------------- numerics
+# Pure functions shared by the interpreted methods (plain Python) and the kernels (compiled).
+@register_jitable
 def _clip(v: float, lo: float, hi: float) -> float:
-    """``min(max(v, lo), hi)`` for Python floats; NaN passes through."""
+    """``min(max(v, lo), hi)`` for floats; NaN passes through."""
     if v < lo:
         return lo
     if v > hi:
         return hi
     return v
+
+
+@register_jitable
+def _dead_zone(v: float, start: float, end: float) -> float:
+    """``u - start`` below the band, ``u - end`` above it, 0.0 inside (NaN for NaN)."""
+    if v < start:
+        return v - start
+    if v > end:
+        return v - end
+    return 0.0 * v  # 0.0, or NaN for a NaN input
+
+
+@register_jitable
+def _dead_zone_array(a: np.ndarray, start: float, end: float) -> np.ndarray:
+    """:func:`_dead_zone` of a float64 array: ``a - clip(a, start, end)``."""
+    return a - np.clip(a, start, end)
+
+
+@register_jitable
+def _quantize(v: float, q: float) -> float:
+    """``q * round(v / q)``, halves away from zero, no ``-0.0``; NaN and inf pass through."""
+    a = abs(v / q)
+    if not a < _INF:  # NaN or inf: nothing to round
+        return v
+    r = a - math.fmod(a, 1.0)  # floor(a), exactly (numba's math.floor returns an int64)
+    if a - r >= 0.5:
+        r += 1.0
+    return math.copysign(r, v) * q + 0.0  # + 0.0: no -0.0
+
+
+@register_jitable
+def _quantize_array(v: np.ndarray, q: float) -> np.ndarray:
+    """:func:`_quantize` of a float64 array."""
+    w = v / q
+    a = np.abs(w)
+    r = np.floor(a)
+    r += a - r >= 0.5
+    return np.copysign(r, w) * q + 0.0  # + 0.0: no -0.0
+
+
+@register_jitable
+def _sign(v: float) -> float:
+    """1.0, -1.0 or 0.0 (NaN for NaN)."""
+    return 1.0 if v > 0.0 else (-1.0 if v < 0.0 else 0.0 * v)
+
+
+@register_jitable
+def _extreme2(y: float, v: float, big: bool) -> float:
+    """``min(y, v)`` (``max`` if ``big``) of two floats; NaN wins, ``y`` wins a tie."""
+    # comparisons with NaN are False: the third branch propagates it
+    if v < y:
+        if not big:
+            return v
+    elif v > y:
+        if big:
+            return v
+    elif v != v:
+        return v
+    return y
+
+
+def _fold_numpy(acc: Any, rest: tuple[Any, ...], big: bool) -> Any:
+    """``maximum`` (``big``) or ``minimum`` of ``acc`` and ``rest``, left to right, numpy
+    broadcasting (compiled: the overload below)."""
+    ufunc = np.maximum if big else np.minimum
+    for v in rest:
+        acc = ufunc(acc, v)
+    return acc
+
+
+@overload(_fold_numpy)
+def _fold_numpy_compiled(acc: Any, rest: Any, big: Any) -> Any:
+    if len(rest) == 0:
+        return lambda acc, rest, big: acc
+
+    def impl(acc, rest, big):  # type: ignore[no-untyped-def]
+        v = rest[0]
+        return _fold_numpy(np.maximum(acc, v) if big else np.minimum(acc, v), rest[1:], big)
+
+    return impl
+
+
+def _extreme(values: tuple[Any, ...], big: bool) -> Any:
+    """The element-wise min (max if ``big``) of two or more floats or arrays.
+
+    All floats: a float, by :func:`_extreme2` (a NaN wins). Otherwise ``numpy.minimum`` or
+    ``maximum`` from left to right (broadcasting). Compiled: the overload below.
+    """
+    if all(type(v) is float for v in values):
+        y = values[0]
+        for v in values[1:]:
+            y = _extreme2(y, v, big)
+        return y
+    return _fold_numpy(values[0], values[1:], big)
+
+
+@overload(_extreme)
+def _extreme_compiled(values: Any, big: Any) -> Any:
+    if all(isinstance(ty, types.Float) for ty in values):
+        def floats(values, big):  # type: ignore[no-untyped-def]
+            y = values[0]
+            for v in values[1:]:
+                y = _extreme2(y, v, big)
+            return y
+
+        return floats
+    return lambda values, big: _fold_numpy(values[0], values[1:], big)
+
+
+@register_jitable
+def _switch_mask(c: Any, th: float, crit: int) -> Any:
+    """``c >= th``, ``c > th`` or ``c != th`` (criterion 0, 1, 2), for a float or an array."""
+    return c >= th if crit == 0 else (c > th if crit == 1 else c != th)
+
+
+@register_jitable
+def _backlash_array(z: np.ndarray, a: np.ndarray, h: float) -> np.ndarray:
+    """``min(max(z, a - h), a + h)`` element-wise."""
+    return np.minimum(np.maximum(z, a - h), a + h)
+
+
+@register_jitable
+def _rate_step(yp: float, v: float, dlo: float, dhi: float) -> float:
+    """Discrete rate limiter: ``y[k-1] + clip(u[k] - y[k-1], dlo, dhi)``."""
+    return yp + _clip(v - yp, dlo, dhi)
+
+
+@register_jitable
+def _rate_step_array(x: np.ndarray, a: np.ndarray, dlo: float, dhi: float) -> np.ndarray:
+    """:func:`_rate_step` element-wise."""
+    return x + np.clip(a - x, dlo, dhi)
+
+
+@register_jitable
+def _rate_deriv(y: float, v: float, tau: float, falling: float, rising: float) -> float:
+    """Continuous rate limiter: ``clip((u - y) / tau, falling, rising)``."""
+    return _clip((v - y) / tau, falling, rising)
+
+
+@register_jitable
+def _rate_deriv_array(x: np.ndarray, a: np.ndarray, tau: float, falling: float,
+                      rising: float) -> np.ndarray:
+    """:func:`_rate_deriv` element-wise."""
+    return np.clip((a - x) / tau, falling, rising)
+
+
+@register_jitable
+def _kernel_scalar_input(u: Any) -> float:
+    """Compiled code: the input of a block with a scalar state, a float (or 1-element array)."""
+    if isinstance(u, float):
+        return u
+    a = np.ravel(u)
+    if a.size != 1:
+        raise ValueError("input 'u' must be a scalar: the state is a scalar (the shape of x0)")
+    return a[0]
+
+
+@register_jitable
+def _kernel_vector_input(u: Any, n: int) -> np.ndarray:
+    """Compiled code: the input of a block with ``n`` states, as a flat array of ``n``."""
+    if isinstance(u, float):
+        a = np.full(1, u)
+    else:
+        a = np.ravel(u)
+    if a.size != n:
+        raise ValueError("input 'u' must have as many elements as the state (the shape of x0)")
+    return a
 
 
 class _LevelCrossings(Block):
@@ -235,13 +424,23 @@ class Saturation(_LevelCrossings):
     def output(self, t: float, x: np.ndarray, u: Sequence[Any]) -> tuple[Any]:
         v = u[0]
         if type(v) is float:
-            if v < self._lo:
-                return (self._lo,)
-            if v > self._hi:
-                return (self._hi,)
-            return (v,)
+            return (_clip(v, self._lo, self._hi),)
         y = np.clip(v, self._lo, self._hi)
         return (float(y) if np.ndim(y) == 0 else y.astype(float, copy=False),)
+
+    def kernels(self) -> Kernels:
+        """Compiled kernels: ``output`` :func:`saturation_output`, ``params = (lower,
+        upper)`` (floats, possibly infinite)."""
+        return Kernels(params=(self._lo, self._hi), output=saturation_output)
+
+
+@njit(cache=True)
+def saturation_output(t, x, u, params):
+    """Kernel of :class:`Saturation`: ``u`` (float or array) limited to ``params = (lower,
+    upper)``."""
+    if isinstance(u, float):
+        return _clip(u, params[0], params[1])
+    return np.clip(u, params[0], params[1])
 
 
 # ----------------------------------------------------------------------------- DeadZone
@@ -296,14 +495,22 @@ class DeadZone(_LevelCrossings):
     def output(self, t: float, x: np.ndarray, u: Sequence[Any]) -> tuple[Any]:
         v = u[0]
         if type(v) is float:
-            if v < self._start:
-                return (v - self._start,)
-            if v > self._end:
-                return (v - self._end,)
-            return (0.0 * v,)  # 0.0, or NaN for a NaN input
-        arr = np.asarray(v, dtype=float)
-        y = arr - np.clip(arr, self._start, self._end)
+            return (_dead_zone(v, self._start, self._end),)
+        y = _dead_zone_array(np.asarray(v, dtype=float), self._start, self._end)
         return (float(y) if y.ndim == 0 else y,)
+
+    def kernels(self) -> Kernels:
+        """Compiled kernels: ``output`` :func:`dead_zone_output`, ``params = (start, end)``."""
+        return Kernels(params=(self._start, self._end), output=dead_zone_output)
+
+
+@njit(cache=True)
+def dead_zone_output(t, x, u, params):
+    """Kernel of :class:`DeadZone`: ``u`` (float or array) less the band ``params = (start,
+    end)``."""
+    if isinstance(u, float):
+        return _dead_zone(u, params[0], params[1])
+    return _dead_zone_array(u, params[0], params[1])
 
 
 # ----------------------------------------------------------------------------- Quantizer
@@ -352,21 +559,14 @@ class Quantizer(_LevelCrossings):
 
     def output(self, t: float, x: np.ndarray, u: Sequence[Any]) -> tuple[Any]:
         v = u[0]
-        q = self._q
         if type(v) is float:
-            a = abs(v / q)
-            if not a < _INF:  # NaN or inf: nothing to round
-                return (v,)
-            r = float(math.floor(a))
-            if a - r >= 0.5:
-                r += 1.0
-            return (math.copysign(r, v) * q + 0.0,)  # + 0.0: no -0.0
-        w = np.asarray(v, dtype=float) / q
-        a = np.abs(w)
-        r = np.floor(a)
-        r += a - r >= 0.5
-        y = np.copysign(r, w) * q + 0.0  # + 0.0: no -0.0
+            return (_quantize(v, self._q),)
+        y = _quantize_array(np.asarray(v, dtype=float), self._q)
         return (float(y) if y.ndim == 0 else y,)
+
+    def kernels(self) -> Kernels:
+        """Compiled kernels: ``output`` :func:`quantizer_output`, ``params = (interval,)``."""
+        return Kernels(params=(self._q,), output=quantizer_output)
 
     def zero_crossings(self, t: float, x: np.ndarray, u: Sequence[Any]) -> Sequence[float]:
         """The triangle wave ``(-1)**floor(a) * (f - 1/2)``, zero at every jump."""
@@ -384,6 +584,15 @@ class Quantizer(_LevelCrossings):
         r = np.floor(a)
         f = a - r
         return np.where(r % 2.0 == 0.0, f - 0.5, 0.5 - f)
+
+
+@njit(cache=True)
+def quantizer_output(t, x, u, params):
+    """Kernel of :class:`Quantizer`: ``u`` (float or array) rounded to a multiple of
+    ``params = (interval,)``."""
+    if isinstance(u, float):
+        return _quantize(u, params[0])
+    return _quantize_array(u, params[0])
 
 
 # ----------------------------------------------------------------------------- Sign
@@ -424,9 +633,21 @@ class Sign(_LevelCrossings):
     def output(self, t: float, x: np.ndarray, u: Sequence[Any]) -> tuple[Any]:
         v = u[0]
         if type(v) is float:
-            return (1.0 if v > 0.0 else (-1.0 if v < 0.0 else 0.0 * v),)
+            return (_sign(v),)
         y = np.sign(np.asarray(v, dtype=float))
         return (float(y) if y.ndim == 0 else y,)
+
+    def kernels(self) -> Kernels:
+        """Compiled kernels: ``output`` :func:`sign_output`, ``params = ()``."""
+        return Kernels(params=(), output=sign_output)
+
+
+@njit(cache=True)
+def sign_output(t, x, u, params):
+    """Kernel of :class:`Sign`: the sign of ``u`` (float or array)."""
+    if isinstance(u, float):
+        return _sign(u)
+    return np.sign(u)
 
 
 # ----------------------------------------------------------------------------- MinMax
@@ -476,7 +697,6 @@ class MinMax(Block):
                 f"MinMax: parameter 'nin' must be an integer >= 1, got {_short(nin)}")
         self._max = func == "max"
         self._nin = int(nin)
-        self._ufunc = np.maximum if self._max else np.minimum
         self._reduce = np.max if self._max else np.min
         self.set_ports(inputs=["u"] if nin == 1 else [f"u{i}" for i in range(nin)])
 
@@ -486,25 +706,35 @@ class MinMax(Block):
             if type(v) is float:
                 return (v,)
             return (float(self._reduce(v)),)
-        if all(type(v) is float for v in u):
-            y = u[0]
-            big = self._max
-            for v in u[1:]:
-                # comparisons with NaN are False: the third branch propagates it
-                if v < y:
-                    if not big:
-                        y = v
-                elif v > y:
-                    if big:
-                        y = v
-                elif v != v:
-                    y = v
+        y = _extreme(tuple(u), self._max)
+        if type(y) is float:
             return (y,)
-        y = u[0]
-        for v in u[1:]:
-            y = self._ufunc(y, v)
         y = np.asarray(y, dtype=float)
         return (float(y) if y.ndim == 0 else y,)
+
+    def kernels(self) -> Kernels:
+        """Compiled kernels: ``output`` :func:`minmax_reduce_output` (``nin == 1``) or
+        :func:`minmax_output` (any ``nin >= 2``: it takes ``*args``); ``params = (is_max,)``,
+        a bool."""
+        out = minmax_reduce_output if self._nin == 1 else minmax_output
+        return Kernels(params=(self._max,), output=out)
+
+
+@njit(cache=True)
+def minmax_reduce_output(t, x, u, params):
+    """Kernel of :class:`MinMax` with one input: min (max if ``params = (is_max,)``) of the
+    elements of ``u`` (float or array), a float."""
+    if isinstance(u, float):
+        return u
+    return np.max(u) if params[0] else np.min(u)
+
+
+@njit(cache=True)
+def minmax_output(t, x, *args):
+    """Kernel of :class:`MinMax` with ``nin >= 2`` inputs: ``args = (u0, u1, ..., params)``,
+    ``params = (is_max,)``; the element-wise min (max) of the inputs (floats or broadcastable
+    arrays), a float when every input is a float."""
+    return _extreme(args[:-1], args[-1][0])
 
 
 # ----------------------------------------------------------------------------- Switch
@@ -575,7 +805,7 @@ class Switch(_LevelCrossings):
         th = self._th
         crit = self._crit
         if type(c) is float:
-            cond = c >= th if crit == 0 else (c > th if crit == 1 else c != th)
+            cond = _switch_mask(c, th, crit)
             if type(a) is not float or type(b) is not float:
                 sa, sb = np.shape(a), np.shape(b)
                 if sa != sb:
@@ -585,10 +815,26 @@ class Switch(_LevelCrossings):
                 y = np.asarray(a if cond else b, dtype=float)  # no copy of a float64 array
                 return (float(y) if y.ndim == 0 else y,)
             return (a if cond else b,)
-        carr = np.asarray(c, dtype=float)
-        mask = carr >= th if crit == 0 else (carr > th if crit == 1 else carr != th)
+        mask = _switch_mask(np.asarray(c, dtype=float), th, crit)
         y = np.where(mask, a, b).astype(float, copy=False)
         return (float(y) if y.ndim == 0 else y,)
+
+    def kernels(self) -> Kernels:
+        """Compiled kernels: ``output`` :func:`switch_output`, ``params = (threshold,
+        criterion)`` with ``criterion`` 0 (``>=``), 1 (``>``) or 2 (``!=``), an int."""
+        return Kernels(params=(self._th, self._crit), output=switch_output)
+
+
+@njit(cache=True)
+def switch_output(t, x, u_true, control, u_false, params):
+    """Kernel of :class:`Switch`: ``u_true`` where ``control`` meets the criterion, else
+    ``u_false``. A float control selects a whole input (``u_true`` and ``u_false`` then have
+    one type: both floats or both arrays of one shape); an array control selects element by
+    element (``np.where``, broadcasting)."""
+    mask = _switch_mask(control, params[0], params[1])
+    if isinstance(control, float):
+        return u_true if mask else u_false
+    return np.where(mask, u_true, u_false)
 
 
 # ----------------------------------------------------------------------------- Relay
@@ -665,7 +911,15 @@ class Relay(Block):
         self.set_state([1.0 if x0 else 0.0], ("mode",))
 
     def output(self, t: float, x: np.ndarray, u: Sequence[Any]) -> tuple[float]:
-        return (self._on if x[0] > 0.5 else self._off,)
+        return (_relay_output(x[0], self._on, self._off),)
+
+    def kernels(self) -> Kernels:
+        """Compiled kernels: ``output`` :func:`relay_output` (from the mode state),
+        ``update`` :func:`relay_update` (the mode unchanged); ``params = (on_value,
+        off_value, on_point, off_point)``. The mode changes at zero crossings, which have no
+        kernel (contract v1)."""
+        return Kernels(params=(self._on, self._off, self._on_point, self._off_point),
+                       output=relay_output, update=relay_update)
 
     def zero_crossings(self, t: float, x: np.ndarray, u: Sequence[Any]) -> Sequence[float]:
         """``(u - on_point, u - off_point)``."""
@@ -688,6 +942,25 @@ class Relay(Block):
         if which == 1 and on:
             return np.array([0.0])
         return None
+
+
+@register_jitable
+def _relay_output(mode: float, on: float, off: float) -> float:
+    """``on`` when the mode is on (> 0.5), else ``off``."""
+    return on if mode > 0.5 else off
+
+
+@njit(cache=True)
+def relay_output(t, x, u, params):
+    """Kernel of :class:`Relay`: ``on_value`` or ``off_value`` from the mode ``x[0]``;
+    ``params = (on_value, off_value, on_point, off_point)``."""
+    return _relay_output(x[0], params[0], params[1])
+
+
+@njit(cache=True)
+def relay_update(t, x, u, params):
+    """Kernel of :class:`Relay`: the mode unchanged, ``(x[0],)``."""
+    return (x[0],)
 
 
 # ----------------------------------------------------------------------------- Backlash
@@ -789,8 +1062,7 @@ class Backlash(Block):
         h = self._half
         if self._scalar and type(v) is float:
             return _clip(x.item(), v - h, v + h)
-        a = _flat_input("Backlash", v, x.size)
-        y = np.minimum(np.maximum(x, a - h), a + h)
+        y = _backlash_array(x, _flat_input("Backlash", v, x.size), h)
         return float(y[0]) if self._scalar else y
 
     def output(self, t: float, x: np.ndarray, u: Sequence[Any]) -> tuple[Any]:
@@ -819,6 +1091,62 @@ class Backlash(Block):
             return (v - h - z, v + h - z)
         d = _flat_input("Backlash", v, x.size) - x
         return np.concatenate([d - h, d + h])
+
+    def kernels(self) -> Kernels:
+        """Compiled kernels, ``params = (width / 2, tau)``.
+
+        Scalar ``x0``: ``output`` :func:`backlash_output`, then ``deriv``
+        :func:`backlash_deriv` (continuous) or ``update`` :func:`backlash_update` (clocked).
+        Vector ``x0``: :func:`backlash_vector_output`, then :func:`backlash_vector_deriv` or
+        :func:`backlash_vector_output` again as ``update`` (z[k+1] = y[k]).
+        """
+        params = (self._half, self._tau)
+        discrete = self.clock is not None
+        if self._scalar:
+            return Kernels(params=params, output=backlash_output,
+                           deriv=None if discrete else backlash_deriv,
+                           update=backlash_update if discrete else None)
+        return Kernels(params=params, output=backlash_vector_output,
+                       deriv=None if discrete else backlash_vector_deriv,
+                       update=backlash_vector_output if discrete else None)
+
+
+@njit(cache=True)
+def backlash_output(t, x, u, params):
+    """Kernel of :class:`Backlash`, scalar: ``min(max(z, u - h), u + h)``, ``params = (h,
+    tau)``, ``h = width / 2``."""
+    v = _kernel_scalar_input(u)
+    h = params[0]
+    return _clip(x[0], v - h, v + h)
+
+
+@njit(cache=True)
+def backlash_deriv(t, x, u, params):
+    """Kernel of the continuous :class:`Backlash`, scalar: ``((y - z) / tau,)``."""
+    v = _kernel_scalar_input(u)
+    h = params[0]
+    return ((_clip(x[0], v - h, v + h) - x[0]) / params[1],)
+
+
+@njit(cache=True)
+def backlash_update(t, x, u, params):
+    """Kernel of the clocked :class:`Backlash`, scalar: ``(y[k],)``."""
+    v = _kernel_scalar_input(u)
+    h = params[0]
+    return (_clip(x[0], v - h, v + h),)
+
+
+@njit(cache=True)
+def backlash_vector_output(t, x, u, params):
+    """Kernel of :class:`Backlash`, vector state of ``n``: the output, shape ``(n,)`` (also the
+    clocked variant's ``update``)."""
+    return _backlash_array(x, _kernel_vector_input(u, x.size), params[0])
+
+
+@njit(cache=True)
+def backlash_vector_deriv(t, x, u, params):
+    """Kernel of the continuous :class:`Backlash`, vector: ``(y - z) / tau``, shape ``(n,)``."""
+    return (_backlash_array(x, _kernel_vector_input(u, x.size), params[0]) - x) / params[1]
 
 
 # ----------------------------------------------------------------------------- RateLimiter
@@ -918,9 +1246,8 @@ class RateLimiter(Block):
     def _step(self, x: np.ndarray, v: Any) -> Any:
         """y[k] from y[k-1] = x and u[k] = v."""
         if self._scalar and type(v) is float:
-            yp = x.item()
-            return yp + _clip(v - yp, self._dlo, self._dhi)
-        y = x + np.clip(_flat_input("RateLimiter", v, x.size) - x, self._dlo, self._dhi)
+            return _rate_step(x.item(), v, self._dlo, self._dhi)
+        y = _rate_step_array(x, _flat_input("RateLimiter", v, x.size), self._dlo, self._dhi)
         return float(y[0]) if self._scalar else y
 
     def update(self, t: float, x: np.ndarray, u: Sequence[Any]) -> Any:
@@ -932,6 +1259,76 @@ class RateLimiter(Block):
         """dy/dt = clip((u - y) / tau, falling, rising)."""
         v = u[0]
         if self._scalar and type(v) is float:
-            return (_clip((v - x.item()) / self._tau, self._falling, self._rising),)
-        return np.clip((_flat_input("RateLimiter", v, x.size) - x) / self._tau, self._falling,
-                       self._rising)
+            return (_rate_deriv(x.item(), v, self._tau, self._falling, self._rising),)
+        return _rate_deriv_array(x, _flat_input("RateLimiter", v, x.size), self._tau,
+                                 self._falling, self._rising)
+
+    def kernels(self) -> Kernels:
+        """Compiled kernels.
+
+        Clocked, ``params = (falling * T, rising * T)`` (``T`` the period): ``output``
+        :func:`rate_limiter_output` and ``update`` :func:`rate_limiter_update` (scalar
+        ``x0``), or :func:`rate_limiter_vector_output` for both (vector ``x0``).
+
+        Continuous, ``params = (falling, rising, tau)``: ``output`` :func:`state_output`
+        (scalar) or :func:`state_vector_output` (the state), ``deriv``
+        :func:`rate_limiter_deriv` or :func:`rate_limiter_vector_deriv`.
+        """
+        if self.clock is not None:
+            params = (self._dlo, self._dhi)
+            if self._scalar:
+                return Kernels(params=params, output=rate_limiter_output,
+                               update=rate_limiter_update)
+            return Kernels(params=params, output=rate_limiter_vector_output,
+                           update=rate_limiter_vector_output)
+        params = (self._falling, self._rising, self._tau)
+        if self._scalar:
+            return Kernels(params=params, output=state_output, deriv=rate_limiter_deriv)
+        return Kernels(params=params, output=state_vector_output,
+                       deriv=rate_limiter_vector_deriv)
+
+
+@njit(cache=True)
+def rate_limiter_output(t, x, u, params):
+    """Kernel of the clocked :class:`RateLimiter`, scalar: ``y[k]``, ``params = (dlo,
+    dhi)`` = ``(falling * T, rising * T)``."""
+    return _rate_step(x[0], _kernel_scalar_input(u), params[0], params[1])
+
+
+@njit(cache=True)
+def rate_limiter_update(t, x, u, params):
+    """Kernel of the clocked :class:`RateLimiter`, scalar: ``(y[k],)``."""
+    return (_rate_step(x[0], _kernel_scalar_input(u), params[0], params[1]),)
+
+
+@njit(cache=True)
+def rate_limiter_vector_output(t, x, u, params):
+    """Kernel of the clocked :class:`RateLimiter`, vector state of ``n``: ``y[k]``, shape
+    ``(n,)`` (also its ``update``)."""
+    return _rate_step_array(x, _kernel_vector_input(u, x.size), params[0], params[1])
+
+
+@njit(cache=True)
+def rate_limiter_deriv(t, x, u, params):
+    """Kernel of the continuous :class:`RateLimiter`, scalar: ``(dy/dt,)``, ``params =
+    (falling, rising, tau)``."""
+    return (_rate_deriv(x[0], _kernel_scalar_input(u), params[2], params[0], params[1]),)
+
+
+@njit(cache=True)
+def rate_limiter_vector_deriv(t, x, u, params):
+    """Kernel of the continuous :class:`RateLimiter`, vector: ``dy/dt``, shape ``(n,)``."""
+    return _rate_deriv_array(x, _kernel_vector_input(u, x.size), params[2], params[0],
+                             params[1])
+
+
+@njit(cache=True)
+def state_output(t, x, *args):
+    """Kernel: the output is the scalar state, ``x[0]`` (any inputs and params)."""
+    return x[0]
+
+
+@njit(cache=True)
+def state_vector_output(t, x, *args):
+    """Kernel: the output is the state, a copy of shape ``(n,)`` (any inputs and params)."""
+    return x.copy()

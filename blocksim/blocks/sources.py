@@ -8,6 +8,11 @@ blocks must never modify their inputs in place.
 Time-driven discontinuities (steps, edges, corners, table points) are reported by
 :meth:`~blocksim.engine.block.Block.next_breakpoint` so that no solver step straddles them. At a
 breakpoint the output is its *right* limit: ``Step(time=1.0).output(1.0, ...)`` is ``after``.
+
+Compiled back-end: every block here has :meth:`kernels` (see
+:mod:`blocksim.engine.compiled.kernels`); the kernels are the numba functions ``*_kernel`` at the
+end of this module and compute exactly what the interpreted ``output`` computes (the tests hold
+them equal). Breakpoints are still asked of the block in Python, before the run.
 """
 
 from __future__ import annotations
@@ -17,9 +22,11 @@ from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import numba
 import numpy as np
 
 from blocksim.engine.block import Block
+from blocksim.engine.compiled.kernels import Kernels
 from blocksim.engine.errors import BlockParameterError, suggest
 
 __all__ = [
@@ -188,6 +195,10 @@ class Constant(Block):
     def output(self, t: float, x: np.ndarray, u: Sequence[Any]) -> tuple[Value]:
         return self._y
 
+    def kernels(self) -> Kernels:
+        """``constant_kernel``, params ``(value,)``."""
+        return Kernels(params=(_param(self._y[0]),), output=constant_kernel)
+
 
 class Time(Block):
     """The simulation time as a signal (Simulink *Clock*, bdsim *TIME*).
@@ -215,6 +226,10 @@ class Time(Block):
 
     def output(self, t: float, x: np.ndarray, u: Sequence[Any]) -> tuple[float]:
         return (float(t),)
+
+    def kernels(self) -> Kernels:
+        """``time_kernel``, params ``()``."""
+        return Kernels(params=(), output=time_kernel)
 
 
 class Step(Block):
@@ -257,6 +272,11 @@ class Step(Block):
 
     def next_breakpoint(self, t: float) -> float:
         return self._time if t < self._time else math.inf
+
+    def kernels(self) -> Kernels:
+        """``step_kernel``, params ``(time, before, after)``."""
+        return Kernels(params=(self._time, _param(self._before[0]), _param(self._after[0])),
+                       output=step_kernel)
 
 
 class Ramp(Block):
@@ -301,6 +321,11 @@ class Ramp(Block):
 
     def next_breakpoint(self, t: float) -> float:
         return self._start if t < self._start else math.inf
+
+    def kernels(self) -> Kernels:
+        """``ramp_kernel``, params ``(start, slope, initial)``."""
+        return Kernels(params=(self._start, _param(self._slope), _param(self._initial)),
+                       output=ramp_kernel)
 
 
 class Sine(Block):
@@ -353,6 +378,11 @@ class Sine(Block):
         if self._scalar:
             return (self._a * math.sin(self._w * t + self._p) + self._b,)
         return (self._a * np.sin(self._w * t + self._p) + self._b,)
+
+    def kernels(self) -> Kernels:
+        """``sine_kernel``, params ``(amplitude, 2*pi*frequency, phase, bias)``."""
+        return Kernels(params=tuple(_param(v) for v in (self._a, self._w, self._p, self._b)),
+                       output=sine_kernel)
 
 
 _WAVE_KINDS = ("square", "triangle", "sine")
@@ -477,6 +507,20 @@ class Waveform(Block):
             guess = (target - self._q0) / self._f2
         return _first_time_reaching(self._pieces, target, t, guess)
 
+    def kernels(self) -> Kernels:
+        """By kind: ``waveform_square_kernel``, params ``(frequency, phase/(2*pi), duty,
+        bias + amplitude, bias - amplitude)``; ``waveform_triangle_kernel``, params
+        ``(2*frequency, 2*phase/(2*pi) - 1/2, amplitude, bias)``; ``waveform_sine_kernel``,
+        params ``(2*pi*frequency, phase, amplitude, bias)``."""
+        if self._kind == "square":
+            return Kernels(params=(self._f, self._c0, self._duty, _param(self._high[0]),
+                                   _param(self._low[0])), output=waveform_square_kernel)
+        if self._kind == "triangle":
+            return Kernels(params=(self._f2, self._q0, _param(self._a), _param(self._b)),
+                           output=waveform_triangle_kernel)
+        return Kernels(params=(_TWO_PI * self._f, self._phase, _param(self._a),
+                               _param(self._b)), output=waveform_sine_kernel)
+
 
 class Piecewise(Block):
     """A piecewise-constant signal (bdsim *PIECEWISE*).
@@ -525,6 +569,12 @@ class Piecewise(Block):
     def next_breakpoint(self, t: float) -> float:
         i = bisect_right(self._times, t)
         return self._times[i] if i < len(self._times) else math.inf
+
+    def kernels(self) -> Kernels:
+        """``piecewise_kernel``, params ``(times, table)``: ``table[0]`` is the zero before
+        ``times[0]``, ``table[i + 1] = values[i]``."""
+        table = np.stack([np.asarray(out[0], dtype=float) for out in self._outs])
+        return Kernels(params=(_param(self._times), _param(table)), output=piecewise_kernel)
 
 
 _INTERP_KINDS = ("linear", "previous", "next", "nearest")
@@ -654,3 +704,151 @@ class Interpolate(Block):
             return math.inf
         i = bisect_right(self._table, t)
         return self._table[i] if i < len(self._table) else math.inf
+
+    def kernels(self) -> Kernels:
+        """``kind="linear"``: ``interpolate_linear_kernel`` (input ``u``) or
+        ``interpolate_linear_time_kernel`` (``time=True``), params ``(x, y, slopes)`` with
+        ``slopes[i] = (y[i+1] - y[i]) / (x[i+1] - x[i])``. Other kinds:
+        ``interpolate_index_kernel`` / ``interpolate_index_time_kernel``, params
+        ``(table, y, offset, last)``: the row is ``y[clip(searchsorted(table, s, "right") +
+        offset, 0, last)]`` with ``table`` the midpoints of ``x`` for ``"nearest"``, else ``x``.
+
+        An array input needs a 1-D ``y`` (looked up element-wise). A NaN input gives NaN (the
+        interpreted block raises).
+        """
+        if self._kind == "linear":
+            params: tuple[Any, ...] = (_param(self._xa), _param(self._ya),
+                                       _param(np.stack([np.asarray(v) for v in self._slopes])))
+            out = interpolate_linear_time_kernel if self._time else interpolate_linear_kernel
+        else:
+            params = (_param(self._tablea), _param(self._ya), self._offset, self._last)
+            out = interpolate_index_time_kernel if self._time else interpolate_index_kernel
+        return Kernels(params=params, output=out)
+
+
+# ---------------------------------------------------------------------------- kernels
+# The compiled numerics (contract: blocksim.engine.compiled.kernels). Each one computes what
+# the interpreted ``output`` computes, with the same operations in the same order, so the
+# results are equal (to the last bit, except libm-vs-numpy differences of array sin).
+def _param(value: Any) -> Any:
+    """A kernel parameter: a Python float, or a writable C-contiguous float64 copy."""
+    if isinstance(value, float):
+        return value
+    return np.array(value, dtype=np.float64, order="C")
+
+
+@numba.njit(cache=True)
+def constant_kernel(t, x, p):
+    return p[0]
+
+
+@numba.njit(cache=True)
+def time_kernel(t, x, p):
+    return float(t)
+
+
+@numba.njit(cache=True)
+def step_kernel(t, x, p):
+    return p[2] if t >= p[0] else p[1]
+
+
+@numba.njit(cache=True)
+def ramp_kernel(t, x, p):
+    start, slope, initial = p
+    if t <= start:
+        return initial
+    return initial + slope * (t - start)
+
+
+@numba.njit(cache=True)
+def sine_kernel(t, x, p):
+    a, w, phase, b = p
+    return a * np.sin(w * t + phase) + b
+
+
+@numba.njit(cache=True)
+def waveform_square_kernel(t, x, p):
+    f, c0, duty, high, low = p
+    c = f * t + c0
+    if c - math.floor(c) < duty:
+        return high
+    return low
+
+
+@numba.njit(cache=True)
+def waveform_triangle_kernel(t, x, p):
+    f2, q0, a, b = p
+    q = f2 * t + q0
+    n = math.floor(q)
+    ph = q - n
+    return b + a * (2.0 * ph - 1.0 if n & 1 else 1.0 - 2.0 * ph)
+
+
+@numba.njit(cache=True)
+def waveform_sine_kernel(t, x, p):
+    w, phase, a, b = p
+    return b + a * math.sin(w * t + phase)
+
+
+@numba.njit(cache=True)
+def piecewise_kernel(t, x, p):
+    times, table = p
+    return table[np.searchsorted(times, t, side="right")]
+
+
+@numba.njit(cache=True)
+def _linear_lookup(s, xa, ya, slopes):
+    """The linear table lookup at one abscissa ``s`` (a row of ``ya`` or a float)."""
+    n = xa.size
+    if s <= xa[0]:
+        return ya[0]
+    if s >= xa[n - 1]:
+        return ya[n - 1]
+    i = np.searchsorted(xa, s, side="right") - 1
+    if i > n - 2:  # only for a NaN s: the result is NaN
+        i = n - 2
+    return ya[i] + slopes[i] * (s - xa[i])
+
+
+@numba.njit(cache=True)
+def _index_lookup(s, table, offset, last):
+    """The row index of ``s`` for the kinds previous, next and nearest."""
+    i = np.searchsorted(table, s, side="right") + offset
+    return 0 if i < 0 else (last if i > last else i)
+
+
+@numba.njit(cache=True)
+def interpolate_linear_time_kernel(t, x, p):
+    return _linear_lookup(float(t), p[0], p[1], p[2])
+
+
+@numba.njit(cache=True)
+def interpolate_linear_kernel(t, x, u, p):
+    xa, ya, slopes = p
+    if isinstance(u, float):
+        return _linear_lookup(u, xa, ya, slopes)
+    out = np.empty(u.shape)
+    flat = out.reshape(-1)
+    src = u.ravel()
+    for k in range(src.size):
+        flat[k] = _linear_lookup(src[k], xa, ya, slopes)
+    return out
+
+
+@numba.njit(cache=True)
+def interpolate_index_time_kernel(t, x, p):
+    table, ya, offset, last = p
+    return ya[_index_lookup(float(t), table, offset, last)]
+
+
+@numba.njit(cache=True)
+def interpolate_index_kernel(t, x, u, p):
+    table, ya, offset, last = p
+    if isinstance(u, float):
+        return ya[_index_lookup(u, table, offset, last)]
+    out = np.empty(u.shape)
+    flat = out.reshape(-1)
+    src = u.ravel()
+    for k in range(src.size):
+        flat[k] = ya[_index_lookup(src[k], table, offset, last)]
+    return out

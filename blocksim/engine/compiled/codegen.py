@@ -27,9 +27,9 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from blocksim.engine.clock import Clock
 import numpy as np
 
+from blocksim.engine.clock import Clock
 from blocksim.engine.compiled.kernels import Kernels
 from blocksim.engine.plan import Plan
 

@@ -73,7 +73,7 @@ def _rms(v, scale):
 
 @njit(cache=True)
 def _grow(a):
-    b = np.empty((a.shape[0] * 2,) + a.shape[1:])
+    b = np.empty((a.shape[0] * 2,) + a.shape[1:])  # noqa: RUF005 - numba
     b[: a.shape[0]] = a
     return b
 
