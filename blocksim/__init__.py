@@ -4,6 +4,7 @@ The public API: build a :class:`Diagram` of blocks (:mod:`blocksim.blocks`), the
 :func:`simulate` it into a :class:`SimResult`.
 """
 
+from blocksim.engine.batch import BatchResult, grid, monte_carlo, simulate_batch, with_overrides
 from blocksim.engine.block import Block, Port
 from blocksim.engine.clock import Clock
 from blocksim.engine.compile import compile_diagram
@@ -21,6 +22,7 @@ from blocksim.engine.record import SimResult
 from blocksim.engine.simulate import simulate
 
 __all__ = [
+    "BatchResult",
     "Block",
     "BlockParameterError",
     "BlocksimError",
@@ -34,5 +36,9 @@ __all__ = [
     "SimulationError",
     "SolverError",
     "compile_diagram",
+    "grid",
+    "monte_carlo",
     "simulate",
+    "simulate_batch",
+    "with_overrides",
 ]

@@ -71,5 +71,7 @@ class BlockRuntimeError(SimulationError):
 
 def suggest(name: str, valid: Iterable[str]) -> str:
     """Return ``" (did you mean 'x'?)"`` for the closest valid name, or ``""``."""
-    close = difflib.get_close_matches(name, list(valid), n=1, cutoff=0.6)
+    options = list(valid)
+    same_letters = [v for v in options if v.lower() == name.lower()]
+    close = same_letters or difflib.get_close_matches(name, options, n=1, cutoff=0.6)
     return f" (did you mean '{close[0]}'?)" if close else ""

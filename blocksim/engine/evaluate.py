@@ -80,7 +80,7 @@ class Evaluator:
         self._updates = [(e.block.update, e.states, _input_getter(e.in_slots), k)
                          for k, e in enumerate(plan.entries)
                          if e.discrete and e.states.stop > e.states.start
-                         and e.block.clock is e.rate]
+                         and e.block.clock == e.rate]
         #: blocks with zero crossings: (method, state slice or None, discrete, input getter,
         #: entry index, directions); ``crossing_owner[i]`` is (entry, which, direction) of the
         #: i-th value returned by :meth:`crossings`

@@ -349,7 +349,7 @@ def _run_loop(run: Run) -> None:
     tb = plan.timebase
     clocks = plan.clocks
     updates_of = {c: {k for k, e in enumerate(plan.entries)
-                      if e.discrete and e.block.clock is e.rate and e.rate == c}
+                      if e.discrete and e.block.clock == e.rate and e.rate == c}
                   for c in clocks}
     hit_ticks = [tb.next_hit(c, 0) for c in clocks]
     hit_times = [tb.to_time(n) for n in hit_ticks]

@@ -120,8 +120,13 @@ def major_times(plan: Plan, T: float, options: dict[str, Any]) -> tuple[np.ndarr
         grid = options.get("dt") or (options["max_step"] if math.isfinite(options["max_step"])
                                      else T / 1000.0)
     if grid:
+        known = np.array(sorted(times))
         for k in range(math.floor(T / grid + 1e-9) + 1):
-            times.setdefault(k * grid, set())
+            g = k * grid
+            j = int(np.searchsorted(known, g))
+            near = [known[i] for i in (j - 1, j) if 0 <= i < len(known)]
+            if not any(abs(v - g) <= 1e-9 * max(1.0, g) for v in near):
+                times.setdefault(g, set())  # a clock hit or breakpoint already stands there
     ordered = sorted(times)
     fired = np.zeros((len(ordered), max(1, len(plan.clocks))), dtype=np.bool_)
     for i, t in enumerate(ordered):
@@ -202,6 +207,61 @@ def run_compiled(plan: Plan, options: dict[str, Any], stats: dict[str, Any]) -> 
                           f"floating-point numbers after t={t_final:.9g} s; try a stiff "
                           f"solver in the interpreted back-end", result=result, time=t_final)
     return result
+
+
+def run_batch_compiled(plans: list[Plan], options: dict[str, Any]) -> Any:
+    """Run one member per plan (same structure, different parameters) in a numba prange
+    loop; returns a :class:`~blocksim.engine.batch.BatchResult` without overrides."""
+    from blocksim.engine.batch import BatchResult
+    from blocksim.engine.compiled import batch_loop
+
+    plan = plans[0]
+    problems = unsupported(plan)
+    if problems:
+        raise CompileError("the compiled back-end cannot run this diagram; blocks without "
+                           "compiled kernels: " + "; ".join(problems))
+    solver = options["solver"]
+    if solver not in METHODS:
+        raise CompileError(f"compiled ensembles integrate with {', '.join(METHODS)}; got "
+                           f"solver {solver!r}")
+    all_kernels = [[None if _is_post_run_sink(e) else kernels_of(e.block) for e in p.entries]
+                   for p in plans]
+    t0 = time.perf_counter()
+    module, _, _ = load_module(plan, all_kernels[0])
+    params0 = [k.params if k is not None else () for k in all_kernels[0]]
+    playout = param_layout(params0)
+    packed = [pack_params([k.params if k is not None else () for k in ks], playout)
+              for ks in all_kernels]
+    PV = np.ascontiguousarray(np.stack([p[0] for p in packed]))
+    PI = np.ascontiguousarray(np.stack([p[1] for p in packed]))
+    X0 = np.ascontiguousarray(np.stack([p.x0 for p in plans]).reshape(len(plans), plan.nx))
+    XD0 = np.ascontiguousarray(np.stack([p.xd0 for p in plans]).reshape(len(plans), -1)
+                               if plan.xd0.size else np.zeros((len(plans), 0)))
+    layout = signal_layout(plan)
+    T = options["T"]
+    times, fired = major_times(plan, T, options)
+    funcs = (module.evaluate, module.rhs, module.update, module.crossings, module.fire)
+    rest = (METHODS[solver], float(options["dt"] or 0.0), float(options["rtol"]),
+            float(options["atol"]), float(options["max_step"]), module.DIRECTIONS,
+            module.STOP_MASK, float(options["event_tol"]),
+            100.0 * float(options["event_tol"]) * max(1.0, T), 50)
+    sig0 = np.zeros(max(layout.size, 1))
+    batch_loop.run_batch(*funcs, PV[:1], PI[:1], X0[:1], XD0[:1], sig0, times[:1],
+                    np.ascontiguousarray(fired[:1]), *rest)  # compile or load the cache
+    compile_time = time.perf_counter() - t0
+    t1 = time.perf_counter()
+    _, x_out, s_out, _, status = batch_loop.run_batch(*funcs, PV, PI, X0, XD0, sig0, times,
+                                                           fired, *rest)
+    wall = time.perf_counter() - t1
+    signals = {}
+    for name, (start, n, shape) in zip(plan.signal_names, layout.slots):
+        col = s_out[:, :, start:start + n]
+        signals[name] = col[:, :, 0].copy() if not shape else col.reshape(
+            (len(plans), len(times), *shape))
+    text = np.array([{0: "success", 3: "stopped"}.get(int(s), "failed") for s in status])
+    return BatchResult(times, x_out, signals, [], text,
+                       {"compile_time": compile_time, "run_time": wall,
+                        "run_per_member": wall / len(plans)})
 
 
 def _non_finite(plan: Plan, layout: Any, s_rec: np.ndarray, x_rec: np.ndarray, t: float,

@@ -165,6 +165,7 @@ def generate(plan: Plan, kernels: list[Kernels | None], layout: Layout,
     clock_index = {c: i for i, c in enumerate(plan.clocks)}
     needed = _minor_steps(plan)
     lines_eval: list[str] = []
+    assigned: set[int] = set()
     for si, step in enumerate(plan.order):
         k = step.entry
         e = plan.entries[k]
@@ -185,6 +186,12 @@ def generate(plan: Plan, kernels: list[Kernels | None], layout: Layout,
         else:  # constant
             cond = "mode == 3"
         stores = [_store(e.out_slots[p], layout) for p in step.ports]
+        # inputs not computed yet feed outputs without feedthrough: read their held value
+        for s in e.in_slots:
+            if s not in assigned:
+                lines_eval.append(f"    {_load(s, layout)}")
+                assigned.add(s)
+        assigned.update(e.out_slots)
         if cond is None:
             lines_eval.append(f"    {assign}")
             lines_eval += [f"    {s}" for s in stores]

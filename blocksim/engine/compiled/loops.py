@@ -312,7 +312,7 @@ def run(evaluate, rhs, update, crossings, fire, pv, pi, x0, xd0, sig0, times, fi
                     hh = min(h, t_end - t)
                     en, ne = _one_step(rhs, 2, t, x, f, hh, t_end, t_left, xd, pv, pi, sig, K,
                                        ytmp, ynew, err, scale, C, A, B, E, rtol, atol)
-                    nfev += ne + 1
+                    nfev += ne
                     if en < 1.0:
                         factor = 10.0 if en == 0.0 else min(10.0, 0.9 * en ** -0.2)
                         if rejected:
@@ -404,3 +404,4 @@ def run(evaluate, rhs, update, crossings, fire, pv, pi, x0, xd0, sig0, times, fi
         if not event:
             t = t_end
     return nrec, t_rec, x_rec, s_rec, nfev, nsteps, nevents, 0
+
