@@ -147,7 +147,8 @@ def _run_member(args: tuple[dict[str, Any], float, dict[str, Any]]) -> Any:
 def simulate_batch(diagram: Diagram | Plan, overrides: Iterable[Mapping[str, Any]], T: float,
                    solver: str = "RK45", *, backend: str = "auto", rtol: float = 1e-6,
                    atol: float = 1e-9, max_step: float = math.inf, dt: float | None = None,
-                   record_dt: float | None = None, workers: int | None = None) -> BatchResult:
+                   record_dt: float | None = None, workers: int | None = None,
+                   specialize: bool = False) -> BatchResult:
     """Run one simulation per override dict; see the module docstring.
 
     ``backend="compiled"`` (or ``"auto"`` when every block has kernels) runs the members in a
@@ -161,7 +162,7 @@ def simulate_batch(diagram: Diagram | Plan, overrides: Iterable[Mapping[str, Any
         raise ValueError("simulate_batch: `overrides` is empty; give one dict per member")
     plans = [with_overrides(plan, ov) for ov in members]
     options = dict(T=float(T), solver=solver, rtol=rtol, atol=atol, max_step=max_step, dt=dt,
-                   record_dt=record_dt, event_tol=1e-10)
+                   record_dt=record_dt, event_tol=1e-10, specialize=specialize)
     from blocksim.engine.compiled.backend import METHODS, can_compile
 
     if backend == "auto":
@@ -187,6 +188,7 @@ def _run_batch_interpreted(plan: Plan, members: list[dict[str, Any]], options: d
     global _POOL_PLAN
     T = options.pop("T")
     options.pop("event_tol")
+    options.pop("specialize")
     times, _ = major_times(plan, T, {**options, "record_dt": options["record_dt"]})
     _POOL_PLAN = plan
     ctx = multiprocessing.get_context("fork") if "fork" in \

@@ -121,7 +121,8 @@ def _check_options(T: float, solver: str, rtol: float, atol: float, max_step: fl
 def simulate(diagram: Diagram | Plan, T: float, solver: str = "RK45", *, rtol: float = 1e-6,
              atol: float = 1e-9, max_step: float = math.inf, dt: float | None = None,
              record_dt: float | None = None, event_tol: float = 1e-10,
-             realtime: float | None = None, backend: str = "interpreted") -> SimResult:
+             realtime: float | None = None, backend: str = "interpreted",
+             specialize: bool = False) -> SimResult:
     """Simulate ``diagram`` from t = 0 to ``T``.
 
     Parameters
@@ -151,6 +152,10 @@ def simulate(diagram: Diagram | Plan, T: float, solver: str = "RK45", *, rtol: f
         function for the diagram and integrates it in numba loops (solvers ``euler``, ``rk4``,
         ``RK45`` = Dormand-Prince 5(4)); it refuses blocks without kernels, naming them;
         ``"auto"`` picks compiled when every block has kernels and the solver is one of those.
+    specialize : bool
+        Compiled back-end: also compile the integration loop for this diagram (its functions
+        called directly and inlined): the fastest runs, for a first compile of tens of seconds
+        (cached on disk). Without it the loop shared by all diagrams is used (compiled once).
 
     Returns
     -------
@@ -185,7 +190,8 @@ def simulate(diagram: Diagram | Plan, T: float, solver: str = "RK45", *, rtol: f
         backend = "compiled" if (solver in METHODS and realtime is None
                                  and can_compile(plan)) else "interpreted"
     options = dict(T=float(T), solver=solver, rtol=rtol, atol=atol, max_step=max_step, dt=dt,
-                   record_dt=record_dt, event_tol=float(event_tol), realtime=realtime)
+                   record_dt=record_dt, event_tol=float(event_tol), realtime=realtime,
+                   specialize=specialize)
     run = Run(plan, options)
     run.stats["backend"] = backend
     compiled_result: SimResult | None = None

@@ -74,10 +74,11 @@ def cache_dir() -> Path:
     return path
 
 
-def load_module(plan: Plan, kernels: list[Kernels | None]) -> tuple[ModuleType, str, bool]:
+def load_module(plan: Plan, kernels: list[Kernels | None],
+                specialized: bool = False) -> tuple[ModuleType, str, bool]:
     """Generate, write and import the module of ``plan``; also says whether it was new."""
     params = param_layout([k.params if k is not None else () for k in kernels])
-    src = generate(plan, kernels, signal_layout(plan), params)
+    src = generate(plan, kernels, signal_layout(plan), params, specialized)
     name = f"blocksim_plan_{source_hash(src)}"
     if name in _MODULES:
         return _MODULES[name], src, False
@@ -151,26 +152,29 @@ def run_compiled(plan: Plan, options: dict[str, Any], stats: dict[str, Any]) -> 
     t0 = time.perf_counter()
     from blocksim.engine.compiled import loops  # compiles the shared loop once (then cached)
 
-    module, _, fresh = load_module(plan, kernels)
+    specialized = bool(options.get("specialize"))
+    module, _, fresh = load_module(plan, kernels, specialized)
     params = [k.params if k is not None else () for k in kernels]
     pv, pi = pack_params(params, param_layout(params))
     layout = signal_layout(plan)
     T = options["T"]
     times, fired = major_times(plan, T, options)
     dt = float(options["dt"] or 0.0)
-    funcs = (module.evaluate, module.rhs, module.update, module.crossings, module.fire)
+    funcs = () if specialized else (module.evaluate, module.rhs, module.update,
+                                     module.crossings, module.fire)
+    runner = module.run_fast if specialized else loops.run
     args = (*funcs, pv, pi, np.ascontiguousarray(plan.x0, dtype=float),
             np.ascontiguousarray(plan.xd0, dtype=float), np.zeros(max(layout.size, 1)))
     rest = (METHODS[solver], dt, float(options["rtol"]), float(options["atol"]),
             float(options["max_step"]))
     ev = (module.DIRECTIONS, module.STOP_MASK, float(options["event_tol"]),
           100.0 * float(options["event_tol"]) * max(1.0, T), 50)
-    loops.run(*args, times[:1], np.ascontiguousarray(fired[:1]), *rest, 4, True, *ev)
+    runner(*args, times[:1], np.ascontiguousarray(fired[:1]), *rest, 4, True, *ev)
     stats["compile_time"] = time.perf_counter() - t0
     stats["compile_cache"] = "cold" if fresh else "cached-or-warm"
     t1 = time.perf_counter()
     cap = max(16, len(times) * 2 + (int(T / dt) + 2 if dt else 0))
-    nrec, t_rec, x_rec, s_rec, nfev, nsteps, nevents, status = loops.run(
+    nrec, t_rec, x_rec, s_rec, nfev, nsteps, nevents, status = runner(
         *args, times, fired, *rest, cap, True, *ev)
     wall = time.perf_counter() - t1
     t_rec, x_rec, s_rec = t_rec[:nrec], x_rec[:nrec], s_rec[:nrec]
@@ -227,7 +231,8 @@ def run_batch_compiled(plans: list[Plan], options: dict[str, Any]) -> Any:
     all_kernels = [[None if _is_post_run_sink(e) else kernels_of(e.block) for e in p.entries]
                    for p in plans]
     t0 = time.perf_counter()
-    module, _, _ = load_module(plan, all_kernels[0])
+    specialized = bool(options.get("specialize"))
+    module, _, _ = load_module(plan, all_kernels[0], specialized)
     params0 = [k.params if k is not None else () for k in all_kernels[0]]
     playout = param_layout(params0)
     packed = [pack_params([k.params if k is not None else () for k in ks], playout)
@@ -240,17 +245,19 @@ def run_batch_compiled(plans: list[Plan], options: dict[str, Any]) -> Any:
     layout = signal_layout(plan)
     T = options["T"]
     times, fired = major_times(plan, T, options)
-    funcs = (module.evaluate, module.rhs, module.update, module.crossings, module.fire)
+    funcs = () if specialized else (module.evaluate, module.rhs, module.update,
+                                     module.crossings, module.fire)
+    runner = module.batch_fast if specialized else batch_loop.run_batch
     rest = (METHODS[solver], float(options["dt"] or 0.0), float(options["rtol"]),
             float(options["atol"]), float(options["max_step"]), module.DIRECTIONS,
             module.STOP_MASK, float(options["event_tol"]),
             100.0 * float(options["event_tol"]) * max(1.0, T), 50)
     sig0 = np.zeros(max(layout.size, 1))
-    batch_loop.run_batch(*funcs, PV[:1], PI[:1], X0[:1], XD0[:1], sig0, times[:1],
+    runner(*funcs, PV[:1], PI[:1], X0[:1], XD0[:1], sig0, times[:1],
                     np.ascontiguousarray(fired[:1]), *rest)  # compile or load the cache
     compile_time = time.perf_counter() - t0
     t1 = time.perf_counter()
-    _, x_out, s_out, _, status = batch_loop.run_batch(*funcs, PV, PI, X0, XD0, sig0, times,
+    _, x_out, s_out, _, status = runner(*funcs, PV, PI, X0, XD0, sig0, times,
                                                            fired, *rest)
     wall = time.perf_counter() - t1
     signals = {}

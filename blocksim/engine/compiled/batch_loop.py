@@ -7,7 +7,7 @@ compiling it.
 import numpy as np
 from numba import njit, prange, types
 
-from blocksim.engine.compiled.loops import run
+from blocksim.engine.compiled.loops import run_impl
 from blocksim.engine.compiled.signatures import (
     A8,
     B1,
@@ -28,8 +28,8 @@ RUN_BATCH = types.Tuple((types.float64[:, ::1], types.float64[:, :, ::1],
     types.boolean[:, ::1], types.int64, F8, F8, F8, F8, I8, B1, F8, F8, types.int64)
 
 
-@njit(RUN_BATCH, cache=True, parallel=True)
-def run_batch(evaluate, rhs, update, crossings, fire, PV, PI, X0, XD0, sig0, times, fired_rows,
+@njit(cache=True, parallel=True)
+def batch_impl(evaluate, rhs, update, crossings, fire, PV, PI, X0, XD0, sig0, times, fired_rows,
               method, dt, rtol, atol, max_step, directions, stop_mask, event_tol, zeno_dt,
               zeno_count):
     """Run one member per row of PV/PI in parallel (numba prange), recording only at the
@@ -42,7 +42,7 @@ def run_batch(evaluate, rhs, update, crossings, fire, PV, PI, X0, XD0, sig0, tim
     counts = np.zeros(m_count, dtype=np.int64)
     status = np.zeros(m_count, dtype=np.int64)
     for m in prange(m_count):
-        nrec, t_rec, x_rec, s_rec, _, _, _, st = run(
+        nrec, t_rec, x_rec, s_rec, _, _, _, st = run_impl(
             evaluate, rhs, update, crossings, fire, PV[m], PI[m], X0[m], XD0[m], sig0, times,
             fired_rows, method, dt, rtol, atol, max_step, n_major + 1, False, directions,
             stop_mask, event_tol, zeno_dt, zeno_count)
@@ -53,3 +53,13 @@ def run_batch(evaluate, rhs, update, crossings, fire, PV, PI, X0, XD0, sig0, tim
         counts[m] = k
         status[m] = st
     return T_out, X_out, S_out, counts, status
+
+
+@njit(RUN_BATCH, cache=True)
+def run_batch(evaluate, rhs, update, crossings, fire, PV, PI, X0, XD0, sig0, times, fired_rows,
+              method, dt, rtol, atol, max_step, directions, stop_mask, event_tol, zeno_dt,
+              zeno_count):
+    """The ensemble loop compiled once for every diagram (first-class function arguments)."""
+    return batch_impl(evaluate, rhs, update, crossings, fire, PV, PI, X0, XD0, sig0, times,
+                      fired_rows, method, dt, rtol, atol, max_step, directions, stop_mask,
+                      event_tol, zeno_dt, zeno_count)

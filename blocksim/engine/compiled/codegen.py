@@ -152,7 +152,7 @@ def _kernel_ref(fn: Any) -> tuple[str, str]:
 
 
 def generate(plan: Plan, kernels: list[Kernels | None], layout: Layout,
-             params: ParamLayout) -> str:
+             params: ParamLayout, specialized: bool = False) -> str:
     """The module source for ``plan`` (kernels[k] belongs to plan.entries[k])."""
     imports: dict[tuple[str, str], str] = {}
 
@@ -268,7 +268,7 @@ def generate(plan: Plan, kernels: list[Kernels | None], layout: Layout,
             "from blocksim.engine.compiled.signatures import (CROSSINGS, EVALUATE, FIRE, RHS, "
             "UPDATE)"]
     head += [f"from {m} import {a} as {alias}" for (m, a), alias in imports.items()]
-    src = "\n".join(head) + "\n\n\n"
+    src = "\n".join(head) + "\n\n_EMPTY = np.zeros(0)\n\n\n"
     src += "@njit(EVALUATE, cache=True)\ndef evaluate(t, x, xd, pv, pi, sig, mode, fired):\n"
     src += "\n".join(unpack(body_eval) + body_eval) + "\n\n\n"
     src += "@njit(RHS, cache=True)\ndef rhs(t, x, xd, pv, pi, sig, dx):\n"
@@ -287,7 +287,34 @@ def generate(plan: Plan, kernels: list[Kernels | None], layout: Layout,
     fire_pre = unpack(lines_fire) + loads_all if lines_fire else []
     src += "\n".join(fire_pre + lines_fire) + "\n" if lines_fire else ""
     src += "    return stop\n"
+    if specialized:
+        src += SPECIALIZED_SOURCE
     return src
+
+
+#: appended to a generated module when asked for speed: the shared loop specialised for this
+#: diagram's functions (direct, inlinable calls; compiled per diagram, then cached)
+SPECIALIZED_SOURCE = """
+
+from blocksim.engine.compiled.batch_loop import batch_impl
+from blocksim.engine.compiled.loops import run_impl
+
+
+@njit(cache=True)
+def run_fast(pv, pi, x0, xd0, sig0, times, fired_rows, method, dt, rtol, atol, max_step, cap,
+             record_steps, directions, stop_mask, event_tol, zeno_dt, zeno_count):
+    return run_impl(evaluate, rhs, update, crossings, fire, pv, pi, x0, xd0, sig0, times,
+                    fired_rows, method, dt, rtol, atol, max_step, cap, record_steps,
+                    directions, stop_mask, event_tol, zeno_dt, zeno_count)
+
+
+@njit(cache=True)
+def batch_fast(PV, PI, X0, XD0, sig0, times, fired_rows, method, dt, rtol, atol, max_step,
+               directions, stop_mask, event_tol, zeno_dt, zeno_count):
+    return batch_impl(evaluate, rhs, update, crossings, fire, PV, PI, X0, XD0, sig0, times,
+                      fired_rows, method, dt, rtol, atol, max_step, directions, stop_mask,
+                      event_tol, zeno_dt, zeno_count)
+"""
 
 
 def _inline_eval(body: list[str], needed_only: bool) -> list[str]:
@@ -323,6 +350,8 @@ def _minor_steps(plan: Plan) -> set[int]:
 
 def _state_arg(e: Any) -> str:
     a, b = e.states.start, e.states.stop
+    if a == b:
+        return "_EMPTY"  # a constant: no view to create (and reference-count) per call
     return f"{'xd' if e.discrete else 'x'}[{a}:{b}]"
 
 

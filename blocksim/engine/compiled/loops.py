@@ -172,10 +172,12 @@ def _crossed(g_old, g_new, d):
     return False
 
 
-@njit(RUN, cache=True)
-def run(evaluate, rhs, update, crossings, fire, pv, pi, x0, xd0, sig0, times, fired_rows,
-        method, dt, rtol, atol, max_step, cap, record_steps, directions, stop_mask, event_tol,
-        zeno_dt, zeno_count):
+@njit(cache=True)
+def run_impl(evaluate, rhs, update, crossings, fire, pv, pi, x0, xd0, sig0, times, fired_rows,
+             method, dt, rtol, atol, max_step, cap, record_steps, directions, stop_mask,
+             event_tol, zeno_dt, zeno_count):
+    """The loop itself: specialised for first-class functions by :func:`run` (compiled once),
+    or for one diagram's own functions by its generated ``run_fast`` (inlined, fastest)."""
     n = x0.size
     nz = directions.size
     x = x0.copy()
@@ -405,3 +407,13 @@ def run(evaluate, rhs, update, crossings, fire, pv, pi, x0, xd0, sig0, times, fi
             t = t_end
     return nrec, t_rec, x_rec, s_rec, nfev, nsteps, nevents, 0
 
+
+
+@njit(RUN, cache=True)
+def run(evaluate, rhs, update, crossings, fire, pv, pi, x0, xd0, sig0, times, fired_rows,
+        method, dt, rtol, atol, max_step, cap, record_steps, directions, stop_mask, event_tol,
+        zeno_dt, zeno_count):
+    """The loop compiled once for every diagram (first-class function arguments)."""
+    return run_impl(evaluate, rhs, update, crossings, fire, pv, pi, x0, xd0, sig0, times,
+                    fired_rows, method, dt, rtol, atol, max_step, cap, record_steps,
+                    directions, stop_mask, event_tol, zeno_dt, zeno_count)
