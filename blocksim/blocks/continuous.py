@@ -20,6 +20,16 @@ pure, copyable and picklable. Larger or multi-input/multi-output systems use num
 
 A strictly proper block (no direct feedthrough) never reads its input in ``output``: the engine
 may call it before the inputs of the current instant are known.
+
+Compiled kernels
+----------------
+Every block's ``kernels()`` returns the numba kernels of the compiled back-end
+(:mod:`blocksim.engine.compiled.kernels`), module-level ``@njit(cache=True)`` functions below
+(``integrator_*``, ``lti_*``, ``derivative_*``, ``pid_*``), chosen by shape, limits, order
+and realisation; their ``params`` layouts are in each ``kernels()`` docstring. Scalar kernels
+return floats or tuples of floats and never allocate. The interpreted :class:`PID` calls the
+kernels' own pure-Python functions (``pid_output.py_func``, ...); the other blocks keep their
+faster pure-Python paths, tested equal to the kernels.
 """
 
 from __future__ import annotations

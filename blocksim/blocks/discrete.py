@@ -27,6 +27,16 @@ small single-input single-output cases use pure-Python kernels bound at construc
 a pure-Python ``A x + B u`` beats numpy up to 4 states, ``C x`` up to ~12). The class-level
 ``output``/``update`` are the numpy reference implementations; the tests check the bound kernels
 against them.
+
+Compiled kernels
+----------------
+Every block's ``kernels()`` returns the numba kernels of the compiled back-end
+(:mod:`blocksim.engine.compiled.kernels`): the module-level ``sample_output``, ``delay_*``,
+``dintegrator_*``, ``dpid_*`` and ``dderivative_*`` functions below, and the linear-system and
+derivative kernels of :mod:`blocksim.blocks.continuous` (``update`` being their ``A x + B u``).
+The interpreted :class:`DiscretePID` calls the kernels' own pure-Python functions
+(``dpid_output.py_func``, ``dpid_update.py_func``); the other blocks keep their pure-Python
+paths, tested equal to the kernels.
 """
 
 from __future__ import annotations
@@ -203,36 +213,21 @@ def delay_update_array(t, x, u, p):
 
 
 # -- DiscreteIntegrator: y = sat(x + a u), x' = sat(y + b u); params (a, b, lower, upper),
-# floats for a scalar state, lower/upper float64 arrays of the signal shape otherwise
-@_njit
-def dintegrator_output_state(t, x, u, p):
-    """y = x (forward Euler: never reads u; the state is within the limits)."""
-    return x[0]
-
-
+# floats for a scalar state, lower/upper float64 arrays of the signal shape otherwise. The
+# saturation is exact with infinite limits and a = 0 (forward Euler) skips u, so one kernel
+# pair serves every method and limit: these run once per hit, and a sweep never recompiles.
 @_njit
 def dintegrator_output_scalar(t, x, u, p):
-    """y = x + a u."""
-    return x[0] + p[0] * u
-
-
-@_njit
-def dintegrator_output_scalar_limited(t, x, u, p):
-    """y = sat(x + a u)."""
+    """y = sat(x + a u); y = x, never reading u, when a = 0 (the state is within the limits)."""
     a, _, lo, hi = p
+    if a == 0.0:
+        return x[0]
     y = x[0] + a * u
     return lo if y < lo else hi if y > hi else y
 
 
 @_njit
 def dintegrator_update_scalar(t, x, u, p):
-    """x' = x + a u + b u."""
-    a, b, _, _ = p
-    return (x[0] + a * u + b * u,)
-
-
-@_njit
-def dintegrator_update_scalar_limited(t, x, u, p):
     """x' = sat(sat(x + a u) + b u)."""
     a, b, lo, hi = p
     y = x[0] + a * u
@@ -242,38 +237,30 @@ def dintegrator_update_scalar_limited(t, x, u, p):
 
 
 @_njit
-def dintegrator_output_array_state(t, x, u, p):
-    """y = sat(x) in the signal shape (forward Euler: never reads u)."""
-    lo = p[2].ravel()
-    hi = p[3].ravel()
-    n = x.size
-    y = np.empty(n)
-    for i in range(n):
-        v = x[i]
-        if v < lo[i]:
-            v = lo[i]
-        elif v > hi[i]:
-            v = hi[i]
-        y[i] = v
-    return y.reshape(p[2].shape)
-
-
-@_njit
 def dintegrator_output_array(t, x, u, p):
-    """y = sat(x + a u) in the signal shape."""
+    """y = sat(x + a u) in the signal shape; y = sat(x), never reading u, when a = 0."""
     a = p[0]
     lo = p[2].ravel()
     hi = p[3].ravel()
-    v = u.ravel()
     n = x.size
     y = np.empty(n)
-    for i in range(n):
-        yi = x[i] + a * v[i]
-        if yi < lo[i]:
-            yi = lo[i]
-        elif yi > hi[i]:
-            yi = hi[i]
-        y[i] = yi
+    if a == 0.0:
+        for i in range(n):
+            yi = x[i]
+            if yi < lo[i]:
+                yi = lo[i]
+            elif yi > hi[i]:
+                yi = hi[i]
+            y[i] = yi
+    else:
+        v = u.ravel()
+        for i in range(n):
+            yi = x[i] + a * v[i]
+            if yi < lo[i]:
+                yi = lo[i]
+            elif yi > hi[i]:
+                yi = hi[i]
+            y[i] = yi
     return y.reshape(p[2].shape)
 
 
@@ -764,28 +751,18 @@ class DiscreteIntegrator(Block):
 
         With ``y = sat(x + a u)``, ``x' = sat(y + b u)`` (a, b = 0, K T / K T, 0 /
         K T / 2, K T / 2 for forward / backward / trapezoidal), params ``(a, b, lower,
-        upper)``: floats for a scalar state, lower/upper float64 arrays of the signal shape
-        otherwise. Scalar: output :func:`dintegrator_output_state` (forward: never reads u),
-        :func:`dintegrator_output_scalar` or ``..._scalar_limited``, update
-        :func:`dintegrator_update_scalar` or ``..._scalar_limited``; array:
-        :func:`dintegrator_output_array_state` (forward) or :func:`dintegrator_output_array`,
-        update :func:`dintegrator_update_array` (always saturating: exact with infinite limits).
+        upper)``: floats for a scalar state (:func:`dintegrator_output_scalar`,
+        :func:`dintegrator_update_scalar`), lower/upper float64 arrays of the signal shape
+        otherwise (:func:`dintegrator_output_array`, :func:`dintegrator_update_array`). One
+        kernel pair serves every method and limit (+-inf limits saturate exactly; a = 0 never
+        reads u), so changing them does not recompile.
         """
         if self._scalar:
-            params: tuple[Any, ...] = (self._a, self._b, self._lo, self._hi)
-            if self._a == 0.0:
-                output = dintegrator_output_state
-            elif self._limited:
-                output = dintegrator_output_scalar_limited
-            else:
-                output = dintegrator_output_scalar
-            update = (dintegrator_update_scalar_limited if self._limited
-                      else dintegrator_update_scalar)
-            return Kernels(params, output=output, update=update)
+            return Kernels((self._a, self._b, self._lo, self._hi),
+                           output=dintegrator_output_scalar, update=dintegrator_update_scalar)
         params = (self._a, self._b, _carray(self._lower_v.reshape(self._shape)),
                   _carray(self._upper_v.reshape(self._shape)))
-        output = dintegrator_output_array_state if self._a == 0.0 else dintegrator_output_array
-        return Kernels(params, output=output, update=dintegrator_update_array)
+        return Kernels(params, output=dintegrator_output_array, update=dintegrator_update_array)
 
 
 # -- linear systems

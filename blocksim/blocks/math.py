@@ -126,12 +126,15 @@ class Sum(Block):
         return (y,)
 
     def kernels(self) -> Kernels | None:
-        """``sum<n>_kernel`` for n inputs (n <= 8; None above), params ``(plus_0, ...,
-        plus_{n-1})``: one bool per input, True for ``'+'``."""
+        """``sum<n>_kernel`` for n inputs (n <= 8; None above), params ``(s_0, ..., s_{n-1})``:
+        one float per input, +1.0 or -1.0. ``y = s_0*u0 + s_1*u1 + ...`` left to right is
+        bitwise the interpreted sum (``s*u`` is exact and ``y + -u`` is ``y - u``), and numba
+        fuses it into one loop for arrays."""
         n = len(self._ops)
         if n > len(_SUM_KERNELS):
             return None
-        return Kernels(params=tuple(c == "+" for c in self._ops), output=_SUM_KERNELS[n - 1])
+        return Kernels(params=tuple(1.0 if c == "+" else -1.0 for c in self._ops),
+                       output=_SUM_KERNELS[n - 1])
 
 
 _GAIN_ORDERS = ("K*u", "u*K", "K.*u")
@@ -216,8 +219,8 @@ class Gain(Block):
     def kernels(self) -> Kernels:
         """Params ``(K,)``; ``gain_kernel`` (``K * u``) for a scalar or 1-D ``K`` or
         ``order="K.*u"``, else ``gain_matrix_kernel`` (``K @ u``) or ``gain_matrix_right_kernel``
-        (``u @ K``), both ``K * u`` for a scalar input. Matrix products go through numba's BLAS
-        calls: equal to numpy's to rounding."""
+        (``u @ K``), both ``K * u`` for a scalar input. The matrix products are loops (see
+        ``_matmul``): equal to numpy's to rounding."""
         kernel = (gain_kernel, gain_matrix_kernel, gain_matrix_right_kernel)[self._mode]
         return Kernels(params=(_param(self._K),), output=kernel)
 
@@ -318,8 +321,10 @@ class Product(Block):
         ``matrix_product<n>_kernel``, params one per input: ``1.0`` (a float) for ``'*'``, ``-1``
         (an int) for ``'/'`` -- the operator is told by the parameter's *type*, so that numba
         compiles only the operation valid for each operand's shape. Scalar division by zero
-        raises ZeroDivisionError as in the interpreted block; a singular matrix gives Inf/NaN
-        or numba's LinAlgError; inverses and products equal numpy's to rounding."""
+        raises ZeroDivisionError and a singular matrix numpy's LinAlgError, as in the
+        interpreted block. ``y @ inv(v)`` is computed as such, with a Gauss-Jordan inverse
+        (``_inv``; the interpreted block solves a linear system) and loop products
+        (``_matmul``): equal to numpy's to rounding."""
         n = len(self._ops)
         if n > len(_PRODUCT_KERNELS):
             return None
@@ -571,27 +576,90 @@ def gain_kernel(t, x, u, p):
 
 
 @numba.njit(cache=True)
+def _matmul(a, b):
+    """``a @ b`` for vectors and matrices (numpy's rules for 1-D and 2-D operands).
+
+    Loops rather than numba's ``@``: numba's calls BLAS and takes ~1 s to compile per
+    signature (``inv`` ~2 s, ``solve`` ~10 s), while for the small matrices of block diagrams
+    loops run as fast. The sums run in index order; numpy's BLAS may round differently.
+    """
+    n = a.shape[a.ndim - 1]
+    if b.shape[0] != n:
+        raise ValueError("matrix product: the operands' shapes do not match")
+    if a.ndim == 1:
+        if b.ndim == 1:
+            s = 0.0
+            for k in range(n):
+                s += a[k] * b[k]
+            return s
+        y = np.zeros(b.shape[1])
+        for k in range(n):
+            for j in range(b.shape[1]):
+                y[j] += a[k] * b[k, j]
+        return y
+    if b.ndim == 1:
+        y = np.zeros(a.shape[0])
+        for i in range(a.shape[0]):
+            s = 0.0
+            for k in range(n):
+                s += a[i, k] * b[k]
+            y[i] = s
+        return y
+    y = np.zeros((a.shape[0], b.shape[1]))
+    for i in range(a.shape[0]):
+        for k in range(n):
+            for j in range(b.shape[1]):
+                y[i, j] += a[i, k] * b[k, j]
+    return y
+
+
+@numba.njit(cache=True)
+def _inv(a):
+    """The inverse of the square matrix ``a``: Gauss-Jordan elimination with partial pivoting
+    (numpy's LAPACK inverse to rounding); LinAlgError when ``a`` is singular."""
+    n = a.shape[0]
+    if a.ndim != 2 or a.shape[1] != n:
+        raise np.linalg.LinAlgError("matrix division: the divisor must be a square matrix")
+    m = a.copy()
+    y = np.eye(n)
+    for c in range(n):
+        p = c
+        big = abs(m[c, c])
+        for r in range(c + 1, n):
+            if abs(m[r, c]) > big:
+                p = r
+                big = abs(m[r, c])
+        if not big > 0.0:
+            raise np.linalg.LinAlgError("matrix division: singular matrix")
+        if p != c:
+            for j in range(n):
+                m[c, j], m[p, j] = m[p, j], m[c, j]
+                y[c, j], y[p, j] = y[p, j], y[c, j]
+        d = m[c, c]
+        for j in range(n):
+            m[c, j] /= d
+            y[c, j] /= d
+        for r in range(n):
+            f = m[r, c]
+            if r != c and f != 0.0:
+                for j in range(n):
+                    m[r, j] -= f * m[c, j]
+                    y[r, j] -= f * y[c, j]
+    return y
+
+
+@numba.njit(cache=True)
 def gain_matrix_kernel(t, x, u, p):
     if isinstance(u, float):
         return p[0] * u
-    return p[0] @ u
+    return _matmul(p[0], u)
 
 
 @numba.njit(cache=True)
 def gain_matrix_right_kernel(t, x, u, p):
     if isinstance(u, float):
         return p[0] * u
-    return u @ p[0]
-
-
-@numba.njit(cache=True)
-def _signed(u, plus):
-    return u if plus else -u
-
-
-@numba.njit(cache=True)
-def _add(y, u, plus):
-    return y + u if plus else y - u
+    return _matmul(u, p[0])
 
 
 @numba.njit(cache=True)
@@ -611,7 +679,7 @@ def _matrix_first(v, op):
         return v
     if isinstance(v, float):
         return 1.0 / v
-    return np.linalg.inv(v)
+    return _inv(v)
 
 
 @numba.njit(cache=True)
@@ -621,82 +689,54 @@ def _matrix_times(y, v, op):
     if isinstance(op, float):  # '*'
         if isinstance(y, float) or isinstance(v, float):
             return y * v
-        return y @ v
+        return _matmul(y, v)
     if isinstance(v, float):
         return y / v
     if isinstance(y, float):
-        return y * np.linalg.inv(v)
-    if y.ndim == 1:
-        return np.linalg.solve(v.T, y)
-    return np.linalg.solve(v.T, y.T).T
+        return y * _inv(v)
+    # the interpreted block solves a linear system instead: equal to rounding
+    return _matmul(y, _inv(v))
 
 
 @numba.njit(cache=True)
 def sum1_kernel(t, x, u0, p):
-    return _signed(u0, p[0])
+    return p[0] * u0
 
 
 @numba.njit(cache=True)
 def sum2_kernel(t, x, u0, u1, p):
-    y = _signed(u0, p[0])
-    return _add(y, u1, p[1])
+    return p[0] * u0 + p[1] * u1
 
 
 @numba.njit(cache=True)
 def sum3_kernel(t, x, u0, u1, u2, p):
-    y = _signed(u0, p[0])
-    y = _add(y, u1, p[1])
-    return _add(y, u2, p[2])
+    return p[0] * u0 + p[1] * u1 + p[2] * u2
 
 
 @numba.njit(cache=True)
 def sum4_kernel(t, x, u0, u1, u2, u3, p):
-    y = _signed(u0, p[0])
-    y = _add(y, u1, p[1])
-    y = _add(y, u2, p[2])
-    return _add(y, u3, p[3])
+    return p[0] * u0 + p[1] * u1 + p[2] * u2 + p[3] * u3
 
 
 @numba.njit(cache=True)
 def sum5_kernel(t, x, u0, u1, u2, u3, u4, p):
-    y = _signed(u0, p[0])
-    y = _add(y, u1, p[1])
-    y = _add(y, u2, p[2])
-    y = _add(y, u3, p[3])
-    return _add(y, u4, p[4])
+    return p[0] * u0 + p[1] * u1 + p[2] * u2 + p[3] * u3 + p[4] * u4
 
 
 @numba.njit(cache=True)
 def sum6_kernel(t, x, u0, u1, u2, u3, u4, u5, p):
-    y = _signed(u0, p[0])
-    y = _add(y, u1, p[1])
-    y = _add(y, u2, p[2])
-    y = _add(y, u3, p[3])
-    y = _add(y, u4, p[4])
-    return _add(y, u5, p[5])
+    return p[0] * u0 + p[1] * u1 + p[2] * u2 + p[3] * u3 + p[4] * u4 + p[5] * u5
 
 
 @numba.njit(cache=True)
 def sum7_kernel(t, x, u0, u1, u2, u3, u4, u5, u6, p):
-    y = _signed(u0, p[0])
-    y = _add(y, u1, p[1])
-    y = _add(y, u2, p[2])
-    y = _add(y, u3, p[3])
-    y = _add(y, u4, p[4])
-    y = _add(y, u5, p[5])
-    return _add(y, u6, p[6])
+    return p[0] * u0 + p[1] * u1 + p[2] * u2 + p[3] * u3 + p[4] * u4 + p[5] * u5 + p[6] * u6
 
 
 @numba.njit(cache=True)
 def sum8_kernel(t, x, u0, u1, u2, u3, u4, u5, u6, u7, p):
-    y = _signed(u0, p[0])
-    y = _add(y, u1, p[1])
-    y = _add(y, u2, p[2])
-    y = _add(y, u3, p[3])
-    y = _add(y, u4, p[4])
-    y = _add(y, u5, p[5])
-    y = _add(y, u6, p[6])
-    return _add(y, u7, p[7])
+    return (p[0] * u0 + p[1] * u1 + p[2] * u2 + p[3] * u3
+            + p[4] * u4 + p[5] * u5 + p[6] * u6 + p[7] * u7)
 
 
 _SUM_KERNELS = (

@@ -31,17 +31,25 @@ Compiled kernels
 ----------------
 Every block provides ``kernels()`` (see :mod:`blocksim.engine.compiled.kernels`): module-level
 ``numba.njit(cache=True)`` functions of ``(t, x, u0, ..., params)``. The numerics are small pure
-functions registered with :func:`numba.extending.register_jitable` (:func:`_clip`,
-:func:`_dead_zone`, :func:`_quantize`, ...), which the interpreted methods call as plain Python
-and the kernels call compiled. The stateless kernels accept a float or an array of any shape
-(``isinstance`` on the argument type selects the branch at compile time).
+scalar functions registered with :func:`numba.extending.register_jitable` (:func:`_clip`,
+:func:`_dead_zone`, :func:`_quantize`, ...): the interpreted methods call them as plain Python
+on scalar signals, the kernels call them compiled. The stateless kernels take a float or an
+array of any shape (``isinstance`` on the argument's type picks the branch when numba compiles).
 
-Scalar inputs give bitwise the interpreted result. Array inputs go through numba's
-implementation of the same numpy expressions: equal values, but the sign of a zero result may
-differ where two equal operands are ``-0.0`` and ``0.0`` (numba's ``minimum``/``maximum``
-return the first of equal operands, numpy's the second; numba's ``sign(-0.0)`` is ``-0.0``,
-numpy's ``0.0``) and NaN payloads are not compared. Zero crossings have no kernels (contract
-v1).
+Array signals: the interpreted methods keep their numpy expressions (far faster in Python than
+a loop); the kernels loop over the elements with the same scalar functions or, where numpy's
+semantics differ from them, with helpers that have numpy's (:func:`_np_extreme`,
+:func:`_np_min_max`: of two equal operands such as -0.0 and 0.0, numpy's ``minimum`` and
+``maximum`` return the second, whereas ``clip`` keeps the value, as :func:`_clip`; numpy's
+``sign(-0.0)`` is 0.0). Kernels and interpreted methods thus agree bitwise on scalars and
+arrays, NaN payloads aside. One exception: ``MinMax`` of a single array
+input may differ in the sign of a zero result (numpy's vectorised reduction does not fix which
+of -0.0 and 0.0 it returns). Loops compile several times faster than numba's ufunc
+broadcasting (``np.where`` alone takes seconds), hence two restrictions of the compiled
+``Switch`` and ``MinMax``: with an array control (``Switch``), or inputs of one number of
+dimensions (``MinMax``), the array inputs must have one shape (``ValueError`` otherwise;
+floats are always accepted). ``MinMax`` inputs of different numbers of dimensions broadcast
+like numpy.
 """
 
 from __future__ import annotations
@@ -148,7 +156,10 @@ def _flat_input(cls: str, v: Any, n: int) -> np.ndarray:
 
 
 # ----------------------------------------------------------------------------- numerics
-# Pure functions shared by the interpreted methods (plain Python) and the kernels (compiled).
+# Scalar functions shared by the interpreted methods (plain Python) and the kernels (compiled:
+# ``register_jitable``). The kernels' array paths loop over the elements; where the interpreted
+# array path is a numpy expression they use the numpy-semantics helpers further down, so that
+# their results are bitwise equal to it.
 @register_jitable
 def _clip(v: float, lo: float, hi: float) -> float:
     """``min(max(v, lo), hi)`` for floats; NaN passes through."""
@@ -170,36 +181,23 @@ def _dead_zone(v: float, start: float, end: float) -> float:
 
 
 @register_jitable
-def _dead_zone_array(a: np.ndarray, start: float, end: float) -> np.ndarray:
-    """:func:`_dead_zone` of a float64 array: ``a - clip(a, start, end)``."""
-    return a - np.clip(a, start, end)
-
-
-@register_jitable
 def _quantize(v: float, q: float) -> float:
-    """``q * round(v / q)``, halves away from zero, no ``-0.0``; NaN and inf pass through."""
+    """``q * round(v / q)``, halves away from zero, no ``-0.0``; NaN and inf pass through.
+
+    Element by element bitwise equal to the interpreted numpy path (but for NaN payloads).
+    """
     a = abs(v / q)
     if not a < _INF:  # NaN or inf: nothing to round
         return v
-    r = a - math.fmod(a, 1.0)  # floor(a), exactly (numba's math.floor returns an int64)
+    r = a - a % 1.0  # floor(a), exactly (a >= 0; numba's math.floor returns an int64)
     if a - r >= 0.5:
         r += 1.0
     return math.copysign(r, v) * q + 0.0  # + 0.0: no -0.0
 
 
 @register_jitable
-def _quantize_array(v: np.ndarray, q: float) -> np.ndarray:
-    """:func:`_quantize` of a float64 array."""
-    w = v / q
-    a = np.abs(w)
-    r = np.floor(a)
-    r += a - r >= 0.5
-    return np.copysign(r, w) * q + 0.0  # + 0.0: no -0.0
-
-
-@register_jitable
 def _sign(v: float) -> float:
-    """1.0, -1.0 or 0.0 (NaN for NaN)."""
+    """1.0, -1.0 or 0.0 (NaN for NaN; ``-0.0`` for ``-0.0``)."""
     return 1.0 if v > 0.0 else (-1.0 if v < 0.0 else 0.0 * v)
 
 
@@ -218,9 +216,140 @@ def _extreme2(y: float, v: float, big: bool) -> float:
     return y
 
 
+@register_jitable
+def _switch_mask(c: Any, th: float, crit: int) -> Any:
+    """``c >= th``, ``c > th`` or ``c != th`` (criterion 0, 1, 2), for a float or an array."""
+    return c >= th if crit == 0 else (c > th if crit == 1 else c != th)
+
+
+@register_jitable
+def _relay_output(mode: float, on: float, off: float) -> float:
+    """``on`` when the mode is on (> 0.5), else ``off``."""
+    return on if mode > 0.5 else off
+
+
+@register_jitable
+def _rate_step(yp: float, v: float, dlo: float, dhi: float) -> float:
+    """Discrete rate limiter: ``y[k-1] + clip(u[k] - y[k-1], dlo, dhi)``."""
+    return yp + _clip(v - yp, dlo, dhi)
+
+
+@register_jitable
+def _rate_deriv(y: float, v: float, tau: float, falling: float, rising: float) -> float:
+    """Continuous rate limiter: ``clip((u - y) / tau, falling, rising)``."""
+    return _clip((v - y) / tau, falling, rising)
+
+
+# numpy's semantics, element by element, for the kernels' array paths
+@register_jitable
+def _np_extreme(a: float, b: float, big: bool) -> float:
+    """``numpy.maximum(a, b)`` (``big``) or ``numpy.minimum(a, b)`` of two floats: a NaN
+    wins, and of two equal operands (-0.0 and 0.0) the second."""
+    if a != a:
+        return a
+    if b != b:
+        return b
+    if big:
+        return a if a > b else b
+    return a if a < b else b
+
+
+@register_jitable
+def _np_min_max(v: float, lo: float, hi: float) -> float:
+    """``numpy.minimum(numpy.maximum(v, lo), hi)`` of floats (on ties the bound, unlike
+    ``numpy.clip`` and :func:`_clip`, which keep ``v``)."""
+    return _np_extreme(_np_extreme(v, lo, True), hi, False)
+
+
+# helpers of the kernels (compiled code only)
+#
+# A kernel branches on ``isinstance(u, float)``; numba drops the branch that does not apply,
+# but only after typing it, which compiles every function called there for the other type
+# (the scalar functions are valid numba code for arrays too: that would double the compile
+# time). So the float branch reads ``_scalar(u)`` and the array branch ``_array(u)``: these
+# identities are typed only for floats (arrays), and the dead branch fails typing at once.
+def _scalar(u: float) -> float:
+    """``u``; compiled for a float only."""
+    return u
+
+
+@overload(_scalar)
+def _scalar_compiled(u):  # type: ignore[no-untyped-def]
+    if isinstance(u, types.Float):
+        return lambda u: u
+    return None
+
+
+def _array(u: np.ndarray) -> np.ndarray:
+    """``u``; compiled for an array only."""
+    return u
+
+
+@overload(_array)
+def _array_compiled(u):  # type: ignore[no-untyped-def]
+    if isinstance(u, types.Array):
+        return lambda u: u
+    return None
+
+
+@register_jitable
+def _map_buffers(u: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A new float64 array ``y`` of the shape of ``u``, ``y`` flat (a view) and ``u`` flat."""
+    a = _array(u)
+    y = np.empty(a.shape)
+    return y, y.reshape(-1), np.ravel(a)
+
+
+@register_jitable
+def _flat_or_float(v: Any) -> Any:
+    """A float unchanged, an array flattened."""
+    if isinstance(v, float):
+        return _scalar(v)
+    return np.ravel(_array(v))
+
+
+@register_jitable
+def _element(v: Any, i: int) -> float:
+    """A float, or element ``i`` of a flat array."""
+    if isinstance(v, float):
+        return _scalar(v)
+    return _array(v)[i]
+
+
+@register_jitable
+def _float_or_shaped(v: Any, shape: Any) -> bool:
+    """``v`` is a float or an array of shape ``shape``."""
+    if isinstance(v, float):
+        return True
+    return _array(v).shape == shape
+
+
+@register_jitable
+def _kernel_scalar_input(u: Any) -> float:
+    """The input of a block with a scalar state: a float (or a 1-element array)."""
+    if isinstance(u, float):
+        return _scalar(u)
+    a = np.ravel(_array(u))
+    if a.size != 1:
+        raise ValueError("input 'u' must be a scalar: the state is a scalar (the shape of x0)")
+    return a[0]
+
+
+@register_jitable
+def _kernel_vector_input(u: Any, n: int) -> np.ndarray:
+    """The input of a block with ``n`` states, as a flat array of ``n`` elements."""
+    if isinstance(u, float):
+        a = np.full(1, _scalar(u))
+    else:
+        a = np.ravel(_array(u))
+    if a.size != n:
+        raise ValueError("input 'u' must have as many elements as the state (the shape of x0)")
+    return a
+
+
+# MinMax of several inputs: a Python function (interpreted) and its compiled overload
 def _fold_numpy(acc: Any, rest: tuple[Any, ...], big: bool) -> Any:
-    """``maximum`` (``big``) or ``minimum`` of ``acc`` and ``rest``, left to right, numpy
-    broadcasting (compiled: the overload below)."""
+    """``numpy.maximum`` (``big``) or ``minimum`` of ``acc`` and ``rest``, left to right."""
     ufunc = np.maximum if big else np.minimum
     for v in rest:
         acc = ufunc(acc, v)
@@ -228,13 +357,48 @@ def _fold_numpy(acc: Any, rest: tuple[Any, ...], big: bool) -> Any:
 
 
 @overload(_fold_numpy)
-def _fold_numpy_compiled(acc: Any, rest: Any, big: Any) -> Any:
+def _fold_numpy_compiled(acc, rest, big):  # type: ignore[no-untyped-def]
+    """Compiled with broadcasting; numba's ``minimum``/``maximum`` return the *first* of two
+    equal operands, numpy's the second: the operands are swapped."""
     if len(rest) == 0:
         return lambda acc, rest, big: acc
 
     def impl(acc, rest, big):  # type: ignore[no-untyped-def]
         v = rest[0]
-        return _fold_numpy(np.maximum(acc, v) if big else np.minimum(acc, v), rest[1:], big)
+        return _fold_numpy(np.maximum(v, acc) if big else np.minimum(v, acc), rest[1:], big)
+
+    return impl
+
+
+def _all_shaped(values: tuple[Any, ...], shape: tuple[int, ...]) -> bool:
+    """Every value is a float or an array of shape ``shape``."""
+    return all(type(v) is float or np.shape(v) == shape for v in values)
+
+
+@overload(_all_shaped)
+def _all_shaped_compiled(values, shape):  # type: ignore[no-untyped-def]
+    if len(values) == 0:
+        return lambda values, shape: True
+    return lambda values, shape: (_float_or_shaped(values[0], shape)
+                                  and _all_shaped(values[1:], shape))
+
+
+def _fold_into(y: np.ndarray, rest: tuple[Any, ...], big: bool) -> None:
+    """Compiled code only (the overload): ``y[i] = extreme(y[i], v[i])`` for each ``v`` of
+    ``rest`` (floats or flat arrays of ``y``'s size), numpy's semantics."""
+    raise NotImplementedError("compiled code only")
+
+
+@overload(_fold_into)
+def _fold_into_compiled(y, rest, big):  # type: ignore[no-untyped-def]
+    if len(rest) == 0:
+        return lambda y, rest, big: None
+
+    def impl(y, rest, big):  # type: ignore[no-untyped-def]
+        v = _flat_or_float(rest[0])
+        for i in range(y.size):
+            y[i] = _np_extreme(y[i], _element(v, i), big)
+        _fold_into(y, rest[1:], big)
 
     return impl
 
@@ -254,8 +418,13 @@ def _extreme(values: tuple[Any, ...], big: bool) -> Any:
 
 
 @overload(_extreme)
-def _extreme_compiled(values: Any, big: Any) -> Any:
-    if all(isinstance(ty, types.Float) for ty in values):
+def _extreme_compiled(values, big):  # type: ignore[no-untyped-def]
+    """Compiled :func:`_extreme`, by the input types: all floats, :func:`_extreme2`; arrays of
+    one type, a loop over their elements; floats and arrays of one number of dimensions, the
+    same loop unrolled over the inputs (the arrays must have one shape, else ``ValueError``);
+    other mixes, numba's broadcasting ufuncs (slow to compile)."""
+    tys = tuple(values)
+    if all(isinstance(ty, types.Float) for ty in tys):
         def floats(values, big):  # type: ignore[no-untyped-def]
             y = values[0]
             for v in values[1:]:
@@ -263,67 +432,43 @@ def _extreme_compiled(values: Any, big: Any) -> Any:
             return y
 
         return floats
+    if isinstance(values, types.UniTuple):  # arrays of one type (ndim and layout)
+        def arrays(values, big):  # type: ignore[no-untyped-def]
+            shape = values[0].shape
+            for v in values:
+                if v.shape != shape:
+                    raise ValueError(_MINMAX_SHAPES)
+            y = np.ravel(values[0]).copy()
+            for v in values[1:]:
+                a = np.ravel(v)
+                for i in range(y.size):
+                    y[i] = _np_extreme(y[i], a[i], big)
+            return y.reshape(shape)
+
+        return arrays
+    arrays = [j for j, ty in enumerate(tys) if isinstance(ty, types.Array)]
+    if all(isinstance(ty, (types.Float, types.Array)) for ty in tys) \
+            and len({tys[j].ndim for j in arrays}) == 1:
+        first = arrays[0]
+
+        def mixed(values, big):  # type: ignore[no-untyped-def]
+            shape = values[first].shape
+            if not _all_shaped(values, shape):
+                raise ValueError(_MINMAX_SHAPES)
+            y = np.empty(shape)
+            flat = y.reshape(-1)
+            v0 = _flat_or_float(values[0])
+            for i in range(flat.size):
+                flat[i] = _element(v0, i)
+            _fold_into(flat, values[1:], big)
+            return y
+
+        return mixed
     return lambda values, big: _fold_numpy(values[0], values[1:], big)
 
 
-@register_jitable
-def _switch_mask(c: Any, th: float, crit: int) -> Any:
-    """``c >= th``, ``c > th`` or ``c != th`` (criterion 0, 1, 2), for a float or an array."""
-    return c >= th if crit == 0 else (c > th if crit == 1 else c != th)
-
-
-@register_jitable
-def _backlash_array(z: np.ndarray, a: np.ndarray, h: float) -> np.ndarray:
-    """``min(max(z, a - h), a + h)`` element-wise."""
-    return np.minimum(np.maximum(z, a - h), a + h)
-
-
-@register_jitable
-def _rate_step(yp: float, v: float, dlo: float, dhi: float) -> float:
-    """Discrete rate limiter: ``y[k-1] + clip(u[k] - y[k-1], dlo, dhi)``."""
-    return yp + _clip(v - yp, dlo, dhi)
-
-
-@register_jitable
-def _rate_step_array(x: np.ndarray, a: np.ndarray, dlo: float, dhi: float) -> np.ndarray:
-    """:func:`_rate_step` element-wise."""
-    return x + np.clip(a - x, dlo, dhi)
-
-
-@register_jitable
-def _rate_deriv(y: float, v: float, tau: float, falling: float, rising: float) -> float:
-    """Continuous rate limiter: ``clip((u - y) / tau, falling, rising)``."""
-    return _clip((v - y) / tau, falling, rising)
-
-
-@register_jitable
-def _rate_deriv_array(x: np.ndarray, a: np.ndarray, tau: float, falling: float,
-                      rising: float) -> np.ndarray:
-    """:func:`_rate_deriv` element-wise."""
-    return np.clip((a - x) / tau, falling, rising)
-
-
-@register_jitable
-def _kernel_scalar_input(u: Any) -> float:
-    """Compiled code: the input of a block with a scalar state, a float (or 1-element array)."""
-    if isinstance(u, float):
-        return u
-    a = np.ravel(u)
-    if a.size != 1:
-        raise ValueError("input 'u' must be a scalar: the state is a scalar (the shape of x0)")
-    return a[0]
-
-
-@register_jitable
-def _kernel_vector_input(u: Any, n: int) -> np.ndarray:
-    """Compiled code: the input of a block with ``n`` states, as a flat array of ``n``."""
-    if isinstance(u, float):
-        a = np.full(1, u)
-    else:
-        a = np.ravel(u)
-    if a.size != n:
-        raise ValueError("input 'u' must have as many elements as the state (the shape of x0)")
-    return a
+_MINMAX_SHAPES = ("MinMax: the compiled kernel needs the array inputs of one number of "
+                  "dimensions to have one shape")
 
 
 class _LevelCrossings(Block):
@@ -438,9 +583,14 @@ class Saturation(_LevelCrossings):
 def saturation_output(t, x, u, params):
     """Kernel of :class:`Saturation`: ``u`` (float or array) limited to ``params = (lower,
     upper)``."""
+    lo = params[0]
+    hi = params[1]
     if isinstance(u, float):
-        return _clip(u, params[0], params[1])
-    return np.clip(u, params[0], params[1])
+        return _clip(_scalar(u), lo, hi)
+    y, yf, uf = _map_buffers(u)
+    for i in range(uf.size):
+        yf[i] = _clip(uf[i], lo, hi)  # numpy's clip keeps u on ties, as _clip
+    return y
 
 
 # ----------------------------------------------------------------------------- DeadZone
@@ -496,7 +646,8 @@ class DeadZone(_LevelCrossings):
         v = u[0]
         if type(v) is float:
             return (_dead_zone(v, self._start, self._end),)
-        y = _dead_zone_array(np.asarray(v, dtype=float), self._start, self._end)
+        arr = np.asarray(v, dtype=float)
+        y = arr - np.clip(arr, self._start, self._end)
         return (float(y) if y.ndim == 0 else y,)
 
     def kernels(self) -> Kernels:
@@ -508,9 +659,15 @@ class DeadZone(_LevelCrossings):
 def dead_zone_output(t, x, u, params):
     """Kernel of :class:`DeadZone`: ``u`` (float or array) less the band ``params = (start,
     end)``."""
+    start = params[0]
+    end = params[1]
     if isinstance(u, float):
-        return _dead_zone(u, params[0], params[1])
-    return _dead_zone_array(u, params[0], params[1])
+        return _dead_zone(_scalar(u), start, end)
+    y, yf, uf = _map_buffers(u)
+    for i in range(uf.size):
+        v = uf[i]
+        yf[i] = v - _clip(v, start, end)  # the interpreted array path, u - clip(u, ...)
+    return y
 
 
 # ----------------------------------------------------------------------------- Quantizer
@@ -561,7 +718,11 @@ class Quantizer(_LevelCrossings):
         v = u[0]
         if type(v) is float:
             return (_quantize(v, self._q),)
-        y = _quantize_array(np.asarray(v, dtype=float), self._q)
+        w = np.asarray(v, dtype=float) / self._q
+        a = np.abs(w)
+        r = np.floor(a)
+        r += a - r >= 0.5
+        y = np.copysign(r, w) * self._q + 0.0  # + 0.0: no -0.0
         return (float(y) if y.ndim == 0 else y,)
 
     def kernels(self) -> Kernels:
@@ -590,9 +751,13 @@ class Quantizer(_LevelCrossings):
 def quantizer_output(t, x, u, params):
     """Kernel of :class:`Quantizer`: ``u`` (float or array) rounded to a multiple of
     ``params = (interval,)``."""
+    q = params[0]
     if isinstance(u, float):
-        return _quantize(u, params[0])
-    return _quantize_array(u, params[0])
+        return _quantize(_scalar(u), q)
+    y, yf, uf = _map_buffers(u)
+    for i in range(uf.size):
+        yf[i] = _quantize(uf[i], q)
+    return y
 
 
 # ----------------------------------------------------------------------------- Sign
@@ -646,8 +811,11 @@ class Sign(_LevelCrossings):
 def sign_output(t, x, u, params):
     """Kernel of :class:`Sign`: the sign of ``u`` (float or array)."""
     if isinstance(u, float):
-        return _sign(u)
-    return np.sign(u)
+        return _sign(_scalar(u))
+    y, yf, uf = _map_buffers(u)
+    for i in range(uf.size):
+        yf[i] = _sign(uf[i]) + 0.0  # + 0.0: numpy's sign(-0.0) is 0.0
+    return y
 
 
 # ----------------------------------------------------------------------------- MinMax
@@ -725,8 +893,13 @@ def minmax_reduce_output(t, x, u, params):
     """Kernel of :class:`MinMax` with one input: min (max if ``params = (is_max,)``) of the
     elements of ``u`` (float or array), a float."""
     if isinstance(u, float):
-        return u
-    return np.max(u) if params[0] else np.min(u)
+        return _scalar(u)
+    a = np.ravel(_array(u))
+    big = params[0]
+    y = a[0]
+    for i in range(1, a.size):
+        y = _np_extreme(y, a[i], big)
+    return y
 
 
 @njit(cache=True)
@@ -827,14 +1000,31 @@ class Switch(_LevelCrossings):
 
 @njit(cache=True)
 def switch_output(t, x, u_true, control, u_false, params):
-    """Kernel of :class:`Switch`: ``u_true`` where ``control`` meets the criterion, else
-    ``u_false``. A float control selects a whole input (``u_true`` and ``u_false`` then have
-    one type: both floats or both arrays of one shape); an array control selects element by
-    element (``np.where``, broadcasting)."""
-    mask = _switch_mask(control, params[0], params[1])
+    """Kernel of :class:`Switch`, ``params = (threshold, criterion)``: ``u_true`` where
+    ``control`` meets the criterion, else ``u_false``.
+
+    A float control selects a whole input (``u_true`` and ``u_false`` then have one type: both
+    floats or both arrays of one shape). An array control selects element by element, like
+    ``np.where``, but without its general broadcasting (which is slow to compile): each of
+    ``u_true`` and ``u_false`` must be a float or an array of the control's shape, else
+    ``ValueError``.
+    """
+    th = params[0]
+    crit = params[1]
     if isinstance(control, float):
-        return u_true if mask else u_false
-    return np.where(mask, u_true, u_false)
+        return u_true if _switch_mask(_scalar(control), th, crit) else u_false
+    shape = _array(control).shape
+    if not (_float_or_shaped(u_true, shape) and _float_or_shaped(u_false, shape)):
+        raise ValueError("Switch: with an array control, the compiled kernel needs u_true and "
+                         "u_false to be floats or arrays of the control's shape")
+    y = np.empty(shape)
+    flat = y.reshape(-1)
+    c = np.ravel(_array(control))
+    a = _flat_or_float(u_true)
+    b = _flat_or_float(u_false)
+    for i in range(c.size):
+        flat[i] = _element(a, i) if _switch_mask(c[i], th, crit) else _element(b, i)
+    return y
 
 
 # ----------------------------------------------------------------------------- Relay
@@ -942,12 +1132,6 @@ class Relay(Block):
         if which == 1 and on:
             return np.array([0.0])
         return None
-
-
-@register_jitable
-def _relay_output(mode: float, on: float, off: float) -> float:
-    """``on`` when the mode is on (> 0.5), else ``off``."""
-    return on if mode > 0.5 else off
 
 
 @njit(cache=True)
@@ -1062,7 +1246,8 @@ class Backlash(Block):
         h = self._half
         if self._scalar and type(v) is float:
             return _clip(x.item(), v - h, v + h)
-        y = _backlash_array(x, _flat_input("Backlash", v, x.size), h)
+        a = _flat_input("Backlash", v, x.size)
+        y = np.minimum(np.maximum(x, a - h), a + h)
         return float(y[0]) if self._scalar else y
 
     def output(self, t: float, x: np.ndarray, u: Sequence[Any]) -> tuple[Any]:
@@ -1140,13 +1325,24 @@ def backlash_update(t, x, u, params):
 def backlash_vector_output(t, x, u, params):
     """Kernel of :class:`Backlash`, vector state of ``n``: the output, shape ``(n,)`` (also the
     clocked variant's ``update``)."""
-    return _backlash_array(x, _kernel_vector_input(u, x.size), params[0])
+    a = _kernel_vector_input(u, x.size)
+    h = params[0]
+    y = np.empty(x.size)
+    for i in range(x.size):
+        y[i] = _np_min_max(x[i], a[i] - h, a[i] + h)  # as the interpreted numpy path
+    return y
 
 
 @njit(cache=True)
 def backlash_vector_deriv(t, x, u, params):
     """Kernel of the continuous :class:`Backlash`, vector: ``(y - z) / tau``, shape ``(n,)``."""
-    return (_backlash_array(x, _kernel_vector_input(u, x.size), params[0]) - x) / params[1]
+    a = _kernel_vector_input(u, x.size)
+    h = params[0]
+    tau = params[1]
+    d = np.empty(x.size)
+    for i in range(x.size):
+        d[i] = (_np_min_max(x[i], a[i] - h, a[i] + h) - x[i]) / tau
+    return d
 
 
 # ----------------------------------------------------------------------------- RateLimiter
@@ -1247,7 +1443,7 @@ class RateLimiter(Block):
         """y[k] from y[k-1] = x and u[k] = v."""
         if self._scalar and type(v) is float:
             return _rate_step(x.item(), v, self._dlo, self._dhi)
-        y = _rate_step_array(x, _flat_input("RateLimiter", v, x.size), self._dlo, self._dhi)
+        y = x + np.clip(_flat_input("RateLimiter", v, x.size) - x, self._dlo, self._dhi)
         return float(y[0]) if self._scalar else y
 
     def update(self, t: float, x: np.ndarray, u: Sequence[Any]) -> Any:
@@ -1260,8 +1456,8 @@ class RateLimiter(Block):
         v = u[0]
         if self._scalar and type(v) is float:
             return (_rate_deriv(x.item(), v, self._tau, self._falling, self._rising),)
-        return _rate_deriv_array(x, _flat_input("RateLimiter", v, x.size), self._tau,
-                                 self._falling, self._rising)
+        return np.clip((_flat_input("RateLimiter", v, x.size) - x) / self._tau, self._falling,
+                       self._rising)
 
     def kernels(self) -> Kernels:
         """Compiled kernels.
@@ -1305,7 +1501,13 @@ def rate_limiter_update(t, x, u, params):
 def rate_limiter_vector_output(t, x, u, params):
     """Kernel of the clocked :class:`RateLimiter`, vector state of ``n``: ``y[k]``, shape
     ``(n,)`` (also its ``update``)."""
-    return _rate_step_array(x, _kernel_vector_input(u, x.size), params[0], params[1])
+    a = _kernel_vector_input(u, x.size)
+    dlo = params[0]
+    dhi = params[1]
+    y = np.empty(x.size)
+    for i in range(x.size):
+        y[i] = _rate_step(x[i], a[i], dlo, dhi)  # numpy's clip keeps ties, as _clip
+    return y
 
 
 @njit(cache=True)
@@ -1318,8 +1520,14 @@ def rate_limiter_deriv(t, x, u, params):
 @njit(cache=True)
 def rate_limiter_vector_deriv(t, x, u, params):
     """Kernel of the continuous :class:`RateLimiter`, vector: ``dy/dt``, shape ``(n,)``."""
-    return _rate_deriv_array(x, _kernel_vector_input(u, x.size), params[2], params[0],
-                             params[1])
+    a = _kernel_vector_input(u, x.size)
+    falling = params[0]
+    rising = params[1]
+    tau = params[2]
+    d = np.empty(x.size)
+    for i in range(x.size):
+        d[i] = _rate_deriv(x[i], a[i], tau, falling, rising)
+    return d
 
 
 @njit(cache=True)

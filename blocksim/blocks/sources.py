@@ -791,9 +791,23 @@ def waveform_sine_kernel(t, x, p):
 
 
 @numba.njit(cache=True)
+def _bisect_right(a, s):
+    """Python's ``bisect.bisect_right(a, s)`` (the same comparisons, so NaN goes last)."""
+    lo = 0
+    hi = a.size
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if s < a[mid]:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
+@numba.njit(cache=True)
 def piecewise_kernel(t, x, p):
     times, table = p
-    return table[np.searchsorted(times, t, side="right")]
+    return table[_bisect_right(times, t)]
 
 
 @numba.njit(cache=True)
@@ -804,7 +818,7 @@ def _linear_lookup(s, xa, ya, slopes):
         return ya[0]
     if s >= xa[n - 1]:
         return ya[n - 1]
-    i = np.searchsorted(xa, s, side="right") - 1
+    i = _bisect_right(xa, s) - 1
     if i > n - 2:  # only for a NaN s: the result is NaN
         i = n - 2
     return ya[i] + slopes[i] * (s - xa[i])
@@ -813,7 +827,7 @@ def _linear_lookup(s, xa, ya, slopes):
 @numba.njit(cache=True)
 def _index_lookup(s, table, offset, last):
     """The row index of ``s`` for the kinds previous, next and nearest."""
-    i = np.searchsorted(table, s, side="right") + offset
+    i = _bisect_right(table, s) + offset
     return 0 if i < 0 else (last if i > last else i)
 
 
