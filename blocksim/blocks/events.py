@@ -9,9 +9,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-import numpy as np
-
 import numba
+import numpy as np
 
 from blocksim.engine.block import Block, Port
 from blocksim.engine.clock import EVENT
