@@ -30,26 +30,28 @@ Scalar signals are Python floats; arrays are float64 ndarrays.
 Compiled kernels
 ----------------
 Every block provides ``kernels()`` (see :mod:`blocksim.engine.compiled.kernels`): module-level
-``numba.njit(cache=True)`` functions of ``(t, x, u0, ..., params)``. The numerics are small pure
-scalar functions registered with :func:`numba.extending.register_jitable` (:func:`_clip`,
-:func:`_dead_zone`, :func:`_quantize`, ...): the interpreted methods call them as plain Python
-on scalar signals, the kernels call them compiled. The stateless kernels take a float or an
-array of any shape (``isinstance`` on the argument's type picks the branch when numba compiles).
+``numba.njit(cache=True)`` functions of ``(t, x, u0, ..., params)`` for its outputs, states,
+zero crossings and events. Their numerics are small pure scalar functions registered with
+:func:`numba.extending.register_jitable` (:func:`_clip`, :func:`_dead_zone`, :func:`_quantize`,
+...). :func:`_clip` is also called by the interpreted methods; the others restate the
+interpreted methods' inline scalar expressions, which stay inline because a Python call costs
+15-30 % of those methods' time (measured): the tests check kernels and methods bitwise equal.
+The stateless kernels take a float or an array of any shape (``isinstance`` on the argument's
+type picks the branch when numba compiles).
 
 Array signals: the interpreted methods keep their numpy expressions (far faster in Python than
-a loop); the kernels loop over the elements with the same scalar functions or, where numpy's
+a loop); the kernels loop over the elements with the scalar functions or, where numpy's
 semantics differ from them, with helpers that have numpy's (:func:`_np_extreme`,
 :func:`_np_min_max`: of two equal operands such as -0.0 and 0.0, numpy's ``minimum`` and
 ``maximum`` return the second, whereas ``clip`` keeps the value, as :func:`_clip`; numpy's
 ``sign(-0.0)`` is 0.0). Kernels and interpreted methods thus agree bitwise on scalars and
-arrays, NaN payloads aside. One exception: ``MinMax`` of a single array
-input may differ in the sign of a zero result (numpy's vectorised reduction does not fix which
-of -0.0 and 0.0 it returns). Loops compile several times faster than numba's ufunc
-broadcasting (``np.where`` alone takes seconds), hence two restrictions of the compiled
-``Switch`` and ``MinMax``: with an array control (``Switch``), or inputs of one number of
-dimensions (``MinMax``), the array inputs must have one shape (``ValueError`` otherwise;
-floats are always accepted). ``MinMax`` inputs of different numbers of dimensions broadcast
-like numpy.
+arrays, NaN payloads aside. One exception: ``MinMax`` of a single array input may differ in the
+sign of a zero result (numpy's vectorised reduction does not fix which of -0.0 and 0.0 it
+returns). Loops also compile several times faster than numba's ufunc broadcasting (``np.where``
+alone takes seconds), hence two restrictions of the compiled ``Switch`` and ``MinMax``: with an
+array control (``Switch``), or inputs of one number of dimensions (``MinMax``), the array
+inputs must have one shape (``ValueError`` otherwise; floats are always accepted). ``MinMax``
+inputs of different numbers of dimensions broadcast like numpy.
 """
 
 from __future__ import annotations
@@ -156,10 +158,11 @@ def _flat_input(cls: str, v: Any, n: int) -> np.ndarray:
 
 
 # ----------------------------------------------------------------------------- numerics
-# Scalar functions shared by the interpreted methods (plain Python) and the kernels (compiled:
-# ``register_jitable``). The kernels' array paths loop over the elements; where the interpreted
-# array path is a numpy expression they use the numpy-semantics helpers further down, so that
-# their results are bitwise equal to it.
+# Scalar functions of the kernels (``register_jitable``: plain Python when called from Python).
+# _clip is shared with the interpreted methods; the others are the interpreted methods' inline
+# expressions (kept inline there for speed; tested bitwise equal). The kernels' array paths loop
+# over the elements, with the numpy-semantics helpers further down where the interpreted array
+# path is a numpy expression that differs from the scalar one.
 @register_jitable
 def _clip(v: float, lo: float, hi: float) -> float:
     """``min(max(v, lo), hi)`` for floats; NaN passes through."""
@@ -196,6 +199,19 @@ def _quantize(v: float, q: float) -> float:
 
 
 @register_jitable
+def _quantizer_crossing(v: float, q: float) -> float:
+    """The Quantizer's crossing function ``(-1)**floor(a) * (f - 1/2)``, ``a = |v / q|``,
+    ``f = a - floor(a)``; NaN for a non-finite ``a`` (no crossing). Element by element equal
+    to the interpreted numpy path."""
+    a = abs(v / q)
+    if not a < _INF:
+        return v - v  # NaN: no crossing
+    r = a - a % 1.0  # floor(a), exactly
+    f = a - r
+    return f - 0.5 if r % 2.0 == 0.0 else 0.5 - f
+
+
+@register_jitable
 def _sign(v: float) -> float:
     """1.0, -1.0 or 0.0 (NaN for NaN; ``-0.0`` for ``-0.0``)."""
     return 1.0 if v > 0.0 else (-1.0 if v < 0.0 else 0.0 * v)
@@ -203,7 +219,8 @@ def _sign(v: float) -> float:
 
 @register_jitable
 def _extreme2(y: float, v: float, big: bool) -> float:
-    """``min(y, v)`` (``max`` if ``big``) of two floats; NaN wins, ``y`` wins a tie."""
+    """``min(y, v)`` (``max`` if ``big``) of two floats; NaN wins, ``y`` wins a tie (the loop
+    of :meth:`MinMax.output`)."""
     # comparisons with NaN are False: the third branch propagates it
     if v < y:
         if not big:
@@ -325,6 +342,35 @@ def _float_or_shaped(v: Any, shape: Any) -> bool:
 
 
 @register_jitable
+def _crossing_elements(u: Any, size: int) -> np.ndarray:
+    """The input of a block with per-element zero crossings, flat, checked against ``size``."""
+    if isinstance(u, float):
+        v = np.full(1, _scalar(u))
+    else:
+        v = np.ravel(_array(u))
+    if v.size != size:
+        raise ValueError("the input's number of elements differs from the block's 'size' (its "
+                         "zero crossings are per element): build the block with size = the "
+                         "number of elements, or size=None for no zero crossings")
+    return v
+
+
+@register_jitable
+def _level_crossings(u: Any, first: float, second: float, nlevels: int,
+                     size: int) -> np.ndarray:
+    """``u - first``, then ``u - second`` if ``nlevels == 2``, each over the ``size`` elements
+    of ``u``: shape ``(nlevels * size,)``, level by level (as
+    :meth:`_LevelCrossings.zero_crossings`)."""
+    v = _crossing_elements(u, size)
+    g = np.empty(nlevels * size)
+    for i in range(size):
+        g[i] = v[i] - first
+        if nlevels == 2:
+            g[size + i] = v[i] - second
+    return g
+
+
+@register_jitable
 def _kernel_scalar_input(u: Any) -> float:
     """The input of a block with a scalar state: a float (or a 1-element array)."""
     if isinstance(u, float):
@@ -347,13 +393,15 @@ def _kernel_vector_input(u: Any, n: int) -> np.ndarray:
     return a
 
 
-# MinMax of several inputs: a Python function (interpreted) and its compiled overload
+# MinMax of several inputs (compiled code only: Python stubs and their overloads), the
+# interpreted MinMax.output's numerics
+def _compiled_only(*args: Any) -> Any:
+    raise NotImplementedError("compiled code only (a numba overload)")
+
+
 def _fold_numpy(acc: Any, rest: tuple[Any, ...], big: bool) -> Any:
     """``numpy.maximum`` (``big``) or ``minimum`` of ``acc`` and ``rest``, left to right."""
-    ufunc = np.maximum if big else np.minimum
-    for v in rest:
-        acc = ufunc(acc, v)
-    return acc
+    return _compiled_only()
 
 
 @overload(_fold_numpy)
@@ -372,7 +420,7 @@ def _fold_numpy_compiled(acc, rest, big):  # type: ignore[no-untyped-def]
 
 def _all_shaped(values: tuple[Any, ...], shape: tuple[int, ...]) -> bool:
     """Every value is a float or an array of shape ``shape``."""
-    return all(type(v) is float or np.shape(v) == shape for v in values)
+    return _compiled_only()
 
 
 @overload(_all_shaped)
@@ -384,9 +432,9 @@ def _all_shaped_compiled(values, shape):  # type: ignore[no-untyped-def]
 
 
 def _fold_into(y: np.ndarray, rest: tuple[Any, ...], big: bool) -> None:
-    """Compiled code only (the overload): ``y[i] = extreme(y[i], v[i])`` for each ``v`` of
-    ``rest`` (floats or flat arrays of ``y``'s size), numpy's semantics."""
-    raise NotImplementedError("compiled code only")
+    """``y[i] = extreme(y[i], v[i])`` for each ``v`` of ``rest`` (floats or flat arrays of
+    ``y``'s size), numpy's semantics."""
+    return _compiled_only()
 
 
 @overload(_fold_into)
@@ -404,17 +452,10 @@ def _fold_into_compiled(y, rest, big):  # type: ignore[no-untyped-def]
 
 
 def _extreme(values: tuple[Any, ...], big: bool) -> Any:
-    """The element-wise min (max if ``big``) of two or more floats or arrays.
-
-    All floats: a float, by :func:`_extreme2` (a NaN wins). Otherwise ``numpy.minimum`` or
-    ``maximum`` from left to right (broadcasting). Compiled: the overload below.
-    """
-    if all(type(v) is float for v in values):
-        y = values[0]
-        for v in values[1:]:
-            y = _extreme2(y, v, big)
-        return y
-    return _fold_numpy(values[0], values[1:], big)
+    """The element-wise min (max if ``big``) of two or more floats or arrays, as
+    :meth:`MinMax.output`: all floats, a float by :func:`_extreme2` (a NaN wins); otherwise
+    ``numpy.minimum`` or ``maximum`` from left to right."""
+    return _compiled_only()
 
 
 @overload(_extreme)
@@ -569,20 +610,27 @@ class Saturation(_LevelCrossings):
     def output(self, t: float, x: np.ndarray, u: Sequence[Any]) -> tuple[Any]:
         v = u[0]
         if type(v) is float:
-            return (_clip(v, self._lo, self._hi),)
+            if v < self._lo:
+                return (self._lo,)
+            if v > self._hi:
+                return (self._hi,)
+            return (v,)
         y = np.clip(v, self._lo, self._hi)
         return (float(y) if np.ndim(y) == 0 else y.astype(float, copy=False),)
 
     def kernels(self) -> Kernels:
-        """Compiled kernels: ``output`` :func:`saturation_output`, ``params = (lower,
-        upper)`` (floats, possibly infinite)."""
-        return Kernels(params=(self._lo, self._hi), output=saturation_output)
+        """Compiled kernels: ``output`` :func:`saturation_output`, ``crossings``
+        :func:`saturation_crossings` (when the block has crossings); ``params = (lower, upper,
+        size)`` (floats, possibly infinite; ``size`` an int, 0 for None)."""
+        return Kernels(params=(self._lo, self._hi, self._zc_size or 0),
+                       output=saturation_output,
+                       crossings=saturation_crossings if self.crossing_directions else None)
 
 
 @njit(cache=True)
 def saturation_output(t, x, u, params):
-    """Kernel of :class:`Saturation`: ``u`` (float or array) limited to ``params = (lower,
-    upper)``."""
+    """Kernel of :class:`Saturation`: ``u`` (float or array) limited to ``[lower, upper]``,
+    ``params = (lower, upper, size)``."""
     lo = params[0]
     hi = params[1]
     if isinstance(u, float):
@@ -591,6 +639,17 @@ def saturation_output(t, x, u, params):
     for i in range(uf.size):
         yf[i] = _clip(uf[i], lo, hi)  # numpy's clip keeps u on ties, as _clip
     return y
+
+
+@njit(cache=True)
+def saturation_crossings(t, x, u, params):
+    """Crossings kernel of :class:`Saturation`: ``u - upper`` then ``u - lower`` (finite limits
+    only), each over the ``size`` elements of ``u``, a float64 array."""
+    lo = params[0]
+    hi = params[1]
+    if hi < _INF:
+        return _level_crossings(u, hi, lo, 2 if lo > -_INF else 1, params[2])
+    return _level_crossings(u, lo, lo, 1, params[2])
 
 
 # ----------------------------------------------------------------------------- DeadZone
@@ -645,20 +704,28 @@ class DeadZone(_LevelCrossings):
     def output(self, t: float, x: np.ndarray, u: Sequence[Any]) -> tuple[Any]:
         v = u[0]
         if type(v) is float:
-            return (_dead_zone(v, self._start, self._end),)
+            if v < self._start:
+                return (v - self._start,)
+            if v > self._end:
+                return (v - self._end,)
+            return (0.0 * v,)  # 0.0, or NaN for a NaN input
         arr = np.asarray(v, dtype=float)
         y = arr - np.clip(arr, self._start, self._end)
         return (float(y) if y.ndim == 0 else y,)
 
     def kernels(self) -> Kernels:
-        """Compiled kernels: ``output`` :func:`dead_zone_output`, ``params = (start, end)``."""
-        return Kernels(params=(self._start, self._end), output=dead_zone_output)
+        """Compiled kernels: ``output`` :func:`dead_zone_output`, ``crossings``
+        :func:`dead_zone_crossings` (unless ``size`` is None); ``params = (start, end, size)``
+        (``size`` an int, 0 for None)."""
+        return Kernels(params=(self._start, self._end, self._zc_size or 0),
+                       output=dead_zone_output,
+                       crossings=dead_zone_crossings if self.crossing_directions else None)
 
 
 @njit(cache=True)
 def dead_zone_output(t, x, u, params):
-    """Kernel of :class:`DeadZone`: ``u`` (float or array) less the band ``params = (start,
-    end)``."""
+    """Kernel of :class:`DeadZone`: ``u`` (float or array) less the band ``[start, end]``,
+    ``params = (start, end, size)``."""
     start = params[0]
     end = params[1]
     if isinstance(u, float):
@@ -668,6 +735,13 @@ def dead_zone_output(t, x, u, params):
         v = uf[i]
         yf[i] = v - _clip(v, start, end)  # the interpreted array path, u - clip(u, ...)
     return y
+
+
+@njit(cache=True)
+def dead_zone_crossings(t, x, u, params):
+    """Crossings kernel of :class:`DeadZone`: ``u - end`` then ``u - start`` over the ``size``
+    elements of ``u``, a float64 array."""
+    return _level_crossings(u, params[1], params[0], 2, params[2])
 
 
 # ----------------------------------------------------------------------------- Quantizer
@@ -716,18 +790,28 @@ class Quantizer(_LevelCrossings):
 
     def output(self, t: float, x: np.ndarray, u: Sequence[Any]) -> tuple[Any]:
         v = u[0]
+        q = self._q
         if type(v) is float:
-            return (_quantize(v, self._q),)
-        w = np.asarray(v, dtype=float) / self._q
+            a = abs(v / q)
+            if not a < _INF:  # NaN or inf: nothing to round
+                return (v,)
+            r = float(math.floor(a))
+            if a - r >= 0.5:
+                r += 1.0
+            return (math.copysign(r, v) * q + 0.0,)  # + 0.0: no -0.0
+        w = np.asarray(v, dtype=float) / q
         a = np.abs(w)
         r = np.floor(a)
         r += a - r >= 0.5
-        y = np.copysign(r, w) * self._q + 0.0  # + 0.0: no -0.0
+        y = np.copysign(r, w) * q + 0.0  # + 0.0: no -0.0
         return (float(y) if y.ndim == 0 else y,)
 
     def kernels(self) -> Kernels:
-        """Compiled kernels: ``output`` :func:`quantizer_output`, ``params = (interval,)``."""
-        return Kernels(params=(self._q,), output=quantizer_output)
+        """Compiled kernels: ``output`` :func:`quantizer_output`, ``crossings``
+        :func:`quantizer_crossings` (unless ``size`` is None); ``params = (interval, size)``
+        (``size`` an int, 0 for None)."""
+        return Kernels(params=(self._q, self._zc_size or 0), output=quantizer_output,
+                       crossings=quantizer_crossings if self.crossing_directions else None)
 
     def zero_crossings(self, t: float, x: np.ndarray, u: Sequence[Any]) -> Sequence[float]:
         """The triangle wave ``(-1)**floor(a) * (f - 1/2)``, zero at every jump."""
@@ -750,7 +834,7 @@ class Quantizer(_LevelCrossings):
 @njit(cache=True)
 def quantizer_output(t, x, u, params):
     """Kernel of :class:`Quantizer`: ``u`` (float or array) rounded to a multiple of
-    ``params = (interval,)``."""
+    ``params = (interval, size)``."""
     q = params[0]
     if isinstance(u, float):
         return _quantize(_scalar(u), q)
@@ -758,6 +842,17 @@ def quantizer_output(t, x, u, params):
     for i in range(uf.size):
         yf[i] = _quantize(uf[i], q)
     return y
+
+
+@njit(cache=True)
+def quantizer_crossings(t, x, u, params):
+    """Crossings kernel of :class:`Quantizer`: the triangle wave of each of the ``size``
+    elements of ``u``, a float64 array; ``params = (interval, size)``."""
+    v = _crossing_elements(u, params[1])
+    g = np.empty(v.size)
+    for i in range(v.size):
+        g[i] = _quantizer_crossing(v[i], params[0])
+    return g
 
 
 # ----------------------------------------------------------------------------- Sign
@@ -798,13 +893,16 @@ class Sign(_LevelCrossings):
     def output(self, t: float, x: np.ndarray, u: Sequence[Any]) -> tuple[Any]:
         v = u[0]
         if type(v) is float:
-            return (_sign(v),)
+            return (1.0 if v > 0.0 else (-1.0 if v < 0.0 else 0.0 * v),)
         y = np.sign(np.asarray(v, dtype=float))
         return (float(y) if y.ndim == 0 else y,)
 
     def kernels(self) -> Kernels:
-        """Compiled kernels: ``output`` :func:`sign_output`, ``params = ()``."""
-        return Kernels(params=(), output=sign_output)
+        """Compiled kernels: ``output`` :func:`sign_output`, ``crossings``
+        :func:`sign_crossings` (unless ``size`` is None); ``params = (size,)`` (an int, 0 for
+        None)."""
+        return Kernels(params=(self._zc_size or 0,), output=sign_output,
+                       crossings=sign_crossings if self.crossing_directions else None)
 
 
 @njit(cache=True)
@@ -816,6 +914,12 @@ def sign_output(t, x, u, params):
     for i in range(uf.size):
         yf[i] = _sign(uf[i]) + 0.0  # + 0.0: numpy's sign(-0.0) is 0.0
     return y
+
+
+@njit(cache=True)
+def sign_crossings(t, x, u, params):
+    """Crossings kernel of :class:`Sign`: ``u - 0.0`` over the ``size`` elements of ``u``."""
+    return _level_crossings(u, 0.0, 0.0, 1, params[0])
 
 
 # ----------------------------------------------------------------------------- MinMax
@@ -865,6 +969,7 @@ class MinMax(Block):
                 f"MinMax: parameter 'nin' must be an integer >= 1, got {_short(nin)}")
         self._max = func == "max"
         self._nin = int(nin)
+        self._ufunc = np.maximum if self._max else np.minimum
         self._reduce = np.max if self._max else np.min
         self.set_ports(inputs=["u"] if nin == 1 else [f"u{i}" for i in range(nin)])
 
@@ -874,9 +979,23 @@ class MinMax(Block):
             if type(v) is float:
                 return (v,)
             return (float(self._reduce(v)),)
-        y = _extreme(tuple(u), self._max)
-        if type(y) is float:
+        if all(type(v) is float for v in u):
+            y = u[0]
+            big = self._max
+            for v in u[1:]:
+                # comparisons with NaN are False: the third branch propagates it
+                if v < y:
+                    if not big:
+                        y = v
+                elif v > y:
+                    if big:
+                        y = v
+                elif v != v:
+                    y = v
             return (y,)
+        y = u[0]
+        for v in u[1:]:
+            y = self._ufunc(y, v)
         y = np.asarray(y, dtype=float)
         return (float(y) if y.ndim == 0 else y,)
 
@@ -978,7 +1097,7 @@ class Switch(_LevelCrossings):
         th = self._th
         crit = self._crit
         if type(c) is float:
-            cond = _switch_mask(c, th, crit)
+            cond = c >= th if crit == 0 else (c > th if crit == 1 else c != th)
             if type(a) is not float or type(b) is not float:
                 sa, sb = np.shape(a), np.shape(b)
                 if sa != sb:
@@ -988,19 +1107,23 @@ class Switch(_LevelCrossings):
                 y = np.asarray(a if cond else b, dtype=float)  # no copy of a float64 array
                 return (float(y) if y.ndim == 0 else y,)
             return (a if cond else b,)
-        mask = _switch_mask(np.asarray(c, dtype=float), th, crit)
+        carr = np.asarray(c, dtype=float)
+        mask = carr >= th if crit == 0 else (carr > th if crit == 1 else carr != th)
         y = np.where(mask, a, b).astype(float, copy=False)
         return (float(y) if y.ndim == 0 else y,)
 
     def kernels(self) -> Kernels:
-        """Compiled kernels: ``output`` :func:`switch_output`, ``params = (threshold,
-        criterion)`` with ``criterion`` 0 (``>=``), 1 (``>``) or 2 (``!=``), an int."""
-        return Kernels(params=(self._th, self._crit), output=switch_output)
+        """Compiled kernels: ``output`` :func:`switch_output`, ``crossings``
+        :func:`switch_crossings` (unless ``size`` is None); ``params = (threshold, criterion,
+        size)`` with ``criterion`` 0 (``>=``), 1 (``>``) or 2 (``!=``) and ``size`` (0 for
+        None) ints."""
+        return Kernels(params=(self._th, self._crit, self._zc_size or 0), output=switch_output,
+                       crossings=switch_crossings if self.crossing_directions else None)
 
 
 @njit(cache=True)
 def switch_output(t, x, u_true, control, u_false, params):
-    """Kernel of :class:`Switch`, ``params = (threshold, criterion)``: ``u_true`` where
+    """Kernel of :class:`Switch`, ``params = (threshold, criterion, size)``: ``u_true`` where
     ``control`` meets the criterion, else ``u_false``.
 
     A float control selects a whole input (``u_true`` and ``u_false`` then have one type: both
@@ -1025,6 +1148,13 @@ def switch_output(t, x, u_true, control, u_false, params):
     for i in range(c.size):
         flat[i] = _element(a, i) if _switch_mask(c[i], th, crit) else _element(b, i)
     return y
+
+
+@njit(cache=True)
+def switch_crossings(t, x, u_true, control, u_false, params):
+    """Crossings kernel of :class:`Switch`: ``control - threshold`` over the ``size`` elements
+    of ``control``, a float64 array."""
+    return _level_crossings(control, params[0], params[0], 1, params[2])
 
 
 # ----------------------------------------------------------------------------- Relay
@@ -1101,15 +1231,16 @@ class Relay(Block):
         self.set_state([1.0 if x0 else 0.0], ("mode",))
 
     def output(self, t: float, x: np.ndarray, u: Sequence[Any]) -> tuple[float]:
-        return (_relay_output(x[0], self._on, self._off),)
+        return (self._on if x[0] > 0.5 else self._off,)
 
     def kernels(self) -> Kernels:
         """Compiled kernels: ``output`` :func:`relay_output` (from the mode state),
-        ``update`` :func:`relay_update` (the mode unchanged); ``params = (on_value,
-        off_value, on_point, off_point)``. The mode changes at zero crossings, which have no
-        kernel (contract v1)."""
+        ``update`` :func:`relay_update` (the mode unchanged), ``crossings``
+        :func:`relay_crossings`, ``on_event`` :func:`relay_on_event`; ``params = (on_value,
+        off_value, on_point, off_point)``."""
         return Kernels(params=(self._on, self._off, self._on_point, self._off_point),
-                       output=relay_output, update=relay_update)
+                       output=relay_output, update=relay_update, crossings=relay_crossings,
+                       on_event=relay_on_event)
 
     def zero_crossings(self, t: float, x: np.ndarray, u: Sequence[Any]) -> Sequence[float]:
         """``(u - on_point, u - off_point)``."""
@@ -1144,6 +1275,25 @@ def relay_output(t, x, u, params):
 @njit(cache=True)
 def relay_update(t, x, u, params):
     """Kernel of :class:`Relay`: the mode unchanged, ``(x[0],)``."""
+    return (x[0],)
+
+
+@njit(cache=True)
+def relay_crossings(t, x, u, params):
+    """Crossings kernel of :class:`Relay`: ``(u - on_point, u - off_point)``."""
+    v = _kernel_scalar_input(u)
+    return (v - params[2], v - params[3])
+
+
+@njit(cache=True)
+def relay_on_event(t, x, u, params, which):
+    """Event kernel of :class:`Relay`: crossing 0 turns it on, 1 off: the new mode,
+    ``(1.0,)`` or ``(0.0,)``, or the mode unchanged."""
+    on = x[0] > 0.5
+    if which == 0 and not on:
+        return (1.0,)
+    if which == 1 and on:
+        return (0.0,)
     return (x[0],)
 
 
@@ -1281,44 +1431,66 @@ class Backlash(Block):
         """Compiled kernels, ``params = (width / 2, tau)``.
 
         Scalar ``x0``: ``output`` :func:`backlash_output`, then ``deriv``
-        :func:`backlash_deriv` (continuous) or ``update`` :func:`backlash_update` (clocked).
-        Vector ``x0``: :func:`backlash_vector_output`, then :func:`backlash_vector_deriv` or
-        :func:`backlash_vector_output` again as ``update`` (z[k+1] = y[k]).
+        :func:`backlash_deriv` and ``crossings`` :func:`backlash_crossings` (continuous) or
+        ``update`` :func:`backlash_update` (clocked). Vector ``x0``:
+        :func:`backlash_vector_output`, then :func:`backlash_vector_deriv` and
+        :func:`backlash_vector_crossings`, or :func:`backlash_vector_output` again as
+        ``update`` (z[k+1] = y[k]).
         """
         params = (self._half, self._tau)
-        discrete = self.clock is not None
+        if self.clock is not None:
+            if self._scalar:
+                return Kernels(params=params, output=backlash_output, update=backlash_update)
+            return Kernels(params=params, output=backlash_vector_output,
+                           update=backlash_vector_output)
         if self._scalar:
-            return Kernels(params=params, output=backlash_output,
-                           deriv=None if discrete else backlash_deriv,
-                           update=backlash_update if discrete else None)
+            return Kernels(params=params, output=backlash_output, deriv=backlash_deriv,
+                           crossings=backlash_crossings)
         return Kernels(params=params, output=backlash_vector_output,
-                       deriv=None if discrete else backlash_vector_deriv,
-                       update=backlash_vector_output if discrete else None)
+                       deriv=backlash_vector_deriv, crossings=backlash_vector_crossings)
+
+
+@register_jitable
+def _backlash_scalar(z: float, u: Any, h: float) -> float:
+    """The output of a scalar backlash, as :meth:`Backlash._target`: ``_clip`` for a float
+    input, numpy's ``minimum(maximum(...))`` for a 1-element array."""
+    if isinstance(u, float):
+        v = _scalar(u)
+        return _clip(z, v - h, v + h)
+    a = _kernel_vector_input(u, 1)
+    return _np_min_max(z, a[0] - h, a[0] + h)
 
 
 @njit(cache=True)
 def backlash_output(t, x, u, params):
     """Kernel of :class:`Backlash`, scalar: ``min(max(z, u - h), u + h)``, ``params = (h,
     tau)``, ``h = width / 2``."""
-    v = _kernel_scalar_input(u)
-    h = params[0]
-    return _clip(x[0], v - h, v + h)
+    return _backlash_scalar(x[0], u, params[0])
 
 
 @njit(cache=True)
 def backlash_deriv(t, x, u, params):
     """Kernel of the continuous :class:`Backlash`, scalar: ``((y - z) / tau,)``."""
-    v = _kernel_scalar_input(u)
-    h = params[0]
-    return ((_clip(x[0], v - h, v + h) - x[0]) / params[1],)
+    return ((_backlash_scalar(x[0], u, params[0]) - x[0]) / params[1],)
 
 
 @njit(cache=True)
 def backlash_update(t, x, u, params):
     """Kernel of the clocked :class:`Backlash`, scalar: ``(y[k],)``."""
-    v = _kernel_scalar_input(u)
+    return (_backlash_scalar(x[0], u, params[0]),)
+
+
+@njit(cache=True)
+def backlash_crossings(t, x, u, params):
+    """Crossings kernel of the continuous :class:`Backlash`, scalar: ``(u - h - z, u + h -
+    z)``."""
     h = params[0]
-    return (_clip(x[0], v - h, v + h),)
+    z = x[0]
+    if isinstance(u, float):
+        v = _scalar(u)
+        return (v - h - z, v + h - z)
+    d = _kernel_vector_input(u, 1)[0] - z  # as the interpreted array path
+    return (d - h, d + h)
 
 
 @njit(cache=True)
@@ -1343,6 +1515,21 @@ def backlash_vector_deriv(t, x, u, params):
     for i in range(x.size):
         d[i] = (_np_min_max(x[i], a[i] - h, a[i] + h) - x[i]) / tau
     return d
+
+
+@njit(cache=True)
+def backlash_vector_crossings(t, x, u, params):
+    """Crossings kernel of the continuous :class:`Backlash`, vector of ``n``: ``u - z - h``
+    then ``u - z + h``, shape ``(2 n,)``."""
+    a = _kernel_vector_input(u, x.size)
+    h = params[0]
+    n = x.size
+    g = np.empty(2 * n)
+    for i in range(n):
+        d = a[i] - x[i]
+        g[i] = d - h
+        g[n + i] = d + h
+    return g
 
 
 # ----------------------------------------------------------------------------- RateLimiter
@@ -1442,7 +1629,8 @@ class RateLimiter(Block):
     def _step(self, x: np.ndarray, v: Any) -> Any:
         """y[k] from y[k-1] = x and u[k] = v."""
         if self._scalar and type(v) is float:
-            return _rate_step(x.item(), v, self._dlo, self._dhi)
+            yp = x.item()
+            return yp + _clip(v - yp, self._dlo, self._dhi)
         y = x + np.clip(_flat_input("RateLimiter", v, x.size) - x, self._dlo, self._dhi)
         return float(y[0]) if self._scalar else y
 
@@ -1455,7 +1643,7 @@ class RateLimiter(Block):
         """dy/dt = clip((u - y) / tau, falling, rising)."""
         v = u[0]
         if self._scalar and type(v) is float:
-            return (_rate_deriv(x.item(), v, self._tau, self._falling, self._rising),)
+            return (_clip((v - x.item()) / self._tau, self._falling, self._rising),)
         return np.clip((_flat_input("RateLimiter", v, x.size) - x) / self._tau, self._falling,
                        self._rising)
 
