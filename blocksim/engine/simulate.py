@@ -41,28 +41,20 @@ import math
 import time
 from typing import Any
 
-import numpy as np
-
 from blocksim.engine.compile import compile_diagram
 from blocksim.engine.diagram import Diagram
 from blocksim.engine.errors import (
-    BlockRuntimeError,
     BlocksimError,
     SimulationError,
-    ZenoError,
     suggest,
 )
 from blocksim.engine.evaluate import Evaluator
+from blocksim.engine.events import Events
 from blocksim.engine.plan import Plan
+from blocksim.engine.realtime import Pacer
 from blocksim.engine.record import Recorder, SimResult
-from blocksim.engine.solvers import (
-    FIXED_STEP_SOLVERS,
-    SCIPY_SOLVERS,
-    SOLVERS,
-    FixedStepper,
-    NullStepper,
-    ScipyStepper,
-)
+from blocksim.engine.segments import Segments
+from blocksim.engine.solvers import FIXED_STEP_SOLVERS, SOLVERS
 
 
 class Run:
@@ -264,90 +256,6 @@ def simulate(diagram: Diagram | Plan, T: float, solver: str = "RK45", *, rtol: f
     return run.result
 
 
-def _crossed(g_old: float, g_new: float, direction: int) -> bool:
-    """Whether g crossed zero in ``direction`` (+1 rising, -1 falling, 0 either) between two
-    evaluations; leaving zero counts (a state reset onto g = 0, then moving away)."""
-    if g_old <= 0.0 <= g_new and g_old != g_new:
-        return direction >= 0
-    if g_old >= 0.0 >= g_new and g_old != g_new:
-        return direction <= 0
-    return False
-
-
-class _Events:
-    """Event bookkeeping of one run: crossing values, handlers, Zeno guard, Stop."""
-
-    ZENO_COUNT = 50
-
-    def __init__(self, run: Run):
-        self.run = run
-        self.ev = run.evaluator
-        self.owner = self.ev.crossing_owner
-        self.enabled = bool(self.owner)
-        self.g_prev: list[float] | None = None
-        self.last_time: dict[int, float] = {}
-        self.burst: dict[int, int] = {}
-        T = run.options["T"]
-        self.zeno_dt = 100.0 * run.options["event_tol"] * max(1.0, T)
-        self.stopped_by: str | None = None
-        run.stats["nevents"] = 0
-
-    def at_major_time(self, t: float, fired: frozenset[Any]) -> None:
-        """Fire the handlers of every crossing between the previous values and now."""
-        run, ev = self.run, self.ev
-        g_now = ev.crossings(t, run.x, run.xd)
-        if self.g_prev is None:  # t = 0: only a Stop already true counts
-            hits = [i for i, (k, _, _) in enumerate(self.owner)
-                    if run.plan.entries[k].block.stops_simulation and g_now[i] >= 0.0]
-        else:
-            hits = [i for i, (_, _, d) in enumerate(self.owner)
-                    if _crossed(self.g_prev[i], g_now[i], d)]
-        if hits:
-            self._fire(t, hits)
-            if fired:
-                ev.outputs_at_hit(t, run.x, run.xd, fired)
-            else:
-                ev.outputs(t, run.x, run.xd)
-            g_now = ev.crossings(t, run.x, run.xd)
-        self.g_prev = g_now
-
-    def _fire(self, t: float, hits: list[int]) -> None:
-        run, plan = self.run, self.run.plan
-        x, xd = run.x.copy(), run.xd.copy()
-        sig = self.ev.sig
-        for i in hits:
-            k, which, _ = self.owner[i]
-            e = plan.entries[k]
-            run.stats["nevents"] += 1
-            self._zeno_guard(k, t)
-            xs = xd if e.discrete else x
-            u = [sig[s] for s in e.in_slots]
-            try:
-                new = e.block.on_event(t, xs[e.states].copy(), u, which)
-            except Exception as exc:
-                raise BlockRuntimeError(
-                    f"block '{e.name}' ({e.kind}): on_event() raised {type(exc).__name__}: "
-                    f"{exc} at t={t:.6g} s", block=e.name, time=t) from exc
-            if new is not None:
-                xs[e.states] = np.asarray(new, dtype=float).reshape(-1)
-            if e.block.stops_simulation and self.stopped_by is None:
-                self.stopped_by = e.name
-        run.x, run.xd = x, xd
-
-    def _zeno_guard(self, k: int, t: float) -> None:
-        last = self.last_time.get(k)
-        self.burst[k] = self.burst.get(k, 0) + 1 if last is not None and \
-            t - last <= self.zeno_dt else 0
-        self.last_time[k] = t
-        if self.burst[k] >= self.ZENO_COUNT:
-            e = self.run.plan.entries[k]
-            raise ZenoError(
-                f"block '{e.name}' ({e.kind}) is chattering: {self.ZENO_COUNT} events within "
-                f"{self.zeno_dt:.3g} s of each other up to t={t:.9g} s (Zeno behaviour); add "
-                f"hysteresis, a minimum dwell time or a terminating condition (e.g. a Stop)",
-                block=e.name, time=t)
-
-
 def _run_loop(run: Run) -> None:
     """Advance ``run`` from 0 to T (see the module docstring)."""
     plan, opts, ev, stats = run.plan, run.options, run.evaluator, run.stats
@@ -361,9 +269,9 @@ def _run_loop(run: Run) -> None:
     hit_times = [tb.to_time(n) for n in hit_ticks]
     bp_blocks = [plan.entries[k].block for k in plan.breakpoint_entries]
     bp_times = [b.next_breakpoint(0.0) for b in bp_blocks]
-    events = _Events(run)
-    pacer = _Pacer(run) if opts["realtime"] else None
-    segments = _Segments(run, events)
+    events = Events(run)
+    pacer = Pacer(run) if opts["realtime"] else None
+    segments = Segments(run, events)
     t = 0.0
     ev.outputs_all(t, run.x, run.xd)
     stats["noutput_evals"] += 1
@@ -410,241 +318,3 @@ def _run_loop(run: Run) -> None:
         t = run.t
 
 
-def _locate(fn: Any, a: float, b: float, ga: float, gb: float, tol: float) -> tuple[float, float]:
-    """Bracket [a, b] of the sign change of fn, narrowed to width <= tol (Illinois method)."""
-    side = 0
-    while b - a > tol:
-        c = b - gb * (b - a) / (gb - ga) if gb != ga else 0.5 * (a + b)
-        if not (a < c < b) or (b - a) < 4 * tol:
-            c = 0.5 * (a + b)
-        gc = fn(c)
-        if (gc < 0.0) == (gb < 0.0) and gc != 0.0:
-            b, gb = c, gc
-            if side == 1:
-                ga *= 0.5
-            side = 1
-        else:
-            a, ga = c, gc
-            if side == -1:
-                gb *= 0.5
-            side = -1
-        if gc == 0.0:
-            return c, float(np.nextafter(c, math.inf))
-    return a, b
-
-
-class _Segments:
-    """Integrates the continuous state between major times, with one solver kept for the
-    whole run (restarted cheaply at each discontinuity), and records inside segments."""
-
-    def __init__(self, run: Run, events: _Events):
-        self.run, self.events = run, events
-        plan, opts, ev = run.plan, run.options, run.evaluator
-        self.solver = opts["solver"]
-        self.record_dt = opts["record_dt"]
-        self.grid_k = 0
-        self.t1 = self.t_left = 0.0
-        self.last: Any = None
-        self.nfev = 0
-        self.stepper: Any = None
-        # explicit Runge-Kutta methods end a step with f(t_new, y_new) on the very array they
-        # accept, so the signal store already holds the outputs there; other methods update
-        # y in place after their last evaluation, and are re-evaluated before recording
-        self.fsal = self.solver in ("RK45", "RK23", "DOP853")
-        derivatives = ev.derivatives
-        outputs = ev.outputs_minor if ev._minor else None
-        t1 = t_left = 0.0
-        xd = run.xd
-        seg = self
-
-        def rhs(t: float, y: np.ndarray) -> Any:
-            if t >= t1:
-                t = t_left  # sources see the left limit of a breakpoint ending the segment
-            seg.nfev += 1
-            if outputs is not None:
-                outputs(t, y, xd)
-            seg.last = y
-            return derivatives(t, y, xd)
-
-        def set_segment(end: float, left: float, discrete_state: np.ndarray) -> None:
-            nonlocal t1, t_left, xd
-            t1, t_left, xd = end, left, discrete_state
-
-        self.rhs = rhs
-        self.set_segment = set_segment
-        if plan.nx == 0:
-            h = opts["dt"] or (opts["max_step"] if math.isfinite(opts["max_step"]) else None) \
-                or self.record_dt
-            if h is None:
-                h = math.inf if plan.clocks else opts["T"] / 1000.0
-            self.null_h = h
-
-    def _stepper(self, t0: float, t1: float) -> Any:
-        run, opts = self.run, self.run.options
-        if self.stepper is not None:
-            self.stepper.restart(t0, run.x, t1)
-        elif run.plan.nx == 0:
-            self.stepper = NullStepper(t0, t1, self.null_h)
-        elif self.solver in SCIPY_SOLVERS:
-            self.stepper = ScipyStepper(self.solver, self.rhs, t0, run.x, t1, opts["rtol"],
-                                        opts["atol"], opts["max_step"], None)
-        else:
-            self.stepper = FixedStepper(self.solver, self.rhs, t0, run.x, t1, opts["dt"])
-        return self.stepper
-
-    def record_major(self, t: float) -> None:
-        """Record the major time t (on the grid only, when recording on a grid)."""
-        run = self.run
-        if self.record_dt is None:
-            run.recorder.record(t, run.x, run.evaluator.sig)
-        elif abs(self.grid_k * self.record_dt - t) <= 1e-9 * max(1.0, t):
-            run.recorder.record(t, run.x, run.evaluator.sig)
-            self.grid_k += 1
-
-    def _record(self, t: float, y: np.ndarray, evaluate: bool) -> None:
-        """Record (t, y); ``evaluate=False`` when the minor outputs are fresh at (t, y)."""
-        run = self.run
-        if evaluate:
-            run.evaluator.outputs(t, y, run.xd)
-            run.stats["noutput_evals"] += 1
-        else:
-            run.evaluator.outputs_rest(t, y, run.xd)
-        run.evaluator.check_finite(t, y)
-        run.recorder.record(t, y, run.evaluator.sig)
-
-    def integrate(self, t0: float, t1: float) -> None:
-        """Integrate over [t0, t1], or up to the first located zero crossing; record inside
-        the segment; leave ``run.t``/``run.x`` at the segment's end."""
-        run, ev, stats, events = self.run, self.run.evaluator, self.run.stats, self.events
-        self.t1, self.t_left = t1, math.nextafter(t1, -math.inf)
-        self.set_segment(t1, self.t_left, run.xd)
-        self.nfev = 0
-        record_dt = self.record_dt
-        stepper = self._stepper(t0, t1)
-        stats["nsegments"] += 1
-        fsal, watch = self.fsal, events.enabled
-        g_old = events.g_prev
-        t_end, y_end = t1, None
-        try:
-            while True:
-                stepper.step()
-                stats["nsteps"] += 1
-                ts, y = stepper.t, stepper.y
-                end = ts >= t1
-                fresh = fsal and self.last is y  # signal store already at (ts, y)
-                if watch:
-                    if not fresh:
-                        ev.outputs_minor(self.t_left if end else ts, y, run.xd)
-                        stats["noutput_evals"] += 1
-                        fresh = True
-                    g_new = ev.crossings(ts, y, run.xd)
-                    crossed = [i for i, (_, _, d) in enumerate(events.owner)
-                               if _crossed(g_old[i], g_new[i], d)]  # type: ignore[index]
-                    if crossed:
-                        t_end, y_end, g_new = _first_crossing(run, stepper, crossed, g_old,
-                                                              g_new, self._reintegrate)
-                        end, ts, y, fresh = True, t_end, y_end, False
-                    g_old = g_new
-                if record_dt is None:
-                    if not end and t1 - ts > 1e-12 * max(1.0, t1):  # not a sliver before t1
-                        self._record(ts, y, not fresh)
-                else:
-                    self._record_grid(stepper, ts, y, min(ts, t_end), end, fresh)
-                if end:
-                    break
-                if y.size and not math.isfinite(float(y.sum())):
-                    ev.check_finite(ts, y)
-        finally:
-            stats["nfev"] += self.nfev
-            stats["noutput_evals"] += self.nfev
-            run.t = float(stepper.t_old if stepper.t < t_end else t_end)
-        events.g_prev = g_old if watch else None
-        run.x = stepper.y if y_end is None else y_end  # fresh arrays, never written in place
-
-    def _record_grid(self, stepper: Any, ts: float, y: np.ndarray, upto: float, end: bool,
-                     fresh: bool) -> None:
-        """Record the grid points inside the last step (dense output), and ts if on grid."""
-        record_dt = self.record_dt
-        tol = 1e-9 * max(1.0, ts)
-        while self.grid_k * record_dt < upto - tol:
-            tg = self.grid_k * record_dt
-            self._record(tg, stepper.interpolate(tg), True)
-            self.grid_k += 1
-        if not end and abs(self.grid_k * record_dt - ts) <= tol:
-            self._record(ts, y, True)
-            self.grid_k += 1
-
-    def _reintegrate(self, ta: float, ya: np.ndarray, tb: float) -> np.ndarray:
-        """Integrate afresh from an accepted point to an event time: the dense output of the
-        step that straddled the event was built with stages on both sides of it."""
-        run, opts = self.run, self.run.options
-        if run.plan.nx == 0 or tb <= ta:
-            return np.asarray(ya, dtype=float)
-        if self.solver in SCIPY_SOLVERS:
-            sub: Any = ScipyStepper(self.solver, self.rhs, ta, ya, tb, opts["rtol"],
-                                    opts["atol"], opts["max_step"], tb - ta)
-        else:
-            sub = FixedStepper(self.solver, self.rhs, ta, ya, tb, opts["dt"])
-        while sub.t < tb:
-            sub.step()
-        return np.array(sub.y, dtype=float)
-
-
-def _first_crossing(run: Run, stepper: Any, crossed: list[int], g_old: list[float],
-                    g_new: list[float], restart: Any) -> tuple[float, np.ndarray, list[float]]:
-    """Locate the earliest of the ``crossed`` zero crossings inside the last step.
-
-    Returns the time just past it (the right end of a bracket narrower than ``event_tol``),
-    the state there, and all crossing values at the bracket's left end (before it)."""
-    ev, xd = run.evaluator, run.xd
-    tol = run.options["event_tol"]
-
-    def values(t: float) -> list[float]:
-        y = stepper.interpolate(t)
-        ev.outputs(t, y, xd)
-        run.stats["noutput_evals"] += 1
-        return ev.crossings(t, y, xd)
-
-    a0, b0 = stepper.t_old, stepper.t
-    best: tuple[float, float] | None = None
-    for i in crossed:
-        a, b = _locate(lambda t, i=i: values(t)[i], a0, b0, g_old[i], g_new[i],
-                       tol * max(1.0, abs(b0)))
-        if best is None or b < best[1]:
-            best = (a, b)
-    assert best is not None
-    a, b = best
-    g_left = values(a) if a < b else g_old
-    y_b = restart(a0, stepper.interpolate(a0), b)
-    return b, y_b, g_left
-
-
-class _Pacer:
-    """Real-time pacing: wait until wall time reaches t / realtime at every major time; count
-    lateness and overruns per clock."""
-
-    def __init__(self, run: Run):
-        self.run = run
-        self.rate = float(run.options["realtime"])
-        self.wall0 = time.perf_counter()
-        self.per_clock: dict[Any, dict[str, float]] = {}
-        run.stats["realtime"] = {"rate": self.rate, "max_lateness": 0.0, "clocks": {}}
-
-    def pace(self, t: float, fired: frozenset[Any]) -> None:
-        target = self.wall0 + t / self.rate
-        now = time.perf_counter()
-        if now < target:
-            time.sleep(target - now)
-            now = time.perf_counter()
-        late = max(0.0, now - target)
-        rt = self.run.stats["realtime"]
-        rt["max_lateness"] = max(rt["max_lateness"], late)
-        for c in fired:
-            key = f"clock {c.period:g} s"
-            st = rt["clocks"].setdefault(key, {"hits": 0, "max_lateness": 0.0,
-                                               "mean_lateness": 0.0, "overruns": 0})
-            st["hits"] += 1
-            st["mean_lateness"] += (late - st["mean_lateness"]) / st["hits"]
-            st["max_lateness"] = max(st["max_lateness"], late)
-            if late > c.period:
-                st["overruns"] += 1

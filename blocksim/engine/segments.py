@@ -1,0 +1,172 @@
+"""Integration segments of the interpreted run: one solver for the whole run, restarted at
+each major time, stepping to the next one while recording and watching zero crossings."""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from blocksim.engine.events import Events, first_crossing, has_crossed
+from blocksim.engine.solvers import SCIPY_SOLVERS, FixedStepper, NullStepper, ScipyStepper
+
+if TYPE_CHECKING:
+    from blocksim.engine.simulate import Run
+
+
+class Segments:
+    """Integrates the continuous state between major times, with one solver kept for the
+    whole run (restarted cheaply at each discontinuity), and records inside segments."""
+
+    def __init__(self, run: Run, events: Events):
+        self.run, self.events = run, events
+        plan, opts, ev = run.plan, run.options, run.evaluator
+        self.solver = opts["solver"]
+        self.record_dt = opts["record_dt"]
+        self.grid_k = 0
+        self.t1 = self.t_left = 0.0
+        self.last: Any = None
+        self.nfev = 0
+        self.stepper: Any = None
+        # explicit Runge-Kutta methods end a step with f(t_new, y_new) on the very array they
+        # accept, so the signal store already holds the outputs there; other methods update
+        # y in place after their last evaluation, and are re-evaluated before recording
+        self.fsal = self.solver in ("RK45", "RK23", "DOP853")
+        derivatives = ev.derivatives
+        outputs = ev.outputs_minor if ev._minor else None
+        t1 = t_left = 0.0
+        xd = run.xd
+        seg = self
+
+        def rhs(t: float, y: np.ndarray) -> Any:
+            if t >= t1:
+                t = t_left  # sources see the left limit of a breakpoint ending the segment
+            seg.nfev += 1
+            if outputs is not None:
+                outputs(t, y, xd)
+            seg.last = y
+            return derivatives(t, y, xd)
+
+        def set_segment(end: float, left: float, discrete_state: np.ndarray) -> None:
+            nonlocal t1, t_left, xd
+            t1, t_left, xd = end, left, discrete_state
+
+        self.rhs = rhs
+        self.set_segment = set_segment
+        if plan.nx == 0:
+            h = opts["dt"] or (opts["max_step"] if math.isfinite(opts["max_step"]) else None) \
+                or self.record_dt
+            if h is None:
+                h = math.inf if plan.clocks else opts["T"] / 1000.0
+            self.null_h = h
+
+    def _stepper(self, t0: float, t1: float) -> Any:
+        run, opts = self.run, self.run.options
+        if self.stepper is not None:
+            self.stepper.restart(t0, run.x, t1)
+        elif run.plan.nx == 0:
+            self.stepper = NullStepper(t0, t1, self.null_h)
+        elif self.solver in SCIPY_SOLVERS:
+            self.stepper = ScipyStepper(self.solver, self.rhs, t0, run.x, t1, opts["rtol"],
+                                        opts["atol"], opts["max_step"], None)
+        else:
+            self.stepper = FixedStepper(self.solver, self.rhs, t0, run.x, t1, opts["dt"])
+        return self.stepper
+
+    def record_major(self, t: float) -> None:
+        """Record the major time t (on the grid only, when recording on a grid)."""
+        run = self.run
+        if self.record_dt is None:
+            run.recorder.record(t, run.x, run.evaluator.sig)
+        elif abs(self.grid_k * self.record_dt - t) <= 1e-9 * max(1.0, t):
+            run.recorder.record(t, run.x, run.evaluator.sig)
+            self.grid_k += 1
+
+    def _record(self, t: float, y: np.ndarray, evaluate: bool) -> None:
+        """Record (t, y); ``evaluate=False`` when the minor outputs are fresh at (t, y)."""
+        run = self.run
+        if evaluate:
+            run.evaluator.outputs(t, y, run.xd)
+            run.stats["noutput_evals"] += 1
+        else:
+            run.evaluator.outputs_rest(t, y, run.xd)
+        run.evaluator.check_finite(t, y)
+        run.recorder.record(t, y, run.evaluator.sig)
+
+    def integrate(self, t0: float, t1: float) -> None:
+        """Integrate over [t0, t1], or up to the first located zero crossing; record inside
+        the segment; leave ``run.t``/``run.x`` at the segment's end."""
+        run, ev, stats, events = self.run, self.run.evaluator, self.run.stats, self.events
+        self.t1, self.t_left = t1, math.nextafter(t1, -math.inf)
+        self.set_segment(t1, self.t_left, run.xd)
+        self.nfev = 0
+        record_dt = self.record_dt
+        stepper = self._stepper(t0, t1)
+        stats["nsegments"] += 1
+        fsal, watch = self.fsal, events.enabled
+        g_old = events.g_prev
+        t_end, y_end = t1, None
+        try:
+            while True:
+                stepper.step()
+                stats["nsteps"] += 1
+                ts, y = stepper.t, stepper.y
+                end = ts >= t1
+                fresh = fsal and self.last is y  # signal store already at (ts, y)
+                if watch:
+                    if not fresh:
+                        ev.outputs_minor(self.t_left if end else ts, y, run.xd)
+                        stats["noutput_evals"] += 1
+                        fresh = True
+                    g_new = ev.crossings(ts, y, run.xd)
+                    crossed = [i for i, (_, _, d) in enumerate(events.owner)
+                               if has_crossed(g_old[i], g_new[i], d)]  # type: ignore[index]
+                    if crossed:
+                        t_end, y_end, g_new = first_crossing(run, stepper, crossed, g_old,
+                                                              g_new, self._reintegrate)
+                        end, ts, y, fresh = True, t_end, y_end, False
+                    g_old = g_new
+                if record_dt is None:
+                    if not end and t1 - ts > 1e-12 * max(1.0, t1):  # not a sliver before t1
+                        self._record(ts, y, not fresh)
+                else:
+                    self._record_grid(stepper, ts, y, min(ts, t_end), end, fresh)
+                if end:
+                    break
+                if y.size and not math.isfinite(float(y.sum())):
+                    ev.check_finite(ts, y)
+        finally:
+            stats["nfev"] += self.nfev
+            stats["noutput_evals"] += self.nfev
+            run.t = float(stepper.t_old if stepper.t < t_end else t_end)
+        events.g_prev = g_old if watch else None
+        run.x = stepper.y if y_end is None else y_end  # fresh arrays, never written in place
+
+    def _record_grid(self, stepper: Any, ts: float, y: np.ndarray, upto: float, end: bool,
+                     fresh: bool) -> None:
+        """Record the grid points inside the last step (dense output), and ts if on grid."""
+        record_dt = self.record_dt
+        tol = 1e-9 * max(1.0, ts)
+        while self.grid_k * record_dt < upto - tol:
+            tg = self.grid_k * record_dt
+            self._record(tg, stepper.interpolate(tg), True)
+            self.grid_k += 1
+        if not end and abs(self.grid_k * record_dt - ts) <= tol:
+            self._record(ts, y, True)
+            self.grid_k += 1
+
+    def _reintegrate(self, ta: float, ya: np.ndarray, tb: float) -> np.ndarray:
+        """Integrate afresh from an accepted point to an event time: the dense output of the
+        step that straddled the event was built with stages on both sides of it."""
+        run, opts = self.run, self.run.options
+        if run.plan.nx == 0 or tb <= ta:
+            return np.asarray(ya, dtype=float)
+        if self.solver in SCIPY_SOLVERS:
+            sub: Any = ScipyStepper(self.solver, self.rhs, ta, ya, tb, opts["rtol"],
+                                    opts["atol"], opts["max_step"], tb - ta)
+        else:
+            sub = FixedStepper(self.solver, self.rhs, ta, ya, tb, opts["dt"])
+        while sub.t < tb:
+            sub.step()
+        return np.array(sub.y, dtype=float)
