@@ -107,9 +107,14 @@ class Sum(Block):
         ops = _op_string("Sum", "signs", signs, "+-", "+", spacer="|")
         self._ops = ops
         self.set_ports(inputs=_numbered("u", len(ops), "u"))
-        # generic path, in port order (as the kernels): y = (+/-)u0, then y = y (+/-) u_i
+        # generic path, in port order (as the kernels): y = (+/-)u0, then y = y (+/-) u_i;
+        # two plain loops (faster) when every '+' after u0 comes before every '-'
         self._first_neg = ops[0] == "-"
-        self._rest = tuple((i, c == "+") for i, c in enumerate(ops) if i > 0)
+        rest = ops[1:]
+        self._add = tuple(i for i, c in enumerate(ops) if i > 0 and c == "+")
+        self._sub = tuple(i for i, c in enumerate(ops) if i > 0 and c == "-")
+        self._mixed = tuple((i, c == "+") for i, c in enumerate(ops) if i > 0) \
+            if "-+" in rest else None
         self._mode = {"++": 1, "+-": 2, "-+": 3}.get(ops, 0)
 
     def output(self, t: float, x: np.ndarray, u: Sequence[Any]) -> tuple[Any]:
@@ -121,8 +126,15 @@ class Sum(Block):
         if mode == 3:
             return (u[1] - u[0],)
         y = -u[0] if self._first_neg else u[0]
-        for i, add in self._rest:
-            y = y + u[i] if add else y - u[i]
+        mixed = self._mixed
+        if mixed is None:
+            for i in self._add:
+                y = y + u[i]
+            for i in self._sub:
+                y = y - u[i]
+        else:
+            for i, add in mixed:
+                y = y + u[i] if add else y - u[i]
         return (y,)
 
     def kernels(self) -> Kernels | None:
@@ -663,16 +675,6 @@ def gain_matrix_right_kernel(t, x, u, p):
 
 
 @numba.njit(cache=True)
-def _inverted(u, mul):
-    return u if mul else 1.0 / u
-
-
-@numba.njit(cache=True)
-def _times(y, u, mul):
-    return y * u if mul else y / u
-
-
-@numba.njit(cache=True)
 def _matrix_first(v, op):
     """The first operand of a matrix product: ``v``, or its (matrix) inverse for ``'/'``."""
     if isinstance(op, float):  # '*'
@@ -747,70 +749,70 @@ _SUM_KERNELS = (
 
 @numba.njit(cache=True)
 def product1_kernel(t, x, u0, p):
-    return _inverted(u0, p[0])
+    return u0 if p[0] else 1.0 / u0
 
 
 @numba.njit(cache=True)
 def product2_kernel(t, x, u0, u1, p):
-    y = _inverted(u0, p[0])
-    return _times(y, u1, p[1])
+    y = u0 if p[0] else 1.0 / u0
+    return y * u1 if p[1] else y / u1
 
 
 @numba.njit(cache=True)
 def product3_kernel(t, x, u0, u1, u2, p):
-    y = _inverted(u0, p[0])
-    y = _times(y, u1, p[1])
-    return _times(y, u2, p[2])
+    y = u0 if p[0] else 1.0 / u0
+    y = y * u1 if p[1] else y / u1
+    return y * u2 if p[2] else y / u2
 
 
 @numba.njit(cache=True)
 def product4_kernel(t, x, u0, u1, u2, u3, p):
-    y = _inverted(u0, p[0])
-    y = _times(y, u1, p[1])
-    y = _times(y, u2, p[2])
-    return _times(y, u3, p[3])
+    y = u0 if p[0] else 1.0 / u0
+    y = y * u1 if p[1] else y / u1
+    y = y * u2 if p[2] else y / u2
+    return y * u3 if p[3] else y / u3
 
 
 @numba.njit(cache=True)
 def product5_kernel(t, x, u0, u1, u2, u3, u4, p):
-    y = _inverted(u0, p[0])
-    y = _times(y, u1, p[1])
-    y = _times(y, u2, p[2])
-    y = _times(y, u3, p[3])
-    return _times(y, u4, p[4])
+    y = u0 if p[0] else 1.0 / u0
+    y = y * u1 if p[1] else y / u1
+    y = y * u2 if p[2] else y / u2
+    y = y * u3 if p[3] else y / u3
+    return y * u4 if p[4] else y / u4
 
 
 @numba.njit(cache=True)
 def product6_kernel(t, x, u0, u1, u2, u3, u4, u5, p):
-    y = _inverted(u0, p[0])
-    y = _times(y, u1, p[1])
-    y = _times(y, u2, p[2])
-    y = _times(y, u3, p[3])
-    y = _times(y, u4, p[4])
-    return _times(y, u5, p[5])
+    y = u0 if p[0] else 1.0 / u0
+    y = y * u1 if p[1] else y / u1
+    y = y * u2 if p[2] else y / u2
+    y = y * u3 if p[3] else y / u3
+    y = y * u4 if p[4] else y / u4
+    return y * u5 if p[5] else y / u5
 
 
 @numba.njit(cache=True)
 def product7_kernel(t, x, u0, u1, u2, u3, u4, u5, u6, p):
-    y = _inverted(u0, p[0])
-    y = _times(y, u1, p[1])
-    y = _times(y, u2, p[2])
-    y = _times(y, u3, p[3])
-    y = _times(y, u4, p[4])
-    y = _times(y, u5, p[5])
-    return _times(y, u6, p[6])
+    y = u0 if p[0] else 1.0 / u0
+    y = y * u1 if p[1] else y / u1
+    y = y * u2 if p[2] else y / u2
+    y = y * u3 if p[3] else y / u3
+    y = y * u4 if p[4] else y / u4
+    y = y * u5 if p[5] else y / u5
+    return y * u6 if p[6] else y / u6
 
 
 @numba.njit(cache=True)
 def product8_kernel(t, x, u0, u1, u2, u3, u4, u5, u6, u7, p):
-    y = _inverted(u0, p[0])
-    y = _times(y, u1, p[1])
-    y = _times(y, u2, p[2])
-    y = _times(y, u3, p[3])
-    y = _times(y, u4, p[4])
-    y = _times(y, u5, p[5])
-    y = _times(y, u6, p[6])
-    return _times(y, u7, p[7])
+    y = u0 if p[0] else 1.0 / u0
+    y = y * u1 if p[1] else y / u1
+    y = y * u2 if p[2] else y / u2
+    y = y * u3 if p[3] else y / u3
+    y = y * u4 if p[4] else y / u4
+    y = y * u5 if p[5] else y / u5
+    y = y * u6 if p[6] else y / u6
+    return y * u7 if p[7] else y / u7
 
 
 @numba.njit(cache=True)

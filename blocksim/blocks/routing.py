@@ -197,9 +197,9 @@ class Demux(Block):
 
     def kernels(self) -> Kernels | None:
         """``demux<n>_kernel`` for n outputs (n <= 12; None above), params ``(size, part_0,
-        ..., part_{n-1})``: the input's size and, per output, ``(start,)`` for a scalar part or
-        ``(start, stop)`` for a vector part (tuples of ints: the tuple's length decides the
-        output's type when numba compiles).
+        ..., part_{n-1})``: the input's size (int) and, per output, its start index (an int)
+        for a scalar part or ``[start, stop]`` (a float64 array) for a vector part -- the
+        parameter's *type* decides the output's type when numba compiles.
 
         With ``nout`` an int the part widths depend on the input's size, which a block does not
         know before the run: the kernel splits an input of ``nout`` elements into ``nout``
@@ -211,10 +211,11 @@ class Demux(Block):
             return None
         if self._widths is None:
             size = n
-            parts: tuple[tuple[int, ...], ...] = tuple((i,) for i in range(n))
+            parts: tuple[Any, ...] = tuple(range(n))
         else:
             size = self._total
-            parts = tuple((i,) if j - i == 1 else (i, j) for i, j in self._bounds)
+            parts = tuple(i if j - i == 1 else np.array([i, j], dtype=np.float64)
+                          for i, j in self._bounds)
         return Kernels(params=(size, *parts), output=_DEMUX_KERNELS[n - 1])
 
 
@@ -286,7 +287,8 @@ class Selector(Block):
 
     def kernels(self) -> Kernels:
         """An int index: ``selector_kernel``, params ``(index,)``. A sequence:
-        ``selector_array_kernel``, params ``(indices,)`` (an int64 array). A slice:
+        ``selector_array_kernel``, params ``(indices,)`` (a float64 array of the integer
+        indices, as the parameter contract has float arrays only). A slice:
         ``selector_slice_kernel``, params ``(start, stop, step)`` (ints; a None bound becomes
         +-2**62, which Python's slice clamping turns into the same range)."""
         idx = self._index
@@ -298,7 +300,7 @@ class Selector(Block):
             start = -far if idx.start is None else int(idx.start)
             stop = far if idx.stop is None else int(idx.stop)
             return Kernels(params=(start, stop, step), output=selector_slice_kernel)
-        return Kernels(params=(np.array(idx, dtype=np.int64),), output=selector_array_kernel)
+        return Kernels(params=(np.array(idx, dtype=np.float64),), output=selector_array_kernel)
 
 
 #: bdsim's name for :class:`Selector`
@@ -666,10 +668,11 @@ def _demux_input(u, size):
 
 @numba.njit(cache=True)
 def _part(a, b):
-    """``a[b[0]]`` (a float) for ``b = (start,)``, a copy of ``a[b[0]:b[1]]`` otherwise."""
-    if len(b) == 1:
-        return a[b[0]]
-    return a[b[0]:b[1]].copy()
+    """``a[b]`` (a float) for an int ``b``, a copy of ``a[b[0]:b[1]]`` for ``b = [start, stop]``
+    (a float array)."""
+    if isinstance(b, int):
+        return a[b]
+    return a[int(b[0]):int(b[1])].copy()
 
 
 @numba.njit(cache=True)
@@ -786,9 +789,13 @@ def selector_kernel(t, x, u, p):
 def selector_array_kernel(t, x, u, p):
     v = _vector(u)
     idx = p[0]
+    n = v.shape[0]
+    rows = np.empty(idx.size, dtype=np.int64)
     for k in range(idx.size):
-        _check_index(idx[k], v.shape[0])
-    return v[idx]
+        i = int(idx[k])
+        _check_index(i, n)
+        rows[k] = i if i >= 0 else i + n
+    return v[rows]  # (advanced indexing copies; a row assignment loop compiles 10x slower)
 
 
 @numba.njit(cache=True)

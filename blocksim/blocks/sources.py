@@ -310,22 +310,18 @@ class Ramp(Block):
                  initial: float | Sequence[float] = 0.0) -> None:
         super().__init__()
         self._start = _real_scalar("Ramp", "start", start)
-        self._slope, initial_value = _common_values("Ramp", slope=slope, initial=initial)
-        self._initial = initial_value
-        self._y0 = (initial_value,)
+        slope_value, initial_value = _common_values("Ramp", slope=slope, initial=initial)
+        self._p = (self._start, slope_value, initial_value)
 
     def output(self, t: float, x: np.ndarray, u: Sequence[Any]) -> tuple[Value]:
-        if t <= self._start:
-            return self._y0
-        return (self._initial + self._slope * (float(t) - self._start),)
+        return (_ramp(t, x, self._p),)
 
     def next_breakpoint(self, t: float) -> float:
         return self._start if t < self._start else math.inf
 
     def kernels(self) -> Kernels:
-        """``ramp_kernel``, params ``(start, slope, initial)``."""
-        return Kernels(params=(self._start, _param(self._slope), _param(self._initial)),
-                       output=ramp_kernel)
+        """``ramp_kernel`` (the function ``output`` calls), params ``(start, slope, initial)``."""
+        return Kernels(params=tuple(_param(v) for v in self._p), output=ramp_kernel)
 
 
 class Sine(Block):
@@ -457,32 +453,25 @@ class Waveform(Block):
             raise BlockParameterError(
                 f"Waveform: parameter 'duty' applies to kind='square' only, got duty={duty!r} "
                 f"with kind={kind!r}")
-        self._a = a
-        self._b = b
         self._f = f
-        self._phase = phi
         self._duty = d
         # square: cycle position c = f*t + phase/(2*pi), edges at c = k and c = k + duty.
         self._c0 = phi / _TWO_PI
         # triangle: corner coordinate q = 2*c - 1/2, peaks at even q, troughs at odd q.
         self._f2 = 2.0 * f
         self._q0 = 2.0 * self._c0 - 0.5
-        self._high = (b + a,)
-        self._low = (b - a,)
+        # the output is _waveform_<kind>(t, x, self._p), the pure function of the kernel
+        if kind == "square":
+            high, low = _freeze(np.asarray(b + a)), _freeze(np.asarray(b - a))
+            self._fn: Callable[..., Value] = _waveform_square
+            self._p: tuple[Any, ...] = (f, self._c0, d, high, low)
+        elif kind == "triangle":
+            self._fn, self._p = _waveform_triangle, (self._f2, self._q0, a, b)
+        else:
+            self._fn, self._p = _waveform_sine, (_TWO_PI * f, phi, a, b)
 
     def output(self, t: float, x: np.ndarray, u: Sequence[Any]) -> tuple[Value]:
-        kind = self._kind
-        if kind == "square":
-            c = self._f * t + self._c0
-            if c - math.floor(c) < self._duty:
-                return self._high
-            return self._low
-        if kind == "triangle":
-            q = self._f2 * t + self._q0
-            n = math.floor(q)
-            p = q - n
-            return (self._b + self._a * (2.0 * p - 1.0 if n & 1 else 1.0 - 2.0 * p),)
-        return (self._b + self._a * math.sin(_TWO_PI * self._f * t + self._phase),)
+        return (self._fn(t, x, self._p),)
 
     def _pieces(self, t: float) -> int:
         """Number of breakpoints (edges or corners) up to time ``t``, from an arbitrary origin.
@@ -508,18 +497,14 @@ class Waveform(Block):
         return _first_time_reaching(self._pieces, target, t, guess)
 
     def kernels(self) -> Kernels:
-        """By kind: ``waveform_square_kernel``, params ``(frequency, phase/(2*pi), duty,
-        bias + amplitude, bias - amplitude)``; ``waveform_triangle_kernel``, params
-        ``(2*frequency, 2*phase/(2*pi) - 1/2, amplitude, bias)``; ``waveform_sine_kernel``,
-        params ``(2*pi*frequency, phase, amplitude, bias)``."""
-        if self._kind == "square":
-            return Kernels(params=(self._f, self._c0, self._duty, _param(self._high[0]),
-                                   _param(self._low[0])), output=waveform_square_kernel)
-        if self._kind == "triangle":
-            return Kernels(params=(self._f2, self._q0, _param(self._a), _param(self._b)),
-                           output=waveform_triangle_kernel)
-        return Kernels(params=(_TWO_PI * self._f, self._phase, _param(self._a),
-                               _param(self._b)), output=waveform_sine_kernel)
+        """By kind (the functions ``output`` calls): ``waveform_square_kernel``, params
+        ``(frequency, phase/(2*pi), duty, bias + amplitude, bias - amplitude)``;
+        ``waveform_triangle_kernel``, params ``(2*frequency, 2*phase/(2*pi) - 1/2, amplitude,
+        bias)``; ``waveform_sine_kernel``, params ``(2*pi*frequency, phase, amplitude,
+        bias)``."""
+        kernel = {"square": waveform_square_kernel, "triangle": waveform_triangle_kernel,
+                  "sine": waveform_sine_kernel}[self._kind]
+        return Kernels(params=tuple(_param(v) for v in self._p), output=kernel)
 
 
 class Piecewise(Block):
@@ -727,9 +712,10 @@ class Interpolate(Block):
 
 
 # ---------------------------------------------------------------------------- kernels
-# The compiled numerics (contract: blocksim.engine.compiled.kernels). Each one computes what
-# the interpreted ``output`` computes, with the same operations in the same order, so the
-# results are equal (to the last bit, except libm-vs-numpy differences of array sin).
+# The compiled numerics (contract: blocksim.engine.compiled.kernels). Ramp and Waveform call
+# the pure functions ``_ramp``/``_waveform_*`` that their kernels compile; the other blocks keep
+# faster pure-Python paths (prebuilt tuples, bisect on lists, math.sin on floats) that do the
+# same operations in the same order, and the tests hold them equal to the kernels.
 def _param(value: Any) -> Any:
     """A kernel parameter: a Python float, or a writable C-contiguous float64 copy."""
     if isinstance(value, float):
@@ -752,12 +738,14 @@ def step_kernel(t, x, p):
     return p[2] if t >= p[0] else p[1]
 
 
-@numba.njit(cache=True)
-def ramp_kernel(t, x, p):
+def _ramp(t, x, p):
     start, slope, initial = p
     if t <= start:
         return initial
     return initial + slope * (t - start)
+
+
+ramp_kernel = numba.njit(cache=True)(_ramp)
 
 
 @numba.njit(cache=True)
@@ -766,8 +754,7 @@ def sine_kernel(t, x, p):
     return a * np.sin(w * t + phase) + b
 
 
-@numba.njit(cache=True)
-def waveform_square_kernel(t, x, p):
+def _waveform_square(t, x, p):
     f, c0, duty, high, low = p
     c = f * t + c0
     if c - math.floor(c) < duty:
@@ -775,8 +762,7 @@ def waveform_square_kernel(t, x, p):
     return low
 
 
-@numba.njit(cache=True)
-def waveform_triangle_kernel(t, x, p):
+def _waveform_triangle(t, x, p):
     f2, q0, a, b = p
     q = f2 * t + q0
     n = math.floor(q)
@@ -784,10 +770,14 @@ def waveform_triangle_kernel(t, x, p):
     return b + a * (2.0 * ph - 1.0 if n & 1 else 1.0 - 2.0 * ph)
 
 
-@numba.njit(cache=True)
-def waveform_sine_kernel(t, x, p):
+def _waveform_sine(t, x, p):
     w, phase, a, b = p
     return b + a * math.sin(w * t + phase)
+
+
+waveform_square_kernel = numba.njit(cache=True)(_waveform_square)
+waveform_triangle_kernel = numba.njit(cache=True)(_waveform_triangle)
+waveform_sine_kernel = numba.njit(cache=True)(_waveform_sine)
 
 
 @numba.njit(cache=True)

@@ -25,6 +25,7 @@ import hashlib
 import importlib
 import math
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -268,6 +269,11 @@ def generate(plan: Plan, kernels: list[Kernels | None], layout: Layout,
             "from blocksim.engine.compiled.signatures import (CROSSINGS, EVALUATE, FIRE, RHS, "
             "UPDATE)"]
     head += [f"from {m} import {a} as {alias}" for (m, a), alias in imports.items()]
+    # numba's cache does not notice edits of the kernels' modules: fingerprint them here, so
+    # an edited kernel gives another generated module (and a fresh compile)
+    for m in sorted({m for m, _ in imports}):
+        source = Path(importlib.import_module(m).__file__ or "").read_bytes()
+        head.append(f"# kernels {m}: {hashlib.sha256(source).hexdigest()[:16]}")
     src = "\n".join(head) + "\n\n_EMPTY = np.zeros(0)\n\n\n"
     src += "@njit(EVALUATE, cache=True)\ndef evaluate(t, x, xd, pv, pi, sig, mode, fired):\n"
     src += "\n".join(unpack(body_eval) + body_eval) + "\n\n\n"
