@@ -26,6 +26,7 @@ import pytest
 from numba.core.runtime import _nrt_python, rtsys
 
 from blocksim.blocks import continuous as cont
+from blocksim.blocks import continuous_kernels as cont_kernels
 from blocksim.blocks import discrete as disc
 from blocksim.blocks.continuous import PID, Derivative, Integrator, StateSpace, TransferFunction
 from blocksim.blocks.discrete import (
@@ -340,7 +341,7 @@ def test_kernels_follow_the_contract(name, make):
     for f in _kernel_functions(k):
         assert isinstance(f, numba.core.registry.CPUDispatcher)
         module = importlib.import_module(f.py_func.__module__)
-        assert module in (cont, disc)
+        assert module in (cont, cont_kernels, disc)
         assert getattr(module, f.__name__) is f  # module level, importable by name
         assert type(f._cache).__name__ == "FunctionCache"  # cache=True
     arrays = [p for p in k.params if isinstance(p, np.ndarray)]
