@@ -61,6 +61,7 @@ from blocksim.blocks.continuous import (
     _lti_kernels,
     _positive,
     _real_array,
+    check_state_space,
     derivative_array,
     derivative_output_scalar,
 )
@@ -1006,52 +1007,8 @@ class DiscreteStateSpace(_DiscreteLinear):
         super().__init__()
         owner = type(self).__name__
         self.clock = _sample_clock(owner, clock)
-        Aa = _real_array(owner, "A", A)
-        Ba = _real_array(owner, "B", B)
-        Ca = _real_array(owner, "C", C)
-        if Aa.ndim == 0:
-            Aa = Aa.reshape(1, 1)
-        if Aa.ndim != 2 or Aa.shape[0] != Aa.shape[1] or Aa.size == 0:
-            raise BlockParameterError(
-                f"{owner}: A must be a non-empty square matrix (n, n), got shape {Aa.shape}"
-                + ("; for a static system use a Gain block (or a ZOH and a Gain)"
-                   if Aa.size == 0 else ""))
-        n = Aa.shape[0]
-        if Ba.ndim == 0:
-            Ba = Ba.reshape(1, 1)
-        elif Ba.ndim == 1:
-            Ba = Ba.reshape(-1, 1)
-        if Ba.ndim != 2 or Ba.shape[0] != n or Ba.shape[1] == 0:
-            raise BlockParameterError(
-                f"{owner}: B must have shape (n, m) = ({n}, m) with m >= 1 to match A "
-                f"{Aa.shape}, got shape {Ba.shape}")
-        m = Ba.shape[1]
-        if Ca.ndim <= 1:
-            Ca = Ca.reshape(1, -1)
-        if Ca.ndim != 2 or Ca.shape[1] != n or Ca.shape[0] == 0:
-            raise BlockParameterError(
-                f"{owner}: C must have shape (p, n) = (p, {n}) with p >= 1 to match A "
-                f"{Aa.shape}, got shape {Ca.shape}")
-        p = Ca.shape[0]
-        if D is None:
-            Da = np.zeros((p, m))
-        else:
-            Da = _real_array(owner, "D", D)
-            if Da.ndim < 2 and Da.size == p * m and (p == 1 or m == 1):
-                Da = Da.reshape(p, m)
-            if Da.shape != (p, m):
-                raise BlockParameterError(
-                    f"{owner}: D must have shape (p, m) = ({p}, {m}) to match C {Ca.shape} and "
-                    f"B {Ba.shape}, got shape {Da.shape}")
-        if x0 is None:
-            x0a = np.zeros(n)
-        else:
-            x0a = _real_array(owner, "x0", x0)
-            if x0a.size != n:
-                raise BlockParameterError(
-                    f"{owner}: x0 must have shape ({n},) to match A {Aa.shape}, got shape "
-                    f"{x0a.shape}")
-            x0a = x0a.reshape(-1)
+        Aa, Ba, Ca, Da, x0a = check_state_space(
+            owner, A, B, C, D, x0, "; for a static system use a Gain block (or a ZOH and a Gain)")
         self._setup(Aa, Ba, Ca, Da, x0a)
 
 
