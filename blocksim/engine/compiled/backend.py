@@ -136,39 +136,71 @@ def major_times(plan: Plan, T: float, options: dict[str, Any]) -> tuple[np.ndarr
     return np.array(ordered, dtype=float), fired
 
 
-def run_compiled(plan: Plan, options: dict[str, Any], stats: dict[str, Any]) -> SimResult:
-    """Simulate ``plan`` in the compiled back-end; returns the result (partial on failure,
-    raised as the matching SimulationError with ``.result``)."""
+def _kernels_for(plan: Plan, solver: str) -> list[Kernels | None]:
+    """Every block's kernels (None for post-run sinks), after checking that the plan and the
+    solver can run compiled."""
     problems = unsupported(plan)
     if problems:
         raise CompileError("the compiled back-end cannot run this diagram; blocks without "
                            "compiled kernels: " + "; ".join(problems) +
                            " (use backend='interpreted', or 'auto' to choose)")
-    solver = options["solver"]
     if solver not in METHODS:
         raise CompileError(f"the compiled back-end integrates with {', '.join(METHODS)}; "
                            f"got solver {solver!r}")
-    kernels = [None if _is_post_run_sink(e) else kernels_of(e.block) for e in plan.entries]
+    return [None if _is_post_run_sink(e) else kernels_of(e.block) for e in plan.entries]
+
+
+def _params(kernels: list[Kernels | None]) -> list[tuple[Any, ...]]:
+    return [k.params if k is not None else () for k in kernels]
+
+
+def _diagram_functions(module: ModuleType, specialized: bool) -> tuple[Any, ...]:
+    """The generated functions the shared loops take (none for the specialised loops)."""
+    if specialized:
+        return ()
+    return (module.evaluate, module.rhs, module.update, module.crossings, module.fire)
+
+
+def _event_args(module: ModuleType, options: dict[str, Any]) -> tuple[Any, ...]:
+    """(directions, stop mask, event_tol, Zeno interval, Zeno count) for the loops."""
+    tol = float(options["event_tol"])
+    return (module.DIRECTIONS, module.STOP_MASK, tol, 100.0 * tol * max(1.0, options["T"]), 50)
+
+
+def _signals(plan: Plan, layout: Any, flat: np.ndarray) -> dict[str, np.ndarray]:
+    """Split recorded flat signal buffers, shape (..., size), into ``"block.port"`` arrays of
+    shape (..., *port shape)."""
+    lead = flat.shape[:-1]
+    signals = {}
+    for name, (start, n, shape) in zip(plan.signal_names, layout.slots):
+        col = flat[..., start:start + n]
+        signals[name] = col[..., 0].copy() if not shape else col.reshape((*lead, *shape))
+    return signals
+
+
+def run_compiled(plan: Plan, options: dict[str, Any], stats: dict[str, Any]) -> SimResult:
+    """Simulate ``plan`` in the compiled back-end; returns the result (partial on failure,
+    raised as the matching SimulationError with ``.result``)."""
+    solver = options["solver"]
+    kernels = _kernels_for(plan, solver)
     t0 = time.perf_counter()
     from blocksim.engine.compiled import loops  # compiles the shared loop once (then cached)
 
     specialized = bool(options.get("specialize"))
     module, _, fresh = load_module(plan, kernels, specialized)
-    params = [k.params if k is not None else () for k in kernels]
+    params = _params(kernels)
     pv, pi = pack_params(params, param_layout(params))
     layout = signal_layout(plan)
     T = options["T"]
     times, fired = major_times(plan, T, options)
     dt = float(options["dt"] or 0.0)
-    funcs = () if specialized else (module.evaluate, module.rhs, module.update,
-                                     module.crossings, module.fire)
+    funcs = _diagram_functions(module, specialized)
     runner = module.run_fast if specialized else loops.run
     args = (*funcs, pv, pi, np.ascontiguousarray(plan.x0, dtype=float),
             np.ascontiguousarray(plan.xd0, dtype=float), np.zeros(max(layout.size, 1)))
     rest = (METHODS[solver], dt, float(options["rtol"]), float(options["atol"]),
             float(options["max_step"]))
-    ev = (module.DIRECTIONS, module.STOP_MASK, float(options["event_tol"]),
-          100.0 * float(options["event_tol"]) * max(1.0, T), 50)
+    ev = _event_args(module, options)
     runner(*args, times[:1], np.ascontiguousarray(fired[:1]), *rest, 4, True, *ev)
     stats["compile_time"] = time.perf_counter() - t0
     stats["compile_cache"] = "cold" if fresh else "cached-or-warm"
@@ -182,10 +214,7 @@ def run_compiled(plan: Plan, options: dict[str, Any], stats: dict[str, Any]) -> 
     if grid:
         on_grid = np.abs(t_rec / grid - np.round(t_rec / grid)) <= 1e-9 * np.maximum(1, t_rec)
         t_rec, x_rec, s_rec = t_rec[on_grid], x_rec[on_grid], s_rec[on_grid]
-    signals = {}
-    for name, (start, n, shape) in zip(plan.signal_names, layout.slots):
-        col = s_rec[:, start:start + n]
-        signals[name] = col[:, 0].copy() if not shape else col.reshape((len(t_rec), *shape))
+    signals = _signals(plan, layout, s_rec)
     t_final = float(t_rec[-1]) if len(t_rec) else 0.0
     stats.update(nfev=int(nfev), nsteps=int(nsteps), nevents=int(nevents),
                  nsegments=len(times) - 1, wall_time=wall,
@@ -220,23 +249,13 @@ def run_batch_compiled(plans: list[Plan], options: dict[str, Any]) -> Any:
     from blocksim.engine.compiled import batch_loop
 
     plan = plans[0]
-    problems = unsupported(plan)
-    if problems:
-        raise CompileError("the compiled back-end cannot run this diagram; blocks without "
-                           "compiled kernels: " + "; ".join(problems))
     solver = options["solver"]
-    if solver not in METHODS:
-        raise CompileError(f"compiled ensembles integrate with {', '.join(METHODS)}; got "
-                           f"solver {solver!r}")
-    all_kernels = [[None if _is_post_run_sink(e) else kernels_of(e.block) for e in p.entries]
-                   for p in plans]
+    all_kernels = [_kernels_for(p, solver) for p in plans]
     t0 = time.perf_counter()
     specialized = bool(options.get("specialize"))
     module, _, _ = load_module(plan, all_kernels[0], specialized)
-    params0 = [k.params if k is not None else () for k in all_kernels[0]]
-    playout = param_layout(params0)
-    packed = [pack_params([k.params if k is not None else () for k in ks], playout)
-              for ks in all_kernels]
+    playout = param_layout(_params(all_kernels[0]))
+    packed = [pack_params(_params(ks), playout) for ks in all_kernels]
     PV = np.ascontiguousarray(np.stack([p[0] for p in packed]))
     PI = np.ascontiguousarray(np.stack([p[1] for p in packed]))
     X0 = np.ascontiguousarray(np.stack([p.x0 for p in plans]).reshape(len(plans), plan.nx))
@@ -245,13 +264,10 @@ def run_batch_compiled(plans: list[Plan], options: dict[str, Any]) -> Any:
     layout = signal_layout(plan)
     T = options["T"]
     times, fired = major_times(plan, T, options)
-    funcs = () if specialized else (module.evaluate, module.rhs, module.update,
-                                     module.crossings, module.fire)
+    funcs = _diagram_functions(module, specialized)
     runner = module.batch_fast if specialized else batch_loop.run_batch
     rest = (METHODS[solver], float(options["dt"] or 0.0), float(options["rtol"]),
-            float(options["atol"]), float(options["max_step"]), module.DIRECTIONS,
-            module.STOP_MASK, float(options["event_tol"]),
-            100.0 * float(options["event_tol"]) * max(1.0, T), 50)
+            float(options["atol"]), float(options["max_step"]), *_event_args(module, options))
     sig0 = np.zeros(max(layout.size, 1))
     runner(*funcs, PV[:1], PI[:1], X0[:1], XD0[:1], sig0, times[:1],
                     np.ascontiguousarray(fired[:1]), *rest)  # compile or load the cache
@@ -260,11 +276,7 @@ def run_batch_compiled(plans: list[Plan], options: dict[str, Any]) -> Any:
     _, x_out, s_out, _, status = runner(*funcs, PV, PI, X0, XD0, sig0, times,
                                                            fired, *rest)
     wall = time.perf_counter() - t1
-    signals = {}
-    for name, (start, n, shape) in zip(plan.signal_names, layout.slots):
-        col = s_out[:, :, start:start + n]
-        signals[name] = col[:, :, 0].copy() if not shape else col.reshape(
-            (len(plans), len(times), *shape))
+    signals = _signals(plan, layout, s_out)
     text = np.array([{0: "success", 3: "stopped"}.get(int(s), "failed") for s in status])
     return BatchResult(times, x_out, signals, [], text,
                        {"compile_time": compile_time, "run_time": wall,
