@@ -1,32 +1,17 @@
 """Every example runs headless with a short horizon and shows what it exists to show."""
 
-import importlib.util
 import math
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 from scipy.integrate import solve_ivp
 
-EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
-
-
-def load(name):
-    """Import an example by file (registered in sys.modules: the compiled back-end imports
-    kernels defined in an example by module name)."""
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, EXAMPLES / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
+from .examples_loader import EXAMPLES, load_example
 
 
 @pytest.mark.parametrize("path", sorted(EXAMPLES.glob("*.py")), ids=lambda p: p.stem)
 def test_every_example_builds_runs_and_saves_its_plot(path, tmp_path):
-    module = load(path.stem)
+    module = load_example(path.stem)
     assert callable(module.build) and callable(module.main)
     result = module.main(T=1.0, show=False, out_dir=tmp_path)
     assert result.status == "success" and result.t[-1] == pytest.approx(1.0)
@@ -36,18 +21,18 @@ def test_every_example_builds_runs_and_saves_its_plot(path, tmp_path):
 
 
 def test_pid_mass_spring_damper_matches_the_exact_response():
-    result = load("pid_mass_spring_damper").main(T=10.0)
+    result = load_example("pid_mass_spring_damper").main(T=10.0)
     assert abs(result["pos.y"][-1] - 1.000683661) < 1e-6
 
 
 def test_first_order_loop_is_a_first_order_lag():
-    module = load("first_order_loop")
+    module = load_example("first_order_loop")
     result = module.main(T=3.0, rtol=1e-9, atol=1e-12)
     np.testing.assert_allclose(result["x.y"], 1 - np.exp(-module.GAIN * result.t), atol=1e-8)
 
 
 def test_van_der_pol_matches_a_tight_radau_reference():
-    module = load("van_der_pol")
+    module = load_example("van_der_pol")
     result = module.main(T=10.0, rtol=1e-9, atol=1e-11)
     mu = module.MU
     ref = solve_ivp(lambda t, y: [y[1], mu * (1 - y[0] ** 2) * y[1] - y[0]], (0, 10.0),
@@ -60,7 +45,7 @@ def test_van_der_pol_matches_a_tight_radau_reference():
 
 
 def test_multirate_sampling_holds_each_rate_and_delays_one_slow_sample():
-    module = load("multirate_sampling")
+    module = load_example("multirate_sampling")
     result = module.main(T=3.0)
     t = result.t
     np.testing.assert_allclose(t, np.arange(31) * 0.1, atol=1e-12)   # union of both clocks
@@ -75,7 +60,7 @@ def test_multirate_sampling_holds_each_rate_and_delays_one_slow_sample():
 
 
 def test_relay_thermostat_cycles_within_the_hysteresis_band():
-    module = load("relay_thermostat")
+    module = load_example("relay_thermostat")
     result = module.main(T=3600.0)
     temp, power = result["temp.y"], result["heater.y"]
     warm = result.t > 700.0

@@ -1,11 +1,8 @@
 """Hybrid time: clocks on an integer time base, held discrete outputs, inherited rates, events,
 Stop, Zeno guard, real-time pacing."""
 
-import importlib.util
 import math
-import sys
 import time
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -28,19 +25,8 @@ from blocksim.blocks import (
 )
 from blocksim.engine.errors import ZenoError
 
+from ..examples_loader import load_example
 from .helpers import Counter
-
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
-
-
-def example(name):
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, EXAMPLES / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
 
 
 def test_clocks_of_0p1_and_0p3_s_coincide_exactly_over_1000_s():
@@ -129,7 +115,7 @@ def test_stop_ends_the_run_at_the_located_instant():
 
 
 def test_bouncing_ball_impacts_follow_the_analytic_sequence():
-    bb = example("bouncing_ball")
+    bb = load_example("bouncing_ball")
     res = bb.main(T=10.0, rtol=1e-10, atol=1e-12)
     impacts = res.t[(res["ball.h"] == 0.0) & (res["ball.v"] > 0)]  # on_event sets h = 0
     expected = bb.impact_times(7)
@@ -138,7 +124,7 @@ def test_bouncing_ball_impacts_follow_the_analytic_sequence():
 
 
 def test_zeno_guard_names_the_chattering_block_and_keeps_the_partial_result():
-    bb = example("bouncing_ball")
+    bb = load_example("bouncing_ball")
     with pytest.raises(ZenoError, match=r"block 'ball' \(Ball\) is chattering") as info:
         bb.main(T=20.0)
     accumulation = bb.impact_times(1)[0] + 2 * math.sqrt(2 * bb.G * bb.H0) / bb.G * \
@@ -160,7 +146,7 @@ def test_hit_crossing_marks_each_located_crossing():
 
 def test_discrete_pid_at_1khz_matches_the_closed_form_recursion():
     """ZOH-discretised plant in feedback with the DiscretePID difference equations."""
-    ex = example("discrete_pid_mass_spring_damper")
+    ex = load_example("discrete_pid_mass_spring_damper")
     T = ex.PERIOD
     res = ex.main(T=2.0, rtol=1e-10, atol=1e-12)
     A, B, C, D = signal.tf2ss([1.0], [ex.MASS, ex.DAMPING, ex.STIFFNESS])

@@ -5,9 +5,6 @@ traces agree to 1e-6 relative to the signal's range (the adaptive step sequences
 slightly, so the agreement is set by the tolerances, not by rounding).
 """
 
-import importlib.util
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -15,19 +12,10 @@ import pytest
 from blocksim import compile_diagram, simulate
 from blocksim.engine.compiled.backend import unsupported
 
-EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
+from ...examples_loader import EXAMPLES, load_example
+
 HORIZON = {"discrete_pid_mass_spring_damper": 0.5, "relay_thermostat": 1200.0,
            "bouncing_ball": 5.0}
-
-
-def load(name):
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, EXAMPLES / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
 
 
 NAMES = sorted(p.stem for p in EXAMPLES.glob("*.py"))
@@ -35,7 +23,7 @@ NAMES = sorted(p.stem for p in EXAMPLES.glob("*.py"))
 
 @pytest.mark.parametrize("name", NAMES)
 def test_example_traces_agree_in_both_back_ends(name):
-    plan = compile_diagram(load(name).build())
+    plan = compile_diagram(load_example(name).build())
     problems = unsupported(plan)
     if problems:
         # the compiled back-end must say exactly which blocks it cannot run
@@ -57,5 +45,5 @@ def test_example_traces_agree_in_both_back_ends(name):
 
 
 def test_most_examples_compile():
-    compiled = [n for n in NAMES if not unsupported(compile_diagram(load(n).build()))]
+    compiled = [n for n in NAMES if not unsupported(compile_diagram(load_example(n).build()))]
     assert len(compiled) >= len(NAMES) - 2, compiled
