@@ -45,6 +45,7 @@ from blocksim.engine.compiled.signatures import (
     RHS,
     UPDATE,
 )
+from blocksim.engine.events import has_crossed
 
 RUN = types.Tuple((types.int64, A8, types.float64[:, ::1], types.float64[:, ::1], types.int64,
                    types.int64, types.int64, types.int64))(
@@ -163,13 +164,8 @@ def _one_step(rhs, method, t, x, f0, hh, t_end, t_left, xd, pv, pi, sig, K, ytmp
     return 0.0, 3
 
 
-@njit(cache=True)
-def _crossed(g_old, g_new, d):
-    if g_old <= 0.0 <= g_new and g_old != g_new:
-        return d >= 0
-    if g_old >= 0.0 >= g_new and g_old != g_new:
-        return d <= 0
-    return False
+#: the interpreted back-end's crossing test, compiled: one definition for both back-ends
+_crossed = njit(cache=True)(has_crossed)
 
 
 @njit(cache=True)
