@@ -1,0 +1,1 @@
+"""Serial-link arms: link tables, kinematics and dynamics kernels."""
