@@ -119,9 +119,11 @@ def wrist_arm(robot) -> SphericalWristArm:
     if isinstance(robot, SphericalWristArm):
         return robot
     links = list(robot.links)
-    if any(bool(getattr(link, "mdh", False)) for link in links):
-        raise ValueError(f"ikine6s: robot {getattr(robot, 'name', '')!r} uses modified DH "
-                         "parameters; the analytic solution needs standard DH (use ikine)")
+    conventions = {link.convention for link in links}
+    if conventions != {"standard"}:
+        raise ValueError(f"ikine6s: robot {getattr(robot, 'name', '')!r} has links in the "
+                         f"{sorted(conventions)} convention(s); the analytic solution needs "
+                         "standard DH parameters (use ikine)")
     get = lambda name: np.array([float(getattr(link, name)) for link in links])  # noqa: E731
     n = len(links)
     qlim = getattr(robot, "qlim", None)
