@@ -14,8 +14,11 @@ multisegment
     RTB ``mstraj``.
 time_scaling
     MR ``cubic_time_scaling``, ``quintic_time_scaling``, ``joint_trajectory``.
+cartesian
+    RTB ``ctraj``; MR ``screw_trajectory`` and ``cartesian_trajectory``.
 """
 
+from .cartesian import cartesian_trajectory, ctraj, screw_trajectory
 from .joint import jtraj, mtraj
 from .multisegment import mstraj
 from .profiles import (
@@ -35,6 +38,8 @@ from .time_scaling import (
 )
 
 __all__ = [
+    "cartesian_trajectory",
+    "ctraj",
     "cubic_time_scaling",
     "joint_trajectory",
     "jtraj",
@@ -47,6 +52,7 @@ __all__ = [
     "quintic_axes_at",
     "quintic_sampled",
     "quintic_time_scaling",
+    "screw_trajectory",
     "tpoly",
     "trapezoidal_at",
     "trapezoidal_axes_at",
