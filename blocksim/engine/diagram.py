@@ -7,9 +7,12 @@ reports every problem at once.
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 from blocksim.engine.block import Block, PortRef
 from blocksim.engine.errors import DiagramError
@@ -120,3 +123,30 @@ class Diagram:
 
     def __repr__(self) -> str:
         return f"<Diagram '{self.name}': {len(self.blocks)} blocks, {len(self.wires)} wires>"
+
+    # ------------------------------------------------------------------ diagram files
+    def to_json(self, **options: Any) -> str:
+        """This diagram as diagram-file JSON text (see :func:`blocksim.io.dumps`)."""
+        from blocksim.io import dumps
+
+        return dumps(self, **options)
+
+    @classmethod
+    def from_json(cls, text: str, **options: Any) -> Diagram:
+        """The diagram described by the JSON ``text`` (see :func:`blocksim.io.loads`)."""
+        from blocksim.io import loads
+
+        return loads(text, **options).diagram
+
+    def save(self, path: str | os.PathLike[str], **options: Any) -> Path:
+        """Write this diagram to the diagram file ``path`` (see :func:`blocksim.io.save`)."""
+        from blocksim.io import save
+
+        return save(self, path, **options)
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str], **options: Any) -> Diagram:
+        """The diagram of the diagram file ``path`` (see :func:`blocksim.io.load`)."""
+        from blocksim.io import load
+
+        return load(path, **options).diagram

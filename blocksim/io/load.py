@@ -1,0 +1,532 @@
+"""Reading diagram files: JSON text -> checked :class:`~blocksim.engine.diagram.Diagram`.
+
+:func:`load` (a file) and :func:`loads` (a string) parse with positions
+(:mod:`blocksim.io.locate`), validate against the schema (:mod:`blocksim.io.schema`), then
+build the diagram: shared parameters, clocks, models, blocks (types from
+:mod:`blocksim.io.registry` only, parameters read by :mod:`blocksim.io.values`), subsystems
+inline or from files, wires. Every problem found on the way is collected, each as
+``"file:line: json.path: message"``, and raised together as one :class:`DiagramFileError`.
+Nothing in a file is ever evaluated, executed, unpickled or imported.
+"""
+
+from __future__ import annotations
+
+import inspect
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from blocksim.engine.block import Block
+from blocksim.engine.clock import Clock
+from blocksim.engine.diagram import Diagram, Wire
+from blocksim.engine.errors import BlocksimError, suggest
+from blocksim.engine.subsystem import Subsystem
+from blocksim.io import models as model_kinds
+from blocksim.io.context import FileContext, attach
+from blocksim.io.errors import DiagramFileError, Problems, Source, ValueProblem
+from blocksim.io.locate import JsonPath, JsonSyntaxError, Located, parse
+from blocksim.io.registry import accepts_str, block_class, parameters, takes_callable
+from blocksim.io.schema import validate
+from blocksim.io.values import Entry, Namespace, check_name, interpret
+
+#: deepest chain of subsystem files including each other
+MAX_INCLUDE_DEPTH = 16
+#: largest diagram file [bytes]
+MAX_FILE_BYTES = 4_000_000
+#: simulation settings that are strings; the others are numbers
+_SIM_STRINGS = ("solver", "backend")
+
+
+@dataclass
+class DiagramFile:
+    """A loaded diagram file.
+
+    Attributes
+    ----------
+    diagram : Diagram
+        The diagram, ready to simulate.
+    simulation : dict
+        The file's ``"simulation"`` settings (keyword arguments of :func:`blocksim.simulate`,
+        values evaluated: ``{"T": 10.0, "solver": "RK45", ...}``).
+    layout : dict or None
+        The ``"layout"`` section, untouched.
+    source : Source
+        The file name and positions (for mapping later errors to lines).
+    origins : dict
+        Block path in the flattened diagram (``"ctrl/pid"``) -> ``(Source, json path)`` of its
+        definition.
+    """
+
+    diagram: Diagram
+    simulation: dict[str, Any]
+    layout: dict[str, Any] | None
+    source: Source
+    origins: dict[str, tuple[Source, JsonPath]] = field(default_factory=dict)
+
+
+class _ArgSource(Source):
+    """The command line (``--set``) as a source of values."""
+
+    def where(self, path: JsonPath, key: bool = False) -> str:
+        return f"--set {'.'.join(str(p) for p in path)}"
+
+
+def read_text(path: Path) -> str:
+    """The text of a diagram file, refusing files larger than :data:`MAX_FILE_BYTES`."""
+    size = path.stat().st_size
+    if size > MAX_FILE_BYTES:
+        raise DiagramFileError(str(path), [f"{path}: the file has {size} bytes; diagram files "
+                                           f"are limited to {MAX_FILE_BYTES}"])
+    return path.read_text(encoding="utf-8")
+
+
+def load(path: str | Path, overrides: dict[str, Any] | None = None, *,
+         allow_any_path: bool = False) -> DiagramFile:
+    """Load the diagram file ``path``.
+
+    Parameters
+    ----------
+    path : str or Path
+        The ``.json`` file.
+    overrides : dict, optional
+        ``{"block.param": value}`` replaces a block parameter (``"sub/inner.param"`` inside a
+        subsystem), ``{"name": value}`` a shared parameter. A string value is read by the same
+        rules as in the file (e.g. ``"pi/4"``).
+    allow_any_path : bool
+        Let ``file`` parameters (Scope, XYGraph, Record outputs) be absolute or contain ``..``;
+        by default a diagram file may only name output files below the working directory.
+
+    Raises
+    ------
+    DiagramFileError
+        Listing every problem, each ``"file:line: json.path: message"``.
+    FileNotFoundError
+        When ``path`` does not exist.
+    """
+    p = Path(path)
+    text = read_text(p)
+    return _Loader(overrides or {}, allow_any_path).top(text, str(path), p.resolve())
+
+
+def loads(text: str, name: str = "<string>", base_dir: str | Path | None = None,
+          overrides: dict[str, Any] | None = None, *,
+          allow_any_path: bool = False) -> DiagramFile:
+    """Load a diagram from the JSON ``text`` (see :func:`load`); subsystem files are looked up
+    relative to ``base_dir`` (none can be included without it)."""
+    base = Path(base_dir).resolve() / "<string>" if base_dir is not None else None
+    return _Loader(overrides or {}, allow_any_path).top(text, name, base)
+
+
+class _Loader:
+    def __init__(self, overrides: dict[str, Any], allow_any_path: bool):
+        self.problems = Problems()
+        self.allow_any_path = allow_any_path
+        self.args = _ArgSource("--set", Located(None))
+        self.block_overrides: dict[str, dict[str, Any]] = {}
+        self.param_overrides: dict[str, Any] = {}
+        for target, value in overrides.items():
+            bpath, dot, pname = str(target).rpartition(".")
+            if dot:
+                self.block_overrides.setdefault(bpath, {})[pname] = value
+            else:
+                self.param_overrides[pname] = value
+        self.origins: dict[str, tuple[Source, JsonPath]] = {}
+
+    # ---------------------------------------------------------------- files
+    def parse(self, text: str, name: str, path: Path | None) -> Source | None:
+        try:
+            located = parse(text)
+        except JsonSyntaxError as exc:
+            self.problems.extend([f"{name}:{exc.line}: column {exc.column}: {exc.reason}"])
+            return None
+        source = Source(name, located, path.parent if path else None, path)
+        for dpath, _line, _col, first in located.duplicates:
+            self.problems.add(source, dpath, f"duplicate name '{dpath[-1]}' (first defined at "
+                                             f"line {first}); names must be unique", key=True)
+        for jpath, message, on_key in validate(located.value):
+            self.problems.add(source, jpath, message, key=on_key)
+        return source
+
+    def top(self, text: str, name: str, path: Path | None) -> DiagramFile:
+        source = self.parse(text, name, path)
+        if source is None:
+            self.problems.raise_if_any(name)
+        assert source is not None
+        doc = source.located.value
+        stack = (path,) if path is not None else ()
+        ns = Namespace()
+        given = {k: Entry(v, (k,), self.args, ns) for k, v in self.param_overrides.items()}
+        diagram, ctx = self.body(doc, (), source, ns, _default_name(doc, path), "", stack,
+                                 given)
+        ctx.path = path
+        simulation = self.simulation(doc, source, ns)
+        ctx.simulation = dict(doc.get("simulation", {})) if isinstance(doc, dict) else {}
+        layout = doc.get("layout") if isinstance(doc, dict) else None
+        ctx.layout = layout
+        for target in self.param_overrides:
+            if target not in ns.params:
+                self.problems.extend([f"--set {target}: the file has no shared parameter "
+                                      f"'{target}'{suggest(target, ns.params)}; parameters: "
+                                      f"{', '.join(ns.params) or '(none)'}"])
+        for bpath in self.block_overrides:
+            if bpath not in self.origins:
+                self.problems.extend([f"--set {bpath}.…: no block '{bpath}' in the diagram"
+                                      f"{suggest(bpath, self.origins)}"])
+        self.problems.raise_if_any(name, diagram.name)
+        return DiagramFile(diagram, simulation, layout, source, self.origins)
+
+    def include(self, rel: str, spec_path: JsonPath, parent: Source,
+                stack: tuple[Path, ...]) -> tuple[Source, Path] | None:
+        if parent.base_dir is None:
+            self.problems.add(parent, spec_path, "a diagram read from a string cannot include "
+                                                 "files (give base_dir)")
+            return None
+        if Path(rel).is_absolute():
+            self.problems.add(parent, spec_path, f"subsystem file {rel!r} must be a path "
+                                                 f"relative to this file")
+            return None
+        path = (parent.base_dir / rel).resolve()
+        if path in stack:
+            chain = " -> ".join(p.name for p in (*stack[stack.index(path):], path))
+            self.problems.add(parent, spec_path, f"subsystem file {rel!r} includes itself "
+                                                 f"({chain}); a diagram cannot contain itself")
+            return None
+        if len(stack) >= MAX_INCLUDE_DEPTH:
+            self.problems.add(parent, spec_path, f"subsystem files nested deeper than "
+                                                 f"{MAX_INCLUDE_DEPTH} levels")
+            return None
+        try:
+            text = read_text(path)
+        except DiagramFileError as exc:
+            self.problems.add(parent, spec_path, exc.problems[0])
+            return None
+        except (OSError, UnicodeDecodeError) as exc:
+            why = exc.strerror if isinstance(exc, OSError) else str(exc)
+            self.problems.add(parent, spec_path, f"cannot read subsystem file {rel!r}: {why}")
+            return None
+        source = self.parse(text, _display(path), path)
+        return (source, path) if source is not None else None
+
+    # ---------------------------------------------------------------- one diagram
+    def body(self, doc: Any, path: JsonPath, source: Source, ns: Namespace, name: str,
+             prefix: str, stack: tuple[Path, ...], given: dict[str, Entry] | None = None,
+             ) -> tuple[Diagram, FileContext]:
+        """Build one diagram (file or inline subsystem); ``given`` replaces shared
+        parameters of this diagram (command line, or an including Subsystem block)."""
+        d = Diagram(name)
+        ctx = FileContext()
+        attach(d, ctx)
+        if not isinstance(doc, dict):
+            return d, ctx
+        if isinstance(doc.get("description"), str):
+            ctx.description = doc["description"]
+        self.shared(doc, path, source, ns, ctx, given or {})
+        blocks = doc.get("blocks")
+        if isinstance(blocks, dict):
+            for bname, spec in blocks.items():
+                if isinstance(spec, dict) and isinstance(spec.get("type"), str):
+                    self.block(d, ctx, bname, spec, (*path, "blocks", bname), source, ns,
+                               prefix, stack)
+        wires = doc.get("wires")
+        if isinstance(wires, list):
+            for k, w in enumerate(wires):
+                if isinstance(w, dict):
+                    self.wire(d, w, (*path, "wires", k), source)
+        return d, ctx
+
+    def shared(self, doc: dict[str, Any], path: JsonPath, source: Source, ns: Namespace,
+               ctx: FileContext, given: dict[str, Entry]) -> None:
+        params = doc.get("parameters")
+        if isinstance(params, dict):
+            ctx.parameters = dict(params)
+            for pname, raw in params.items():
+                ppath = (*path, "parameters", pname)
+                try:
+                    check_name(pname, "parameter", ns, source, ppath)
+                except ValueProblem as exc:
+                    self.problems.add_error(exc)
+                    continue
+                ns.params[pname] = given.get(pname) or Entry(raw, ppath, source, ns)
+        clocks = doc.get("clocks")
+        if isinstance(clocks, dict):
+            ctx.clocks_raw = dict(clocks)
+            for cname, spec in clocks.items():
+                cpath = (*path, "clocks", cname)
+                if not isinstance(spec, dict):
+                    continue
+                try:
+                    check_name(cname, "clock", ns, source, cpath)
+                    period = interpret(spec.get("period"), (*cpath, "period"), strings=False,
+                                       ns=ns, source=source)
+                    offset = interpret(spec.get("offset", 0.0), (*cpath, "offset"),
+                                       strings=False, ns=ns, source=source)
+                    clock = Clock(float(period), float(offset))
+                except ValueProblem as exc:
+                    self.problems.add_error(exc)
+                    continue
+                except (TypeError, ValueError) as exc:
+                    self.problems.add(source, cpath, f"clock '{cname}': {exc}")
+                    continue
+                ns.define(cname, "clock", clock)
+                ctx.clocks[cname] = clock
+        specs = doc.get("models")
+        if isinstance(specs, dict):
+            ctx.models_raw = dict(specs)
+            for mname, spec in specs.items():
+                if isinstance(spec, dict):
+                    self.model(mname, spec, (*path, "models", mname), source, ns, ctx)
+
+    def model(self, mname: str, spec: dict[str, Any], mpath: JsonPath, source: Source,
+              ns: Namespace, ctx: FileContext) -> None:
+        try:
+            check_name(mname, "model", ns, source, mpath)
+            kind = model_kinds.kind_of(spec)
+        except ValueProblem as exc:
+            self.problems.add_error(exc)
+            return
+        except KeyError as exc:
+            self.problems.add(source, mpath, f"model '{mname}': {exc.args[0]}")
+            return
+        builder = model_kinds.model_kinds()[kind]
+        sig = inspect.signature(builder)
+        var_kw = any(p.kind is p.VAR_KEYWORD for p in sig.parameters.values())
+        kwargs, ok = {}, True
+        for key, raw in spec.items():
+            if key == "kind":
+                continue
+            kpath = (*mpath, key)
+            if key not in sig.parameters and not var_kw:
+                self.problems.add(source, kpath, f"model kind '{kind}' has no member '{key}'"
+                                  f"{suggest(key, sig.parameters)}; members: "
+                                  f"{', '.join(sig.parameters)}", key=True)
+                ok = False
+                continue
+            try:
+                kwargs[key] = interpret(raw, kpath, strings=accepts_str(builder, key), ns=ns,
+                                        source=source)
+            except ValueProblem as exc:
+                self.problems.add_error(exc)
+                ok = False
+        if not ok:
+            return
+        try:
+            obj = builder(**kwargs)
+        except Exception as exc:  # a builder's refusal is a problem of the file
+            self.problems.add(source, mpath, f"model '{mname}' ({kind}): "
+                                             f"{type(exc).__name__}: {exc}")
+            return
+        ns.define(mname, "model", obj)
+        ctx.models[mname] = obj
+
+    # ---------------------------------------------------------------- blocks
+    def block(self, d: Diagram, ctx: FileContext, bname: str, spec: dict[str, Any],
+              bpath: JsonPath, source: Source, ns: Namespace, prefix: str,
+              stack: tuple[Path, ...]) -> None:
+        tname = spec["type"]
+        full = prefix + bname
+        self.origins[full] = (source, bpath)
+        if isinstance(spec.get("description"), str):
+            ctx.block_descriptions[bname] = spec["description"]
+        try:
+            cls = block_class(tname)
+        except KeyError as exc:
+            self.problems.add(source, (*bpath, "type"), f"block '{bname}': {exc.args[0]}")
+            return
+        if cls is Subsystem:
+            block = self.subsystem(ctx, bname, spec, bpath, source, ns, full, stack)
+        else:
+            for key in ("diagram", "file", "parameters"):
+                if key in spec:
+                    self.problems.add(source, (*bpath, key), f"'{key}' belongs to Subsystem "
+                                      f"blocks; block '{bname}' is a {tname}", key=True)
+            block = self.library_block(ctx, cls, bname, spec, bpath, source, ns, full)
+        if block is None:
+            return
+        try:
+            d.add(block, name=bname)
+        except BlocksimError as exc:
+            self.problems.add(source, bpath, str(exc).split("\n")[-1].strip(" -"), key=True)
+
+    def library_block(self, ctx: FileContext, cls: type[Block], bname: str,
+                      spec: dict[str, Any], bpath: JsonPath, source: Source, ns: Namespace,
+                      full: str) -> Block | None:
+        tname = spec["type"]
+        raw_params = dict(spec.get("params") or {})
+        sig = parameters(cls)
+        names = [p.name for p in sig]
+        callables = [n for n in names if takes_callable(cls, n)]
+        if callables:
+            self.problems.add(source, (*bpath, "type"), f"block '{bname}': {tname} runs Python "
+                              f"code (parameter '{callables[0]}' takes a callable), which a "
+                              f"diagram file cannot hold; use library blocks (Gain, Sum, "
+                              f"Product, MathFunction, ...) or register a Python block class "
+                              f"with blocksim.io.register_block")
+            return None
+        where: dict[str, tuple[Source, JsonPath]] = {
+            k: (source, (*bpath, "params", k)) for k in raw_params}
+        for k, v in self.block_overrides.get(full, {}).items():
+            raw_params[k] = v
+            where[k] = (self.args, (full, k))
+        kwargs: dict[str, Any] = {}
+        record: dict[str, tuple[Any, Any]] = {}
+        ok = True
+        for k, raw in raw_params.items():
+            src, ppath = where[k]
+            if k not in names:
+                self.problems.add(src, ppath, f"{tname} has no parameter '{k}'"
+                                  f"{suggest(k, names)}; parameters: "
+                                  f"{', '.join(names) or '(none)'}", key=True)
+                ok = False
+                continue
+            try:
+                value = interpret(raw, ppath, strings=accepts_str(cls, k), ns=ns, source=src)
+            except ValueProblem as exc:
+                self.problems.add_error(exc)
+                ok = False
+                continue
+            if k == "file" and not self.allow_any_path and not _safe_output(value):
+                self.problems.add(src, ppath, f"output file {value!r} must be a relative path "
+                                  f"inside the working directory (no '..', not absolute)")
+                ok = False
+                continue
+            kwargs[k] = value
+            if src is source:
+                record[k] = (raw, value)
+        missing = [p.name for p in sig if p.default is p.empty and p.name not in kwargs]
+        if missing and ok:
+            self.problems.add(source, bpath, f"block '{bname}' ({tname}) needs the parameter"
+                              f"{'s' if len(missing) > 1 else ''} {', '.join(missing)} in "
+                              f"\"params\"")
+            return None
+        if not ok:
+            return None
+        try:
+            block = cls(**kwargs)
+        except Exception as exc:  # the constructor's own checks: a problem of the file
+            msg = str(exc).split("\n")[0]
+            self.problems.add(source, (*bpath, "params") if raw_params else bpath,
+                              f"block '{bname}' ({tname}) refused its parameters: {msg}")
+            return None
+        ctx.block_params[bname] = record
+        return block
+
+    def subsystem(self, ctx: FileContext, bname: str, spec: dict[str, Any], bpath: JsonPath,
+                  source: Source, ns: Namespace, full: str,
+                  stack: tuple[Path, ...]) -> Block | None:
+        has_inline, has_file = "diagram" in spec, "file" in spec
+        if "params" in spec:
+            self.problems.add(source, (*bpath, "params"), "a Subsystem has no params; give its "
+                              "inner diagram as \"diagram\" (inline) or \"file\"", key=True)
+        if has_inline == has_file:
+            self.problems.add(source, bpath, f"Subsystem '{bname}' needs exactly one of "
+                                             f"\"diagram\" (inline) or \"file\"")
+            return None
+        if has_inline:
+            if "parameters" in spec:
+                self.problems.add(source, (*bpath, "parameters"), "\"parameters\" of a "
+                                  "Subsystem set an included file's shared parameters; an "
+                                  "inline diagram has its own \"parameters\"", key=True)
+            body = spec["diagram"]
+            name = body.get("name", bname) if isinstance(body, dict) else bname
+            inner, _ = self.body(body, (*bpath, "diagram"), source, Namespace(ns), name,
+                                 full + "/", stack)
+        else:
+            found = self.include(spec["file"], (*bpath, "file"), source, stack)
+            if found is None:
+                return None
+            isource, ipath = found
+            doc = isource.located.value
+            child = Namespace()
+            overrides = spec.get("parameters") or {}
+            given = {k: Entry(v, (*bpath, "parameters", k), source, ns)
+                     for k, v in overrides.items()}
+            inner, ictx = self.body(doc, (), isource, child, _default_name(doc, ipath),
+                                    full + "/", (*stack, ipath), given)
+            ictx.path = ipath
+            for pname in overrides:
+                if pname not in child.params:
+                    self.problems.add(source, (*bpath, "parameters", pname), f"the included "
+                                      f"file has no shared parameter '{pname}'"
+                                      f"{suggest(pname, child.params)}; its parameters: "
+                                      f"{', '.join(child.params) or '(none)'}", key=True)
+            ctx.includes[bname] = (ipath, dict(overrides))
+        return Subsystem(inner)
+
+    # ---------------------------------------------------------------- wires
+    def wire(self, d: Diagram, w: dict[str, Any], wpath: JsonPath, source: Source) -> None:
+        src = w.get("from")
+        dsts = w.get("to")
+        if not isinstance(src, str):
+            return
+        targets = [(dsts, (*wpath, "to"))] if isinstance(dsts, str) else [
+            (t, (*wpath, "to", k)) for k, t in enumerate(dsts or []) if isinstance(t, str)]
+        good_src = self.end(d, src, "output", (*wpath, "from"), source)
+        line = source.located.line(wpath)
+        for dst, dpath in targets:
+            if self.end(d, dst, "input", dpath, source) and good_src:
+                d.wires.append(Wire(src, dst, f"{source.name}:{line}"))
+
+    def end(self, d: Diagram, end: str, want: str, epath: JsonPath, source: Source) -> bool:
+        bname, dot, port = end.partition(".")
+        if bname not in d.blocks:
+            self.problems.add(source, epath, f"no block named '{bname}' in this diagram"
+                                             f"{suggest(bname, d.blocks)}")
+            return False
+        block = d.blocks[bname]
+        table = [p.name for p in (block.outputs if want == "output" else block.inputs)]
+        other = [p.name for p in (block.inputs if want == "output" else block.outputs)]
+        kind = type(block).__name__
+        if not dot:
+            if len(table) == 1:
+                return True
+            msg = (f"block '{bname}' ({kind}) has no {want} port" if not table else
+                   f"block '{bname}' ({kind}) has {len(table)} {want}s ({', '.join(table)}); "
+                   f"name one, e.g. '{bname}.{table[0]}'")
+            self.problems.add(source, epath, msg)
+            return False
+        if port in table:
+            return True
+        if port in other:
+            self.problems.add(source, epath, f"'{end}' is an "
+                              f"{'input' if want == 'output' else 'output'}; a wire goes from "
+                              f"an output (\"from\") to an input (\"to\")")
+        else:
+            self.problems.add(source, epath, f"block '{bname}' ({kind}) has no {want} port "
+                              f"'{port}'{suggest(port, table)}; {want}s: "
+                              f"{', '.join(table) or '(none)'}")
+        return False
+
+    # ---------------------------------------------------------------- settings
+    def simulation(self, doc: Any, source: Source, ns: Namespace) -> dict[str, Any]:
+        sim = doc.get("simulation") if isinstance(doc, dict) else None
+        out: dict[str, Any] = {}
+        if not isinstance(sim, dict):
+            return out
+        for key, raw in sim.items():
+            try:
+                out[key] = interpret(raw, ("simulation", key), strings=key in _SIM_STRINGS,
+                                     ns=ns, source=source)
+            except ValueProblem as exc:
+                self.problems.add_error(exc)
+        return out
+
+
+def _default_name(doc: Any, path: Path | None) -> str:
+    if isinstance(doc, dict) and isinstance(doc.get("name"), str):
+        return doc["name"]
+    return path.stem if path is not None and path.stem.isidentifier() else "diagram"
+
+
+def _safe_output(value: Any) -> bool:
+    if value is None:
+        return True
+    p = Path(str(value))
+    return not p.is_absolute() and ".." not in p.parts
+
+
+def _display(path: Path) -> str:
+    """``path`` relative to the working directory when below it, else absolute."""
+    try:
+        return str(path.relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)

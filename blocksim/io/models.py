@@ -1,0 +1,122 @@
+"""Named models of diagram files (robot arms, ...): kinds and their builders.
+
+A file's ``"models"`` section names objects that blocks share, e.g.::
+
+    "models": {
+        "arm": {"zoo": "puma560"},
+        "planar": {"dh": [[0, 0, 1, 0], [0, 0, 1, 0]], "modified": false}
+    }
+
+and block parameters refer to them as ``"$arm"``. A model's *kind* is its ``"kind"`` member
+or, without one, the first member whose name is a registered kind (``"zoo"``, ``"dh"``). The
+kind's builder is called with the other members as keyword arguments (read by the rules of
+:mod:`blocksim.io.values`; a builder parameter annotated ``str`` takes plain strings).
+
+Kinds are registered from Python code (:func:`register_model_kind`); the file only names them,
+and a zoo model is looked up by name in the zoo's explicit list (the public callables of
+:mod:`blocksim.robotics.models`), never imported by a string from the file.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from typing import Any
+
+from blocksim.engine.errors import suggest
+
+_KINDS: dict[str, Callable[..., Any]] = {}
+
+
+def register_model_kind(name: str, builder: Callable[..., Any]) -> None:
+    """Let files build models of kind ``name`` with ``builder(**members)``.
+
+    Parameters
+    ----------
+    name : str
+        Kind name, an identifier (used as ``"kind": name`` or as the first member's name).
+    builder : callable
+        Called with the model's members (other than ``"kind"``) as keywords; returns the model.
+    """
+    if not (isinstance(name, str) and name.isidentifier()):
+        raise ValueError(f"register_model_kind: {name!r} is not an identifier")
+    if not callable(builder):
+        raise TypeError(f"register_model_kind: builder of '{name}' is not callable")
+    _KINDS[name] = builder
+
+
+def unregister_model_kind(name: str) -> None:
+    """Forget the kind ``name``."""
+    _KINDS.pop(name, None)
+
+
+def model_kinds() -> dict[str, Callable[..., Any]]:
+    """The registered kinds by name."""
+    return dict(_KINDS)
+
+
+def kind_of(spec: dict[str, Any]) -> str:
+    """The kind named by a model's members.
+
+    Raises
+    ------
+    KeyError
+        With the registered kinds, when none is named.
+    """
+    kind = spec.get("kind")
+    if kind is None:
+        kind = next((k for k in spec if k in _KINDS), None)
+    if isinstance(kind, str) and kind in _KINDS:
+        return kind
+    shown = f"kind {kind!r}{suggest(str(kind), _KINDS)}" if kind is not None else \
+        "no kind (give \"kind\": name, or a first member such as \"zoo\" or \"dh\")"
+    raise KeyError(f"{shown}; registered model kinds: {', '.join(_KINDS) or '(none)'}")
+
+
+def zoo_names() -> dict[str, Callable[..., Any]]:
+    """The model zoo: public callables of :mod:`blocksim.robotics.models` by name (empty when
+    that module is not installed)."""
+    try:
+        from blocksim.robotics import models  # a fixed module, never a name from a file
+    except ImportError:
+        return {}
+    names = getattr(models, "__all__", None) or [n for n in vars(models) if not n.startswith("_")]
+    out = {}
+    for n in names:
+        f = getattr(models, n, None)
+        if inspect.isfunction(f) and f.__module__.startswith("blocksim.robotics"):
+            out[n] = f
+    return out
+
+
+def _zoo(zoo: str) -> Any:
+    """A robot from the model zoo by name, e.g. ``{"zoo": "puma560"}``."""
+    names = zoo_names()
+    if not names:
+        raise ValueError("the model zoo (blocksim.robotics.models) is not available in this "
+                         "installation")
+    if zoo not in names:
+        raise ValueError(f"no model {zoo!r} in the zoo{suggest(zoo, names)}; models: "
+                         f"{', '.join(names)}")
+    return names[zoo]()
+
+
+def _dh(dh: Any, sigma: Any = None, offset: Any = None, modified: bool = False,
+        dyn: Any = None, base: Any = None, tool: Any = None, gravity: Any = None,
+        qlim: Any = None) -> Any:
+    """An arm from a DH table: rows ``[theta, d, a, alpha]`` [rad, m, m, rad] (see
+    :func:`blocksim.robotics.arm.layout.from_dh` for the other members)."""
+    import numpy as np
+
+    from blocksim.robotics.arm.layout import from_dh
+
+    table = np.asarray(dh, dtype=float)
+    if table.ndim != 2 or table.shape[1] != 4 or table.shape[0] < 1:
+        raise ValueError(f"dh must be a table with one row [theta, d, a, alpha] per link, got "
+                         f"shape {table.shape}")
+    return from_dh(table, sigma=sigma, offset=offset, modified=bool(modified), dyn=dyn,
+                   base=base, tool=tool, gravity=gravity, qlim=qlim)
+
+
+register_model_kind("zoo", _zoo)
+register_model_kind("dh", _dh)

@@ -1,0 +1,188 @@
+"""How a JSON value in a diagram file becomes a Python value, and the names it may use.
+
+The rule for a parameter value (documented in ``docs/diagram-format.md``):
+
+* numbers, ``true``/``false``, ``null`` are themselves; a list is a list of values (each read by
+  these same rules);
+* ``{"str": "text"}`` is the string ``"text"``, always; ``{"slice": [start, stop, step]}`` is a
+  Python ``slice``;
+* a string starting with ``$`` is a reference: ``"$Kp"`` is the value of the shared parameter
+  ``Kp``, or the clock or model of that name;
+* a string starting with ``=`` is a numeric expression, always (``"=pi/2"``);
+* any other string is **taken literally when the block parameter accepts strings** (its
+  annotation says ``str``: Sum ``signs``, Scope ``labels``, MathFunction ``func``, ...), and is
+  **a numeric expression otherwise** (``"pi/2"``, ``"[0, pi/4, -pi/2]"``, ``"2*Kp"``).
+
+Shared parameters are read lazily, by the rule of the parameter that refers to them, so
+``"labels": ["x", "F"]`` shared by two Scopes stays a list of strings while ``"Kp": "pi/2"`` used
+by a PID is a number. Expressions are evaluated by :mod:`blocksim.io.expressions` only.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from blocksim.engine.errors import suggest
+from blocksim.io.errors import Source, ValueProblem
+from blocksim.io.expressions import CONSTANTS, ExpressionError, evaluate
+from blocksim.io.locate import JsonPath
+
+
+class Entry:
+    """A shared parameter as written: raw JSON value, where it is, and the namespace its own
+    references resolve in."""
+
+    def __init__(self, raw: Any, path: JsonPath, source: Source, ns: Namespace):
+        self.raw = raw
+        self.path = path
+        self.source = source
+        self.ns = ns
+
+
+class Namespace:
+    """The names visible to one diagram: shared parameters, clocks and models.
+
+    An inline subsystem's namespace has its enclosing diagram's as ``parent`` (it sees, and may
+    shadow, the outer names); an included file's namespace has none.
+    """
+
+    def __init__(self, parent: Namespace | None = None):
+        self.parent = parent
+        self.params: dict[str, Entry] = {}
+        self.objects: dict[str, Any] = {}
+        self.kinds: dict[str, str] = {}
+        self._cache: dict[tuple[str, bool], Any] = {}
+        self._busy: list[str] = []
+
+    def find(self, name: str) -> tuple[Namespace, str] | None:
+        """The namespace defining ``name`` and its kind (``parameter``, ``clock``, ``model``)."""
+        ns: Namespace | None = self
+        while ns is not None:
+            if name in ns.params:
+                return ns, "parameter"
+            if name in ns.objects:
+                return ns, ns.kinds[name]
+            ns = ns.parent
+        return None
+
+    def visible(self) -> list[str]:
+        """Every name visible here (inner names first)."""
+        out: list[str] = []
+        ns: Namespace | None = self
+        while ns is not None:
+            out += [n for n in (*ns.params, *ns.objects) if n not in out]
+            ns = ns.parent
+        return out
+
+    def define(self, name: str, kind: str, obj: Any) -> None:
+        """Define the clock or model ``name``."""
+        self.objects[name] = obj
+        self.kinds[name] = kind
+
+    def resolve(self, name: str, strings: bool, source: Source, path: JsonPath) -> Any:
+        """The value of ``name`` read under the string rule ``strings`` (see the module doc)."""
+        found = self.find(name)
+        if found is None:
+            names = self.visible()
+            listing = ", ".join(names) if names else "none are defined"
+            raise ValueProblem(source, path, f"unknown name '${name}'{suggest(name, names)}; "
+                               f"shared parameters, clocks and models here: {listing}")
+        ns, kind = found
+        if kind != "parameter":
+            return ns.objects[name]
+        key = (name, strings)
+        if key in ns._cache:
+            return copy.deepcopy(ns._cache[key])
+        if name in ns._busy:
+            chain = " -> ".join([*ns._busy[ns._busy.index(name):], name])
+            raise ValueProblem(source, path, f"shared parameter '{name}' refers to itself "
+                               f"({chain})")
+        entry = ns.params[name]
+        ns._busy.append(name)
+        try:
+            value = interpret(entry.raw, entry.path, strings=strings, ns=entry.ns,
+                              source=entry.source)
+        finally:
+            ns._busy.pop()
+        ns._cache[key] = value
+        return copy.deepcopy(value)
+
+
+def expression(text: str, ns: Namespace, source: Source, path: JsonPath) -> Any:
+    """Evaluate the numeric expression ``text`` with the names of ``ns``."""
+
+    def lookup(name: str) -> Any:
+        if ns.find(name) is None:
+            raise KeyError(name)
+        return ns.resolve(name, False, source, path)
+
+    try:
+        return evaluate(text, lookup, tuple(ns.visible()))
+    except ExpressionError as exc:
+        raise ValueProblem(source, path, str(exc)) from None
+
+
+def interpret(raw: Any, path: JsonPath, *, strings: bool, ns: Namespace,
+              source: Source) -> Any:
+    """The Python value of the JSON value ``raw`` (see the module docstring for the rule).
+
+    Parameters
+    ----------
+    raw : Any
+        The value as parsed from JSON.
+    path : tuple
+        Its JSON path, for error messages.
+    strings : bool
+        Whether the receiving parameter accepts strings (plain strings are then literal).
+    ns : Namespace
+        Names that ``$name`` references and expressions may use.
+    source : Source
+        The file, for error messages.
+
+    Raises
+    ------
+    ValueProblem
+        Naming the path and what is wrong.
+    """
+    if isinstance(raw, str):
+        if raw.startswith("$"):
+            name = raw[1:]
+            if not name.isidentifier():
+                raise ValueProblem(source, path, f"{raw!r} is not a reference: '$' must be "
+                                   f"followed by a name (use {{\"str\": {raw!r}}} for the text)")
+            return ns.resolve(name, strings, source, path)
+        if raw.startswith("="):
+            return expression(raw[1:], ns, source, path)
+        return raw if strings else expression(raw, ns, source, path)
+    if isinstance(raw, list):
+        return [interpret(v, (*path, k), strings=strings, ns=ns, source=source)
+                for k, v in enumerate(raw)]
+    if isinstance(raw, dict):
+        return _tagged(raw, path, source)
+    return raw
+
+
+def _tagged(raw: dict[str, Any], path: JsonPath, source: Source) -> Any:
+    if set(raw) == {"str"} and isinstance(raw["str"], str):
+        return raw["str"]
+    if set(raw) == {"slice"} and isinstance(raw["slice"], list) and 1 <= len(raw["slice"]) <= 3 \
+            and all(v is None or (isinstance(v, int) and not isinstance(v, bool))
+                    for v in raw["slice"]):
+        return slice(*raw["slice"])
+    raise ValueProblem(source, path, "an object as a value must be {\"str\": text} or "
+                       "{\"slice\": [start, stop, step]} (integers or null)")
+
+
+def check_name(name: str, kind: str, ns: Namespace, source: Source,
+               path: JsonPath) -> None:
+    """Refuse a shared name that would shadow an expression constant or is defined twice in
+    one diagram (parameters, clocks and models share one namespace)."""
+    if name in CONSTANTS:
+        raise ValueProblem(source, path, f"{kind} name '{name}' is reserved (expressions use "
+                           f"it: {', '.join(CONSTANTS)})", key=True)
+    if name in ns.params or name in ns.objects:
+        other = "parameter" if name in ns.params else ns.kinds[name]
+        raise ValueProblem(source, path, f"{kind} name '{name}' is already a {other} of this "
+                           f"diagram; parameters, clocks and models share one namespace",
+                           key=True)
