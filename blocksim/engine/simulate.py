@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable
 from typing import Any
 
 from blocksim.engine.compile import compile_diagram
@@ -73,6 +74,7 @@ class Run:
         self.x = plan.x0.copy()
         self.xd = plan.xd0.copy()
         self.result: SimResult | None = None
+        self.progress: Callable[[float], None] | None = None
         self.status, self.message = "success", ""
         self.stats: dict[str, Any] = {"nfev": 0, "nsteps": 0, "nsegments": 0,
                                       "noutput_evals": 0}
@@ -114,7 +116,8 @@ def simulate(diagram: Diagram | Plan, T: float, solver: str = "RK45", *, rtol: f
              atol: float = 1e-9, max_step: float = math.inf, dt: float | None = None,
              record_dt: float | None = None, event_tol: float = 1e-10,
              realtime: float | None = None, backend: str = "interpreted",
-             specialize: bool = False) -> SimResult:
+             specialize: bool = False,
+             progress: Callable[[float], None] | None = None) -> SimResult:
     """Simulate ``diagram`` from t = 0 to ``T``.
 
     Parameters
@@ -148,6 +151,9 @@ def simulate(diagram: Diagram | Plan, T: float, solver: str = "RK45", *, rtol: f
         Compiled back-end: also compile the integration loop for this diagram (its functions
         called directly and inlined): the fastest runs, for a first compile of tens of seconds
         (cached on disk). Without it the loop shared by all diagrams is used (compiled once).
+    progress : callable, optional
+        ``progress(t)`` is called with the simulated time [s] after every major step
+        (interpreted back-end) or once at the end (compiled), e.g. to drive a progress bar.
 
     Returns
     -------
@@ -185,6 +191,7 @@ def simulate(diagram: Diagram | Plan, T: float, solver: str = "RK45", *, rtol: f
                    record_dt=record_dt, event_tol=float(event_tol), realtime=realtime,
                    specialize=specialize)
     run = Run(plan, options)
+    run.progress = progress
     run.stats["backend"] = backend
     compiled_result: SimResult | None = None
     started = []
@@ -199,6 +206,8 @@ def simulate(diagram: Diagram | Plan, T: float, solver: str = "RK45", *, rtol: f
             from blocksim.engine.compiled.backend import run_compiled
 
             compiled_result = run_compiled(plan, options, run.stats)
+            if progress is not None:
+                progress(float(compiled_result.stats.get("t_final", T)))
             status, message = compiled_result.status, compiled_result.message
         else:
             _run_loop(run)
@@ -297,6 +306,8 @@ def _run_loop(run: Run) -> None:
                     hit_times[j] = tb.to_time(hit_ticks[j])
         ev.check_finite(t, run.x)
         segments.record_major(t)
+        if run.progress is not None:
+            run.progress(t)
         if pacer is not None:
             pacer.pace(t, fired)
         if events.stopped_by is not None:
