@@ -231,6 +231,22 @@ class _Writer:
         return block.name if key is None else f"{block.name}.{key}"
 
 
+def encode_value(value: Any, strings: bool = False) -> Any:
+    """The JSON form of one parameter value (a clock as ``{"period": ..., "offset": ...}``).
+
+    Raises
+    ------
+    ValueError
+        When a diagram file cannot represent ``value``.
+    """
+    if isinstance(value, Clock):
+        return {"period": value.period, "offset": value.offset}
+    try:
+        return _Writer(None).encode(value, strings, None)
+    except _Unrepresentable as exc:
+        raise ValueError(f"a diagram file cannot represent {exc.args[0]}") from None
+
+
 def to_document(diagram: Diagram, *, simulation: dict[str, Any] | None = None,
                 layout: dict[str, Any] | None = None,
                 path: str | Path | None = None) -> dict[str, Any]:

@@ -1,0 +1,307 @@
+"""Drawing a block diagram: boxes with port labels, wires, subsystems, left to right.
+
+The diagram is compiled first (so what is drawn is what runs: subsystems flattened, every wire
+resolved) and laid out in columns by evaluation rank: a block stands to the right of every
+block whose output it reads with direct feedthrough (the longest such chain decides its
+column), so the drawing reads in evaluation order. Wires into inputs without feedthrough
+(integrator states, delays) are then added where they create no cycle; the remaining ones are
+feedback wires, routed below the blocks. Within a column blocks are ordered by subsystem and
+by a barycentre pass to reduce crossings; each subsystem is a dashed frame around its blocks.
+
+:func:`diagram_layout` computes the layout (networkx), :func:`draw_diagram` draws it
+(matplotlib, Agg, headless) and saves it as PNG, SVG, PDF, ...
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import networkx as nx
+
+from blocksim.engine.compile import compile_diagram
+from blocksim.engine.diagram import Diagram
+from blocksim.engine.plan import Plan
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+#: horizontal distance between columns, box width and height of one port row [drawing units]
+COLUMN, BOX_WIDTH, PORT_ROW = 3.2, 1.7, 0.45
+#: vertical gap between boxes of one column
+GAP = 0.7
+
+
+@dataclass(frozen=True)
+class Edge:
+    """One wire of the flattened diagram."""
+
+    src: str
+    src_port: str
+    dst: str
+    dst_port: str
+    feedthrough: bool
+    feedback: bool = False
+
+
+@dataclass
+class Layout:
+    """Where each block of the flattened diagram is drawn.
+
+    Attributes
+    ----------
+    plan : Plan
+        The compiled diagram.
+    rank : dict
+        Block path -> column (0 on the left).
+    boxes : dict
+        Block path -> ``(x, y, width, height)`` of its box (y grows upwards; boxes hang down
+        from y = 0).
+    edges : list of Edge
+        The wires, ``feedback`` set for those drawn right to left.
+    """
+
+    plan: Plan
+    rank: dict[str, int] = field(default_factory=dict)
+    boxes: dict[str, tuple[float, float, float, float]] = field(default_factory=dict)
+    edges: list[Edge] = field(default_factory=list)
+
+
+def _edges(plan: Plan) -> list[Edge]:
+    owner: dict[int, tuple[str, str]] = {}
+    for e in plan.entries:
+        for k, slot in enumerate(e.out_slots):
+            owner[slot] = (e.name, e.block.outputs[k].name)  # type: ignore[index]
+    out = []
+    for e in plan.entries:
+        ft = e.block.output_feedthrough()
+        reads = {i for ins in ft.values() for i in ins}
+        sink = not e.block.outputs
+        for k, slot in enumerate(e.in_slots):
+            if slot < 0:
+                continue
+            port = e.block.inputs[k].name  # type: ignore[index]
+            src, sport = owner[slot]
+            out.append(Edge(src, sport, e.name, port, sink or port in reads))
+    return out
+
+
+def diagram_layout(diagram: Diagram | Plan) -> Layout:
+    """Compile ``diagram`` (unless it is a plan already) and lay it out left to right.
+
+    Raises
+    ------
+    DiagramError
+        When the diagram does not compile.
+    """
+    plan = diagram if isinstance(diagram, Plan) else compile_diagram(diagram)
+    names = [e.name for e in plan.entries]
+    index = {n: k for k, n in enumerate(names)}
+    edges = _edges(plan)
+    dag = nx.DiGraph()
+    dag.add_nodes_from(names)
+    dag.add_edges_from((e.src, e.dst) for e in edges if e.feedthrough and e.src != e.dst)
+    for e in edges:
+        if not e.feedthrough and e.src != e.dst and not nx.has_path(dag, e.dst, e.src):
+            dag.add_edge(e.src, e.dst)
+    rank: dict[str, int] = {}
+    topo = list(nx.lexicographical_topological_sort(dag, key=index.__getitem__))
+    for n in topo:
+        rank[n] = 1 + max((rank[p] for p in dag.predecessors(n)), default=-1)
+    for n in reversed(topo):  # sources move right, next to their first reader
+        succ = [rank[s] for s in dag.successors(n)]
+        if succ:
+            rank[n] = max(rank[n], min(succ) - 1)
+    lay = Layout(plan, rank)
+    lay.edges = [Edge(e.src, e.src_port, e.dst, e.dst_port, e.feedthrough,
+                      feedback=rank[e.dst] <= rank[e.src]) for e in edges]
+    columns: dict[int, list[str]] = {}
+    for n in names:
+        columns.setdefault(rank[n], []).append(n)
+    order = _order_columns(columns, dag, index)
+    for r, col in order.items():
+        y = 0.0
+        for n in col:
+            e = plan.entry(n)
+            rows = max(len(e.block.inputs), len(e.block.outputs), 1)
+            h = max(1.0, rows * PORT_ROW + 0.5)
+            lay.boxes[n] = (r * COLUMN, y - h, BOX_WIDTH, h)
+            y -= h + GAP
+    return lay
+
+
+def _order_columns(columns: dict[int, list[str]], dag: nx.DiGraph,
+                   index: dict[str, int]) -> dict[int, list[str]]:
+    """Order blocks within columns: by subsystem, then by the mean row of their predecessors
+    (one barycentre sweep), ties by the order the blocks were added."""
+    rows: dict[str, float] = {}
+    out: dict[int, list[str]] = {}
+    for r in sorted(columns):
+        def key(n: str) -> tuple[str, float, int]:
+            preds = [rows[p] for p in dag.predecessors(n) if p in rows]
+            bary = sum(preds) / len(preds) if preds else float(index[n])
+            return (n.rpartition("/")[0], bary, index[n])
+
+        col = sorted(columns[r], key=key)
+        for k, n in enumerate(col):
+            rows[n] = float(k)
+        out[r] = col
+    return out
+
+
+def _port_y(box: tuple[float, float, float, float], k: int, n: int) -> float:
+    _, y, _, h = box
+    return y + h - (h / n) * (k + 0.5)
+
+
+def draw_diagram(diagram: Diagram | Plan, file: str | os.PathLike[str] | None = None, *,
+                 title: str | None = None, dpi: float | None = None) -> Figure:
+    """Draw ``diagram``; save it to ``file`` (format from the suffix) when given.
+
+    Parameters
+    ----------
+    diagram : Diagram or Plan
+        The diagram (compiled here) or its plan.
+    file : str or PathLike, optional
+        Where to save the picture: ``.png``, ``.svg``, ``.pdf``, ...
+    title : str, optional
+        Title above the drawing; default the diagram's name.
+    dpi : float, optional
+        Resolution of raster output [dots per inch].
+
+    Returns
+    -------
+    Figure
+        The matplotlib figure (not registered with pyplot).
+    """
+    from matplotlib.figure import Figure
+    from matplotlib.patches import FancyBboxPatch, Rectangle
+
+    lay = diagram_layout(diagram)
+    plan = lay.plan
+    xs = [b[0] for b in lay.boxes.values()] + [b[0] + b[2] for b in lay.boxes.values()]
+    ys = [b[1] for b in lay.boxes.values()] + [b[1] + b[3] for b in lay.boxes.values()]
+    bottom = min(ys) - 0.6 - 0.25 * len({e.src for e in lay.edges if e.feedback})
+    width_in = min(40.0, max(6.0, (max(xs) - min(xs) + 2.5) * 1.0))
+    height_in = min(40.0, max(3.0, (max(ys) - bottom + 1.5) * 0.9))
+    fig = Figure(figsize=(width_in, height_in), layout="constrained")
+    ax = fig.add_subplot()
+    ax.set_axis_off()
+    ax.set_title(title if title is not None else plan.name)
+
+    # subsystem frames, outermost first
+    groups: dict[str, list[str]] = {}
+    for n in lay.boxes:
+        parts = n.split("/")[:-1]
+        for d in range(1, len(parts) + 1):
+            groups.setdefault("/".join(parts[:d]), []).append(n)
+    for g in sorted(groups, key=lambda s: s.count("/")):
+        depth = g.count("/")
+        boxes = [lay.boxes[n] for n in groups[g]]
+        pad = 0.45 - 0.1 * depth
+        x0 = min(b[0] for b in boxes) - pad
+        y0 = min(b[1] for b in boxes) - pad
+        x1 = max(b[0] + b[2] for b in boxes) + pad
+        y1 = max(b[1] + b[3] for b in boxes) + pad + 0.25
+        ax.add_patch(Rectangle((x0, y0), x1 - x0, y1 - y0, fill=True, alpha=0.08,
+                               facecolor="tab:blue", edgecolor="tab:blue", linestyle="--"))
+        ax.text(x0 + 0.08, y1 - 0.05, g.rsplit("/", 1)[-1], fontsize=8, va="top",
+                color="tab:blue", style="italic")
+
+    for n, box in lay.boxes.items():
+        x, y, w, h = box
+        e = plan.entry(n)
+        ax.add_patch(FancyBboxPatch((x, y), w, h, boxstyle="round,pad=0.02,rounding_size=0.08",
+                                    facecolor="white", edgecolor="black", linewidth=1.2))
+        ax.text(x + w / 2, y + h / 2 + 0.12, n.rsplit("/", 1)[-1], ha="center", va="center",
+                fontsize=9, weight="bold")
+        ax.text(x + w / 2, y + h / 2 - 0.2, e.kind, ha="center", va="center", fontsize=7,
+                color="0.35")
+        ins, outs = e.block.inputs, e.block.outputs
+        for k, p in enumerate(ins):
+            ax.text(x + 0.05, _port_y(box, k, len(ins)), p.name, fontsize=6, va="center",
+                    ha="left", color="0.3")
+        for k, p in enumerate(outs):
+            ax.text(x + w - 0.05, _port_y(box, k, len(outs)), p.name, fontsize=6,
+                    va="center", ha="right", color="0.3")
+
+    router = _Router(lay, top=max(ys), bottom=min(ys))
+    for edge in lay.edges:
+        path = router.route(edge)
+        color = "tab:red" if edge.feedback else "black"
+        ax.plot([p[0] for p in path[:-1]] + [path[-1][0] - 0.12],
+                [p[1] for p in path[:-1]] + [path[-1][1]], color=color, linewidth=0.9)
+        ax.annotate("", xy=path[-1], xytext=(path[-1][0] - 0.15, path[-1][1]),
+                    arrowprops={"arrowstyle": "-|>", "color": color, "lw": 0.9})
+    lane = min(bottom, router.low)
+    ys.append(router.high)
+    ax.set_xlim(min(xs) - 0.8, max(xs) + 0.8)
+    ax.set_ylim(min(bottom, lane) - 0.3, max(ys) + 0.8)
+    ax.set_aspect("equal", adjustable="datalim")
+    if file is not None:
+        fig.savefig(Path(file), dpi=dpi if dpi is not None else "figure")
+    return fig
+
+
+class _Router:
+    """Orthogonal wire paths: vertical runs only in the gaps between columns (one lane per
+    source in each gap), long forward wires that would cross a box over the top, feedback
+    wires under the bottom (one channel per source)."""
+
+    def __init__(self, lay: Layout, top: float, bottom: float):
+        self.lay = lay
+        self.lanes: dict[tuple[int, str], int] = {}
+        self.channels: dict[tuple[str, str], float] = {}
+        self.top, self.bottom = top, bottom
+        self.high, self.low = top, bottom
+
+    def lane(self, column: int, src: str) -> float:
+        """x of the vertical run of ``src``'s wires in the gap left of ``column``."""
+        k = self.lanes.setdefault((column, src), sum(1 for c, _ in self.lanes if c == column))
+        return column * COLUMN - 0.25 - 0.14 * (k % 9)
+
+    def channel(self, where: str, src: str) -> float:
+        key = (where, src)
+        if key not in self.channels:
+            k = sum(1 for w, _ in self.channels if w == where)
+            if where == "top":
+                self.channels[key] = self.top + 0.5 + 0.25 * k
+                self.high = max(self.high, self.channels[key])
+            else:
+                self.channels[key] = self.bottom - 0.5 - 0.25 * k
+                self.low = min(self.low, self.channels[key])
+        return self.channels[key]
+
+    def clear(self, y: float, r0: int, r1: int) -> bool:
+        """Whether the height ``y`` is free of boxes in the columns strictly between."""
+        for n, (_, by, _, bh) in self.lay.boxes.items():
+            if r0 < self.lay.rank[n] < r1 and by - 0.1 <= y <= by + bh + 0.1:
+                return False
+        return True
+
+    def route(self, edge: Edge) -> list[tuple[float, float]]:
+        lay = self.lay
+        sb, db = lay.boxes[edge.src], lay.boxes[edge.dst]
+        se, de = lay.plan.entry(edge.src), lay.plan.entry(edge.dst)
+        souts = [p.name for p in se.block.outputs]
+        dins = [p.name for p in de.block.inputs]
+        x0, y0 = sb[0] + sb[2], _port_y(sb, souts.index(edge.src_port), len(souts))
+        x1, y1 = db[0], _port_y(db, dins.index(edge.dst_port), len(dins))
+        r0, r1 = lay.rank[edge.src], lay.rank[edge.dst]
+        if not edge.feedback and (r1 == r0 + 1 or self.clear(y0, r0, r1)):
+            xl = self.lane(r1, edge.src)
+            return [(x0, y0), (xl, y0), (xl, y1), (x1, y1)]
+        xa, xb = self.lane(r0 + 1, edge.src), self.lane(r1, edge.src)
+        yc = self.channel("bottom" if edge.feedback else "top", edge.src)
+        return [(x0, y0), (xa, y0), (xa, yc), (xb, yc), (xb, y1), (x1, y1)]
+
+
+def describe_layout(lay: Layout) -> str:
+    """The layout as text: one line per column with its blocks (for terminals and tests)."""
+    cols: dict[int, list[str]] = {}
+    for n, r in lay.rank.items():
+        cols.setdefault(r, []).append(n)
+    return "\n".join(f"{r}: {', '.join(cols[r])}" for r in sorted(cols))
+
