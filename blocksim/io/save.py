@@ -144,14 +144,16 @@ class _Writer:
         raise _Unrepresentable(what)
 
     # ---------------------------------------------------------------- diagram body
-    def body(self, d: Diagram) -> dict[str, Any]:
+    def body(self, d: Diagram, given: dict[str, Any] | None = None) -> dict[str, Any]:
+        """The document body of ``d``; ``given`` replaces shared parameters (those an including
+        Subsystem block set, when an included file is written inline)."""
         ctx = context_of(d)
         out: dict[str, Any] = {}
         if ctx is not None:
             if ctx.description:
                 out["description"] = ctx.description
             if ctx.parameters:
-                out["parameters"] = ctx.parameters
+                out["parameters"] = {**ctx.parameters, **(given or {})}
             if ctx.clocks_raw:
                 out["clocks"] = ctx.clocks_raw
             if ctx.models_raw:
@@ -180,7 +182,7 @@ class _Writer:
                 if inc[1]:
                     out["parameters"] = inc[1]
             else:
-                inner = self.body(b.diagram)
+                inner = self.body(b.diagram, inc[1] if inc is not None else None)
                 if b.diagram.name != name:
                     inner = {"name": b.diagram.name, **inner}
                 out["diagram"] = inner

@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import networkx as nx
 
@@ -177,27 +177,52 @@ def draw_diagram(diagram: Diagram | Plan, file: str | os.PathLike[str] | None = 
         The matplotlib figure (not registered with pyplot).
     """
     from matplotlib.figure import Figure
-    from matplotlib.patches import FancyBboxPatch, Rectangle
 
     lay = diagram_layout(diagram)
-    plan = lay.plan
-    xs = [b[0] for b in lay.boxes.values()] + [b[0] + b[2] for b in lay.boxes.values()]
     ys = [b[1] for b in lay.boxes.values()] + [b[1] + b[3] for b in lay.boxes.values()]
-    bottom = min(ys) - 0.6 - 0.25 * len({e.src for e in lay.edges if e.feedback})
-    width_in = min(40.0, max(6.0, (max(xs) - min(xs) + 2.5) * 1.0))
-    height_in = min(40.0, max(3.0, (max(ys) - bottom + 1.5) * 0.9))
-    fig = Figure(figsize=(width_in, height_in), layout="constrained")
+    router = _Router(lay, top=max(ys), bottom=min(ys))
+    routes = [(edge, router.route(edge)) for edge in lay.edges]
+    pts = [(b[0], b[1]) for b in lay.boxes.values()] + [
+        (b[0] + b[2], b[1] + b[3] + 0.5) for b in lay.boxes.values()] + [
+        pt for _, path in routes for pt in path]
+    x0, x1 = min(p[0] for p in pts) - 0.5, max(p[0] for p in pts) + 0.5
+    y0, y1 = min(p[1] for p in pts) - 0.5, max(p[1] for p in pts) + 0.5
+    scale = 0.6  # inch per drawing unit
+    fig = Figure(figsize=(min(60.0, max(5.0, (x1 - x0) * scale)),
+                          min(60.0, max(2.5, (y1 - y0) * scale + 0.5))), layout="constrained")
     ax = fig.add_subplot()
     ax.set_axis_off()
-    ax.set_title(title if title is not None else plan.name)
+    ax.set_title(title if title is not None else lay.plan.name)
+    _draw_subsystems(ax, lay)
+    _draw_boxes(ax, lay)
+    for edge, path in routes:
+        color = "tab:red" if edge.feedback else "black"
+        ax.plot([p[0] for p in path[:-1]] + [path[-1][0] - 0.12],
+                [p[1] for p in path[:-1]] + [path[-1][1]], color=color, linewidth=0.9)
+        ax.annotate("", xy=path[-1], xytext=(path[-1][0] - 0.15, path[-1][1]),
+                    arrowprops={"arrowstyle": "-|>", "color": color, "lw": 0.9})
+    ax.set_xlim(x0, x1)
+    ax.set_ylim(y0, y1)
+    if file is not None:
+        fig.savefig(Path(file), dpi=dpi if dpi is not None else "figure")
+    return fig
 
-    # subsystem frames, outermost first
+
+_COLORS = ("tab:blue", "tab:green", "tab:purple", "tab:orange", "tab:cyan", "tab:olive")
+
+
+def _draw_subsystems(ax: Any, lay: Layout) -> None:
+    """A dashed frame around each subsystem's blocks when no other block falls inside it;
+    otherwise a tint behind each of its blocks (its name is part of their labels)."""
+    from matplotlib.patches import Rectangle
+
     groups: dict[str, list[str]] = {}
     for n in lay.boxes:
         parts = n.split("/")[:-1]
         for d in range(1, len(parts) + 1):
             groups.setdefault("/".join(parts[:d]), []).append(n)
-    for g in sorted(groups, key=lambda s: s.count("/")):
+    for k, g in enumerate(sorted(groups, key=lambda s: (s.count("/"), s))):
+        color = _COLORS[k % len(_COLORS)]
         depth = g.count("/")
         boxes = [lay.boxes[n] for n in groups[g]]
         pad = 0.45 - 0.1 * depth
@@ -205,14 +230,24 @@ def draw_diagram(diagram: Diagram | Plan, file: str | os.PathLike[str] | None = 
         y0 = min(b[1] for b in boxes) - pad
         x1 = max(b[0] + b[2] for b in boxes) + pad
         y1 = max(b[1] + b[3] for b in boxes) + pad + 0.25
-        ax.add_patch(Rectangle((x0, y0), x1 - x0, y1 - y0, fill=True, alpha=0.08,
-                               facecolor="tab:blue", edgecolor="tab:blue", linestyle="--"))
-        ax.text(x0 + 0.08, y1 - 0.05, g.rsplit("/", 1)[-1], fontsize=8, va="top",
-                color="tab:blue", style="italic")
+        inside = [n for n, b in lay.boxes.items() if n not in groups[g] and
+                  b[0] < x1 and b[0] + b[2] > x0 and b[1] < y1 and b[1] + b[3] > y0]
+        rects = [(x0, y0, x1 - x0, y1 - y0)] if not inside else [
+            (b[0] - pad, b[1] - pad, b[2] + 2 * pad, b[3] + 2 * pad + 0.25) for b in boxes]
+        for rx, ry, rw, rh in rects:
+            ax.add_patch(Rectangle((rx, ry), rw, rh, fill=True, alpha=0.1, facecolor=color,
+                                   edgecolor=color, linestyle="--"))
+            ax.text(rx + 0.08, ry + rh - 0.05, g, fontsize=7, va="top", color=color,
+                    style="italic")
+
+
+def _draw_boxes(ax: Any, lay: Layout) -> None:
+    """Each block: a box with its name, type and port labels."""
+    from matplotlib.patches import FancyBboxPatch
 
     for n, box in lay.boxes.items():
         x, y, w, h = box
-        e = plan.entry(n)
+        e = lay.plan.entry(n)
         ax.add_patch(FancyBboxPatch((x, y), w, h, boxstyle="round,pad=0.02,rounding_size=0.08",
                                     facecolor="white", edgecolor="black", linewidth=1.2))
         ax.text(x + w / 2, y + h / 2 + 0.12, n.rsplit("/", 1)[-1], ha="center", va="center",
@@ -226,23 +261,6 @@ def draw_diagram(diagram: Diagram | Plan, file: str | os.PathLike[str] | None = 
         for k, p in enumerate(outs):
             ax.text(x + w - 0.05, _port_y(box, k, len(outs)), p.name, fontsize=6,
                     va="center", ha="right", color="0.3")
-
-    router = _Router(lay, top=max(ys), bottom=min(ys))
-    for edge in lay.edges:
-        path = router.route(edge)
-        color = "tab:red" if edge.feedback else "black"
-        ax.plot([p[0] for p in path[:-1]] + [path[-1][0] - 0.12],
-                [p[1] for p in path[:-1]] + [path[-1][1]], color=color, linewidth=0.9)
-        ax.annotate("", xy=path[-1], xytext=(path[-1][0] - 0.15, path[-1][1]),
-                    arrowprops={"arrowstyle": "-|>", "color": color, "lw": 0.9})
-    lane = min(bottom, router.low)
-    ys.append(router.high)
-    ax.set_xlim(min(xs) - 0.8, max(xs) + 0.8)
-    ax.set_ylim(min(bottom, lane) - 0.3, max(ys) + 0.8)
-    ax.set_aspect("equal", adjustable="datalim")
-    if file is not None:
-        fig.savefig(Path(file), dpi=dpi if dpi is not None else "figure")
-    return fig
 
 
 class _Router:

@@ -1,0 +1,58 @@
+"""The ``blocksim`` command: run, check and draw diagram files, list blocks, compare runs.
+
+``main(argv)`` returns the exit status (0 success, 1 the task failed: simulation failure,
+problems found, signals differ; 2 bad input: unreadable or invalid file, bad arguments), so
+tests call it in-process; the console script ``blocksim`` calls it with ``sys.argv``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from blocksim.cli import blocks, check, compare, draw, run
+from blocksim.cli.common import BAD_INPUT, CliError
+
+
+def parser() -> argparse.ArgumentParser:
+    """The argument parser of the ``blocksim`` command."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        ver = version("blocksim")
+    except PackageNotFoundError:  # pragma: no cover - running from a source tree
+        ver = "unknown"
+    p = argparse.ArgumentParser(
+        prog="blocksim", description="Block-diagram simulation from diagram files (JSON).",
+        epilog="Run `blocksim COMMAND --help` for a command's options.")
+    p.add_argument("--version", action="version", version=f"blocksim {ver}")
+    sub = p.add_subparsers(title="commands", metavar="COMMAND")
+    for module in (run, check, draw, blocks, compare):
+        module.add_parser(sub)
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line ``argv`` (default ``sys.argv[1:]``); return the exit status."""
+    p = parser()
+    try:
+        args = p.parse_args(list(argv) if argv is not None else None)
+    except SystemExit as exc:  # argparse: --help (0) or a usage error (2)
+        return int(exc.code or 0)
+    if not hasattr(args, "command"):
+        p.print_help(sys.stderr)
+        return BAD_INPUT
+    try:
+        return int(args.command(args))
+    except CliError as exc:
+        for line in exc.lines:
+            print(line, file=sys.stderr)
+        return exc.code
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

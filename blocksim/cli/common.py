@@ -1,0 +1,123 @@
+"""Shared pieces of the command line: exit codes, loading with problems mapped to lines."""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+from typing import Any, TextIO
+
+from blocksim.engine.compile import compile_diagram
+from blocksim.engine.errors import DiagramError
+from blocksim.engine.plan import Plan
+from blocksim.io.errors import DiagramFileError
+from blocksim.io.load import DiagramFile, load
+
+#: exit codes: success, failure of the task (simulation failed, problems found, signals
+#: differ), bad input (unreadable or invalid file, bad arguments)
+OK, FAILED, BAD_INPUT = 0, 1, 2
+
+
+class CliError(Exception):
+    """Ends a command with ``code`` after printing ``lines`` to stderr."""
+
+    def __init__(self, code: int, lines: list[str]):
+        super().__init__("\n".join(lines))
+        self.code = code
+        self.lines = lines
+
+
+def parse_sets(items: list[str] | None) -> dict[str, str]:
+    """``["pid.Kp=2", "Ts=1e-3"]`` -> ``{"pid.Kp": "2", "Ts": "1e-3"}`` (values stay strings:
+    the loader reads them by the file's rules)."""
+    out: dict[str, str] = {}
+    for item in items or []:
+        target, eq, value = item.partition("=")
+        target = target.strip()
+        if not eq or not target or not re.fullmatch(r"[A-Za-z_][\w\-/]*(\.[A-Za-z_]\w*)?",
+                                                   target):
+            raise CliError(BAD_INPUT, [f"--set {item!r}: expected block.param=value (or "
+                                       f"name=value for a shared parameter), e.g. "
+                                       f"--set pid.Kp=2.5"])
+        out[target] = value.strip()
+    return out
+
+
+def load_file(file: str, sets: list[str] | None) -> DiagramFile:
+    """Load ``file`` with the ``--set`` overrides, or end with :data:`BAD_INPUT` listing every
+    problem."""
+    overrides = parse_sets(sets)
+    try:
+        return load(file, overrides)
+    except FileNotFoundError:
+        raise CliError(BAD_INPUT, [f"{file}: no such file"]) from None
+    except IsADirectoryError:
+        raise CliError(BAD_INPUT, [f"{file}: is a directory, not a diagram file"]) from None
+    except UnicodeDecodeError as exc:
+        raise CliError(BAD_INPUT, [f"{file}: not a UTF-8 text file ({exc.reason})"]) from None
+    except DiagramFileError as exc:
+        raise CliError(BAD_INPUT, problem_report(file, exc.problems)) from None
+
+
+def problem_report(file: str, problems: list[str]) -> list[str]:
+    """A header and one line per problem."""
+    n = len(problems)
+    return [f"{file}: {n} problem{'s' if n != 1 else ''}:"] + [f"  {p}" for p in problems]
+
+
+def locate_compile_problems(df: DiagramFile, err: DiagramError) -> list[str]:
+    """Prefix each compile problem with the file and line of the block it names (wire
+    problems already carry ``(at file:line)``)."""
+    out = []
+    for p in err.problems:
+        m = re.search(r"\(at ([^()\s]+:\d+)\)", p)
+        if m:
+            out.append(f"{m.group(1)}: {p.replace(m.group(0), '').replace('  ', ' ')}")
+            continue
+        for cand in re.findall(r"'([A-Za-z_][\w\-/]*)(?:\.[A-Za-z_]\w*)?'", p):
+            if cand in df.origins:
+                source, jpath = df.origins[cand]
+                out.append(f"{source.where(jpath)}: {p}")
+                break
+        else:
+            out.append(f"{df.source.name}: {p}")
+    return out
+
+
+def compile_file(df: DiagramFile) -> Plan:
+    """Compile the loaded diagram, or end with :data:`BAD_INPUT` listing every problem at its
+    line."""
+    try:
+        return compile_diagram(df.diagram)
+    except DiagramError as exc:
+        raise CliError(BAD_INPUT, problem_report(df.source.name,
+                                                 locate_compile_problems(df, exc))) from None
+
+
+def fmt_value(v: Any) -> str:
+    """A signal value for a summary line: ``1.000683661`` or ``[0.1, 0.2, ...] (shape)``."""
+    import numpy as np
+
+    a = np.asarray(v)
+    if a.ndim == 0:
+        return f"{float(a):.10g}"
+    flat = ", ".join(f"{x:.6g}" for x in a.reshape(-1)[:6])
+    more = ", ..." if a.size > 6 else ""
+    return f"[{flat}{more}] shape {a.shape}"
+
+
+def echo(line: str = "", file: TextIO | None = None) -> None:
+    """Print ``line`` to stdout (or ``file``)."""
+    print(line, file=file or sys.stdout)
+
+
+def output_path(path: str, what: str, suffixes: tuple[str, ...]) -> Path:
+    """``path`` as a Path whose suffix is one of ``suffixes`` and whose directory exists."""
+    p = Path(path)
+    if p.suffix.lower() not in suffixes:
+        raise CliError(BAD_INPUT, [f"{what} {path!r}: use a file name ending in "
+                                   f"{', '.join(suffixes)}"])
+    if not p.parent.exists():
+        raise CliError(BAD_INPUT, [f"{what} {path!r}: directory {str(p.parent)!r} does not "
+                                   f"exist"])
+    return p

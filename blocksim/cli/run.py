@@ -1,0 +1,184 @@
+"""``blocksim run FILE``: simulate a diagram file, show progress, summarise, save results."""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+import time
+from pathlib import Path
+from typing import Any, TextIO
+
+from blocksim.cli.common import (
+    BAD_INPUT,
+    FAILED,
+    OK,
+    CliError,
+    compile_file,
+    echo,
+    fmt_value,
+    load_file,
+    output_path,
+)
+from blocksim.engine.errors import BlocksimError, SimulationError
+from blocksim.engine.record import SimResult
+from blocksim.engine.simulate import simulate
+
+#: default final time when neither the file nor --T gives one [s]
+DEFAULT_T = 10.0
+#: at most this many final values in the summary
+SUMMARY_SIGNALS = 24
+_FIGURE_SUFFIXES = (".png", ".svg", ".pdf", ".jpg", ".jpeg")
+
+
+def add_parser(sub: Any) -> None:
+    """Register the ``run`` command."""
+    p = sub.add_parser("run", help="simulate a diagram file",
+                       description="Simulate a diagram file and print a summary. Exit status: "
+                                   "0 success, 1 the simulation failed (partial results are "
+                                   "still written), 2 bad file or bad arguments.")
+    p.add_argument("file", help="diagram file (.json)")
+    p.add_argument("--T", type=float, help="final time [s] (default: the file's, else 10)")
+    p.add_argument("--set", action="append", metavar="TARGET=VALUE",
+                   help="override a block parameter (block.param=value, sub/block.param=...) "
+                        "or a shared parameter (name=value); repeatable")
+    p.add_argument("--solver", help="RK45, RK23, DOP853, Radau, BDF, LSODA, euler, rk4")
+    p.add_argument("--dt", type=float, help="step of the fixed-step solvers [s]")
+    p.add_argument("--rtol", type=float, help="relative tolerance")
+    p.add_argument("--atol", type=float, help="absolute tolerance")
+    p.add_argument("--record-dt", type=float, help="record on a grid of this step [s]")
+    p.add_argument("--backend", choices=["interpreted", "compiled", "auto"],
+                   help="back-end (default: the file's, else interpreted)")
+    p.add_argument("--out", metavar="RUN.npz", help="save the recorded result (.npz)")
+    p.add_argument("--plot", metavar="OUT.png",
+                   help="save the diagram's scope figures (or a plot of every signal)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar and no summary")
+    p.set_defaults(command=run)
+
+
+class Progress:
+    """A tqdm bar on ``file`` that appears once a run has lasted ``delay`` seconds.
+
+    Called with the simulated time by :func:`blocksim.simulate` (``progress=``).
+    """
+
+    def __init__(self, T: float, enabled: bool = True, delay: float = 1.0,
+                 file: TextIO | None = None):
+        self.T = T
+        self.enabled = enabled and T > 0
+        self.delay = delay
+        self.file = file if file is not None else sys.stderr
+        self.start = time.perf_counter()
+        self.bar: Any = None
+        self.last = 0.0
+
+    def __call__(self, t: float) -> None:
+        if not self.enabled:
+            return
+        now = time.perf_counter()
+        if self.bar is None:
+            if now - self.start < self.delay:
+                return
+            from tqdm import tqdm
+
+            self.bar = tqdm(total=self.T, file=self.file, unit="s", desc="simulating",
+                            bar_format="{desc}: {percentage:3.0f}%|{bar}| t = {n:.4g} of "
+                                       "{total:.4g} s [{elapsed}<{remaining}]")
+        if now - self.last >= 0.1 or t >= self.T:
+            self.bar.n = min(t, self.T)
+            self.bar.refresh()
+            self.last = now
+
+    def close(self) -> None:
+        """Finish the bar (if it was shown)."""
+        if self.bar is not None:
+            self.bar.close()
+
+
+def settings(args: argparse.Namespace, file_settings: dict[str, Any]) -> dict[str, Any]:
+    """simulate() keywords: the file's ``simulation`` section, overridden by the arguments."""
+    out = dict(file_settings)
+    for key in ("T", "solver", "dt", "rtol", "atol", "record_dt", "backend"):
+        v = getattr(args, key, None)
+        if v is not None:
+            out[key] = v
+    out.setdefault("T", DEFAULT_T)
+    return out
+
+
+def run(args: argparse.Namespace) -> int:
+    """Simulate ``args.file``; see :func:`add_parser` for the exit status."""
+    out = output_path(args.out, "--out", (".npz",)) if args.out else None
+    plot = output_path(args.plot, "--plot", _FIGURE_SUFFIXES) if args.plot else None
+    df = load_file(args.file, args.set)
+    opts = settings(args, df.simulation)
+    T = opts.pop("T")
+    plan = compile_file(df)
+    bar = Progress(float(T) if isinstance(T, (int, float)) else 0.0, not args.quiet)
+    error: SimulationError | None = None
+    try:
+        result = simulate(plan, T, progress=bar, **opts)
+    except SimulationError as exc:
+        error, result = exc, exc.result
+    except (ValueError, TypeError, BlocksimError) as exc:
+        raise CliError(BAD_INPUT, [f"{args.file}: {exc}"]) from None
+    finally:
+        bar.close()
+    written = []
+    if result is not None and out is not None:
+        result.save(out)
+        written.append(str(out))
+    if result is not None and plot is not None:
+        written += [str(p) for p in save_plots(result, plot, plan.name)]
+    if error is not None:
+        when = error.time if error.time is not None else math.nan
+        echo(f"{args.file}: simulation failed at t = {when:.6g} s: {error}", sys.stderr)
+        if written:
+            echo(f"partial results written: {', '.join(written)}", sys.stderr)
+    if not args.quiet and result is not None:
+        summary(result, plan.name, T)
+        for w in written:
+            echo(f"wrote {w}")
+    return FAILED if error is not None else OK
+
+
+def save_plots(result: SimResult, path: Path, name: str) -> list[Path]:
+    """Save the run's sink figures (Scope, XYGraph) to ``path`` (one: as is; several:
+    ``<stem>-<block><suffix>``), or a plot of every signal when there is none."""
+    from blocksim.viz.scope import plot_scope, save_figure
+
+    figures = dict(result.figures)
+    if not figures:
+        names = result.signals[:8]
+        figures = {"signals": plot_scope(result.t, [result[n] for n in names], labels=names,
+                                         title=f"{name}: recorded signals")}
+    if len(figures) == 1:
+        return [save_figure(next(iter(figures.values())), path)]
+    return [save_figure(fig, path.with_name(f"{path.stem}-{key.replace('/', '_')}"
+                                            f"{path.suffix}")) for key, fig in figures.items()]
+
+
+def summary(result: SimResult, name: str, T: float) -> None:
+    """Print the outcome, run statistics and the final value of every signal."""
+    s = result.stats
+    t_end = result.t[-1] if len(result.t) else 0.0
+    head = f"{name}: {result.status}, t = {t_end:.6g} of {float(T):.6g} s"
+    echo(head + f" ({s.get('solver', '?')}, {s.get('backend', '?')} back-end)")
+    if result.status == "stopped":
+        echo(f"  {result.message}")
+    parts = [f"{len(result.t)} points"]
+    for key, label in (("nsteps", "steps"), ("nfev", "RHS evaluations"), ("nevents", "events")):
+        if s.get(key):
+            parts.append(f"{s[key]} {label}")
+    if "wall_time" in s:
+        parts.append(f"wall {s['wall_time'] * 1e3:.1f} ms")
+    echo("  " + ", ".join(parts))
+    if not len(result.t):
+        return
+    echo("final values:")
+    names = result.signals
+    width = max((len(n) for n in names[:SUMMARY_SIGNALS]), default=0)
+    for n in names[:SUMMARY_SIGNALS]:
+        echo(f"  {n:<{width}} = {fmt_value(result[n][-1])}")
+    if len(names) > SUMMARY_SIGNALS:
+        echo(f"  ... and {len(names) - SUMMARY_SIGNALS} more (save them with --out)")
