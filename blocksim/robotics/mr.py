@@ -1,8 +1,11 @@
 """The Modern Robotics code library (Lynch & Park, seed 001) by its own names.
 
-Thin functions over :mod:`blocksim.robotics.spatial` where one exists (chapters 3-6), and the
+Thin functions over :mod:`blocksim.robotics.spatial` where one exists (chapters 3-6), the
 chapter 8 dynamics and chapter 11 control written directly as Modern Robotics (MR) defines them
-(numpy, independent of :mod:`blocksim.robotics.arm`).
+(numpy, independent of :mod:`blocksim.robotics.arm`), and the chapter 9 names as aliases of
+:mod:`blocksim.robotics.trajectory` (``CubicTimeScaling``, ``QuinticTimeScaling``,
+``JointTrajectory``, ``ScrewTrajectory``, ``CartesianTrajectory``; trajectories are returned as
+(N, n) arrays and (N, 4, 4) stacks instead of MR's lists).
 
 Conventions (MR's, which differ from RTB's):
 
@@ -37,6 +40,11 @@ import numpy as np
 
 from .spatial import skew, trexp, trlog, vex
 from .spatial.kernels import se3_exp_nb, se3_log_nb
+from .trajectory import cartesian_trajectory as CartesianTrajectory  # noqa: F401
+from .trajectory import cubic_time_scaling as CubicTimeScaling  # noqa: F401
+from .trajectory import joint_trajectory as JointTrajectory  # noqa: F401
+from .trajectory import quintic_time_scaling as QuinticTimeScaling  # noqa: F401
+from .trajectory import screw_trajectory as ScrewTrajectory  # noqa: F401
 
 #: MR's NearZero threshold
 NEAR_ZERO = 1e-6
@@ -164,8 +172,7 @@ def TransToRp(T: Any) -> tuple[np.ndarray, np.ndarray]:
 
 def TransInv(T: Any) -> np.ndarray:
     """Inverse of a transform, ``[[R^T, -R^T p], [0, 1]]`` (no matrix inversion)."""
-    R, p = TransToRp(T)
-    return RpToTrans(R.T, -R.T @ p)
+    return _inv(np.asarray(T, dtype=float))
 
 
 def VecTose3(V: Any) -> np.ndarray:
@@ -321,6 +328,19 @@ def JacobianSpace(Slist: Any, thetalist: Any) -> np.ndarray:
 
 
 # -- Chapter 6: inverse kinematics ------------------------------------------------------------
+def _newton_ik(error: Any, jacobian: Any, th: np.ndarray, eomg: float,
+               ev: float) -> tuple[np.ndarray, bool]:
+    """MR's Newton-Raphson loop: ``th += pinv(J(th)) V(th)`` until both error norms are small."""
+    V = error(th)
+    k = 0
+    while (np.linalg.norm(V[:3]) > eomg or np.linalg.norm(V[3:]) > ev) \
+            and k < IK_MAX_ITERATIONS:
+        th = th + np.linalg.pinv(jacobian(th)) @ V
+        k += 1
+        V = error(th)
+    return th, bool(np.linalg.norm(V[:3]) <= eomg and np.linalg.norm(V[3:]) <= ev)
+
+
 def IKinBody(Blist: Any, M: Any, T: Any, thetalist0: Any, eomg: float,
              ev: float) -> tuple[np.ndarray, bool]:
     """Newton-Raphson inverse kinematics with body axes (note: Blist before M).
@@ -334,41 +354,24 @@ def IKinBody(Blist: Any, M: Any, T: Any, thetalist0: Any, eomg: float,
         The last iterate and whether the tolerances were met.
     """
     B = _axes(Blist, "IKinBody: Blist")
-    th = _vec(thetalist0, B.shape[1], "IKinBody: thetalist0").copy()
+    th = _vec(thetalist0, B.shape[1], "IKinBody: thetalist0")
     Td = np.asarray(T, dtype=float)
-
-    def error() -> np.ndarray:
-        return MatrixLog6(TransInv(FKinBody(M, B, th)) @ Td, vector=True)
-
-    Vb = error()
-    k = 0
-    while (np.linalg.norm(Vb[:3]) > eomg or np.linalg.norm(Vb[3:]) > ev) \
-            and k < IK_MAX_ITERATIONS:
-        th = th + np.linalg.pinv(JacobianBody(B, th)) @ Vb
-        k += 1
-        Vb = error()
-    return th, bool(np.linalg.norm(Vb[:3]) <= eomg and np.linalg.norm(Vb[3:]) <= ev)
+    return _newton_ik(lambda q: MatrixLog6(TransInv(FKinBody(M, B, q)) @ Td, vector=True),
+                      lambda q: JacobianBody(B, q), th, eomg, ev)
 
 
 def IKinSpace(Slist: Any, M: Any, T: Any, thetalist0: Any, eomg: float,
               ev: float) -> tuple[np.ndarray, bool]:
     """As :func:`IKinBody` with space axes: ``V_s = Ad(T_sb) V_b``, ``theta += pinv(J_s) V_s``."""
     S = _axes(Slist, "IKinSpace: Slist")
-    th = _vec(thetalist0, S.shape[1], "IKinSpace: thetalist0").copy()
+    th = _vec(thetalist0, S.shape[1], "IKinSpace: thetalist0")
     Td = np.asarray(T, dtype=float)
 
-    def error() -> np.ndarray:
-        Tsb = FKinSpace(M, S, th)
-        return Adjoint(Tsb) @ MatrixLog6(TransInv(Tsb) @ Td, vector=True)
+    def error(q: np.ndarray) -> np.ndarray:
+        Tsb = FKinSpace(M, S, q)
+        return _adj(Tsb) @ MatrixLog6(TransInv(Tsb) @ Td, vector=True)
 
-    Vs = error()
-    k = 0
-    while (np.linalg.norm(Vs[:3]) > eomg or np.linalg.norm(Vs[3:]) > ev) \
-            and k < IK_MAX_ITERATIONS:
-        th = th + np.linalg.pinv(JacobianSpace(S, th)) @ Vs
-        k += 1
-        Vs = error()
-    return th, bool(np.linalg.norm(Vs[:3]) <= eomg and np.linalg.norm(Vs[3:]) <= ev)
+    return _newton_ik(error, lambda q: JacobianSpace(S, q), th, eomg, ev)
 
 
 # -- Chapter 8: dynamics of open chains -------------------------------------------------------

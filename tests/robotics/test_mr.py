@@ -384,6 +384,49 @@ def test_model_shape_errors():
         mr.FKinSpace(M_FK, SLIST_FK.T[:, :5], THETA_FK)
 
 
+# -- Chapter 9 (aliases of blocksim.robotics.trajectory) -------------------------------------
+def test_time_scalings():
+    close(mr.CubicTimeScaling(2, 0.6), 0.216, 3)
+    close(mr.QuinticTimeScaling(2, 0.6), 0.16308, 5)
+
+
+def test_joint_trajectory_example():
+    traj = mr.JointTrajectory([1, 0, 0, 1, 1, 0.2, 0, 1], [1.2, 0.5, 0.6, 1.1, 2, 2, 0.9, 1], 4, 6,
+                              3)
+    close(traj, [[1, 0, 0, 1, 1, 0.2, 0, 1],
+                 [1.0208, 0.052, 0.0624, 1.0104, 1.104, 0.3872, 0.0936, 1],
+                 [1.0704, 0.176, 0.2112, 1.0352, 1.352, 0.8336, 0.3168, 1],
+                 [1.1296, 0.324, 0.3888, 1.0648, 1.648, 1.3664, 0.5832, 1],
+                 [1.1792, 0.448, 0.5376, 1.0896, 1.896, 1.8128, 0.8064, 1],
+                 [1.2, 0.5, 0.6, 1.1, 2, 2, 0.9, 1]], 4)
+
+
+XSTART = np.array([[1, 0, 0, 1], [0, 1, 0, 0], [0, 0, 1, 1], [0, 0, 0, 1]], dtype=float)
+XEND = np.array([[0, 0, 1, 0.1], [1, 0, 0, 0], [0, 1, 0, 4.1], [0, 0, 0, 1]], dtype=float)
+
+
+def test_screw_trajectory_example():
+    traj = mr.ScrewTrajectory(XSTART, XEND, 5, 4, 3)
+    assert len(traj) == 4
+    close(traj[0], XSTART, 12)
+    close(traj[1], [[0.904, -0.25, 0.346, 0.441], [0.346, 0.904, -0.25, 0.529],
+                    [-0.25, 0.346, 0.904, 1.601], [0, 0, 0, 1]], 3)
+    close(traj[2], [[0.346, -0.25, 0.904, -0.117], [0.904, 0.346, -0.25, 0.473],
+                    [-0.25, 0.904, 0.346, 3.274], [0, 0, 0, 1]], 3)
+    close(traj[3], XEND, 12)
+
+
+def test_cartesian_trajectory_example():
+    traj = mr.CartesianTrajectory(XSTART, XEND, 5, 4, 5)
+    assert len(traj) == 4
+    close(traj[0], XSTART, 12)
+    close(traj[1], [[0.937, -0.214, 0.277, 0.811], [0.277, 0.937, -0.214, 0],
+                    [-0.214, 0.277, 0.937, 1.651], [0, 0, 0, 1]], 3)
+    close(traj[2], [[0.277, -0.214, 0.937, 0.289], [0.937, 0.277, -0.214, 0],
+                    [-0.214, 0.937, 0.277, 3.449], [0, 0, 0, 1]], 3)
+    close(traj[3], XEND, 12)
+
+
 # -- Chapter 11 -------------------------------------------------------------------------------
 def test_computed_torque_example():
     tau = mr.ComputedTorque(TH, DTH, [0.2, 0.2, 0.2], G, *MODEL, [1.0, 1.0, 1.0], [2, 1.2, 2],
