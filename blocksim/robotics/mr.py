@@ -229,7 +229,7 @@ def MatrixExp6(se3mat: Any) -> np.ndarray:
 
 def MatrixLog6(T: Any, vector: bool = False) -> np.ndarray:
     """se(3) matrix (4, 4) of the principal log of T; ``vector=True`` gives ``(w, v)`` (6,)."""
-    xi = se3_log_nb(np.ascontiguousarray(np.asarray(T, dtype=float)))
+    xi = se3_log_nb(np.array(T, dtype=float))  # a writeable C copy: one compiled signature
     V = np.concatenate((xi[3:], xi[:3]))
     return V if vector else VecTose3(V)
 

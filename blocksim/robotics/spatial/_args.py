@@ -15,8 +15,12 @@ _UNITS = ("rad", "deg")
 
 
 def farray(a: Any) -> np.ndarray:
-    """``a`` as a C-contiguous float64 array (no copy when it already is one)."""
-    return np.ascontiguousarray(np.asarray(a, dtype=np.float64))
+    """``a`` as a writeable C-contiguous float64 array (no copy when it already is one).
+
+    Writeable matters: numba compiles a read-only array as a separate type (another signature).
+    """
+    m = np.ascontiguousarray(np.asarray(a, dtype=np.float64))
+    return m if m.flags.writeable else m.copy()
 
 
 def vector(a: Any, n: int, name: str) -> np.ndarray:
