@@ -148,9 +148,13 @@ def simulate(diagram: Diagram | Plan, T: float, solver: str = "RK45", *, rtol: f
         ``RK45`` = Dormand-Prince 5(4)); it refuses blocks without kernels, naming them;
         ``"auto"`` picks compiled when every block has kernels and the solver is one of those.
     specialize : bool
-        Compiled back-end: also compile the integration loop for this diagram (its functions
-        called directly and inlined): the fastest runs, for a first compile of tens of seconds
-        (cached on disk). Without it the loop shared by all diagrams is used (compiled once).
+        Compiled back-end: also compile the integration loop for this diagram, with its
+        scalar parameter values written in as constants (Simulink's inlined parameters):
+        the fastest runs. Fixed-step runs without zero crossings use a generated loop that
+        compiles in a few seconds and is cached on disk per diagram and parameter values;
+        other cases specialise the general loop (tens of seconds, per process). Without it
+        the loop shared by all diagrams is used (compiled once per installation).
+        ``simulate_batch`` keeps parameters tunable (one compile for all members).
     progress : callable, optional
         ``progress(t)`` is called with the simulated time [s] after every major step
         (interpreted back-end) or once at the end (compiled), e.g. to drive a progress bar.

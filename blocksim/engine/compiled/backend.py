@@ -74,11 +74,14 @@ def cache_dir() -> Path:
     return path
 
 
-def load_module(plan: Plan, kernels: list[Kernels | None],
-                specialized: bool = False) -> tuple[ModuleType, str, bool]:
-    """Generate, write and import the module of ``plan``; also says whether it was new."""
-    params = param_layout([k.params if k is not None else () for k in kernels])
-    src = generate(plan, kernels, signal_layout(plan), params, specialized)
+def load_module(plan: Plan, kernels: list[Kernels | None], specialized: bool = False,
+                inline: bool = False) -> tuple[ModuleType, str, bool]:
+    """Generate, write and import the module of ``plan``; also says whether it was new.
+    ``inline`` writes the scalar parameter values into the source (see ``codegen.generate``)."""
+    values = [k.params if k is not None else () for k in kernels]
+    params = param_layout(values)
+    src = generate(plan, kernels, signal_layout(plan), params, specialized,
+                   pack_params(values, params) if inline else None)
     name = f"blocksim_plan_{source_hash(src)}"
     if name in _MODULES:
         return _MODULES[name], src, False
@@ -161,6 +164,12 @@ def _diagram_functions(module: ModuleType, specialized: bool) -> tuple[Any, ...]
     return (module.evaluate, module.rhs, module.update, module.crossings, module.fire)
 
 
+def _fixed_loop_serves(module: ModuleType, solver: str) -> bool:
+    """True when the generated, cached fixed-step loop runs this case: a fixed-step method and
+    a diagram without zero crossings (see :mod:`blocksim.engine.compiled.fixed_loop`)."""
+    return METHODS[solver] in (0, 1) and module.DIRECTIONS.size == 0
+
+
 def _event_args(module: ModuleType, options: dict[str, Any]) -> tuple[Any, ...]:
     """(directions, stop mask, event_tol, Zeno interval, Zeno count) for the loops."""
     tol = float(options["event_tol"])
@@ -187,27 +196,38 @@ def run_compiled(plan: Plan, options: dict[str, Any], stats: dict[str, Any]) -> 
     from blocksim.engine.compiled import loops  # compiles the shared loop once (then cached)
 
     specialized = bool(options.get("specialize"))
-    module, _, fresh = load_module(plan, kernels, specialized)
+    # a single specialised run inlines its parameter values; ensembles keep them tunable
+    module, _, fresh = load_module(plan, kernels, specialized, inline=specialized)
     params = _params(kernels)
     pv, pi = pack_params(params, param_layout(params))
     layout = signal_layout(plan)
     T = options["T"]
     times, fired = major_times(plan, T, options)
     dt = float(options["dt"] or 0.0)
-    funcs = _diagram_functions(module, specialized)
-    runner = module.run_fast if specialized else loops.run
-    args = (*funcs, pv, pi, np.ascontiguousarray(plan.x0, dtype=float),
+    args = (pv, pi, np.ascontiguousarray(plan.x0, dtype=float),
             np.ascontiguousarray(plan.xd0, dtype=float), np.zeros(max(layout.size, 1)))
-    rest = (METHODS[solver], dt, float(options["rtol"]), float(options["atol"]),
-            float(options["max_step"]))
+    cap = max(16, len(times) * 2 + (int(T / dt) + 2 if dt else 0))
     ev = _event_args(module, options)
-    runner(*args, times[:1], np.ascontiguousarray(fired[:1]), *rest, 4, True, *ev)
+    if specialized and _fixed_loop_serves(module, solver):
+        def runner(times: np.ndarray, fired: np.ndarray, cap: int) -> tuple[Any, ...]:
+            return module.run_fixed(*args, times, fired, METHODS[solver], dt, cap, True)
+    else:
+        loop = module.run_fast if specialized else loops.run
+        funcs = _diagram_functions(module, specialized)
+        rest = (METHODS[solver], dt, float(options["rtol"]), float(options["atol"]),
+                float(options["max_step"]))
+
+        def runner(times: np.ndarray, fired: np.ndarray, cap: int) -> tuple[Any, ...]:
+            return loop(*funcs, *args, times, fired, *rest, cap, True, *ev)
+    runner(times[:1], np.ascontiguousarray(fired[:1]), 4)  # compile or load the cache
     stats["compile_time"] = time.perf_counter() - t0
     stats["compile_cache"] = "cold" if fresh else "cached-or-warm"
     t1 = time.perf_counter()
-    cap = max(16, len(times) * 2 + (int(T / dt) + 2 if dt else 0))
-    nrec, t_rec, x_rec, s_rec, nfev, nsteps, nevents, status = runner(
-        *args, times, fired, *rest, cap, True, *ev)
+    while True:
+        nrec, t_rec, x_rec, s_rec, nfev, nsteps, nevents, status = runner(times, fired, cap)
+        if status != 5:  # 5: the fixed-step loop's record buffer was too small
+            break
+        cap *= 2
     wall = time.perf_counter() - t1
     t_rec, x_rec, s_rec = t_rec[:nrec], x_rec[:nrec], s_rec[:nrec]
     grid = options.get("record_dt")
@@ -264,17 +284,26 @@ def run_batch_compiled(plans: list[Plan], options: dict[str, Any]) -> Any:
     layout = signal_layout(plan)
     T = options["T"]
     times, fired = major_times(plan, T, options)
-    funcs = _diagram_functions(module, specialized)
-    runner = module.batch_fast if specialized else batch_loop.run_batch
-    rest = (METHODS[solver], float(options["dt"] or 0.0), float(options["rtol"]),
-            float(options["atol"]), float(options["max_step"]), *_event_args(module, options))
+    dt = float(options["dt"] or 0.0)
     sig0 = np.zeros(max(layout.size, 1))
-    runner(*funcs, PV[:1], PI[:1], X0[:1], XD0[:1], sig0, times[:1],
-                    np.ascontiguousarray(fired[:1]), *rest)  # compile or load the cache
+    if specialized and _fixed_loop_serves(module, solver):
+        def runner(PV: np.ndarray, PI: np.ndarray, X0: np.ndarray, XD0: np.ndarray,
+                   times: np.ndarray, fired: np.ndarray) -> tuple[Any, ...]:
+            return module.batch_fixed(PV, PI, X0, XD0, sig0, times, fired, METHODS[solver], dt)
+    else:
+        loop = module.batch_fast if specialized else batch_loop.run_batch
+        funcs = _diagram_functions(module, specialized)
+        rest = (METHODS[solver], dt, float(options["rtol"]), float(options["atol"]),
+                float(options["max_step"]), *_event_args(module, options))
+
+        def runner(PV: np.ndarray, PI: np.ndarray, X0: np.ndarray, XD0: np.ndarray,
+                   times: np.ndarray, fired: np.ndarray) -> tuple[Any, ...]:
+            return loop(*funcs, PV, PI, X0, XD0, sig0, times, fired, *rest)
+    runner(PV[:1], PI[:1], X0[:1], XD0[:1], times[:1],
+           np.ascontiguousarray(fired[:1]))  # compile or load the cache
     compile_time = time.perf_counter() - t0
     t1 = time.perf_counter()
-    _, x_out, s_out, _, status = runner(*funcs, PV, PI, X0, XD0, sig0, times,
-                                                           fired, *rest)
+    _, x_out, s_out, _, status = runner(PV, PI, X0, XD0, times, fired)
     wall = time.perf_counter() - t1
     signals = _signals(plan, layout, s_out)
     text = np.array([{0: "success", 3: "stopped"}.get(int(s), "failed") for s in status])
