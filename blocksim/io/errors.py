@@ -49,11 +49,14 @@ class DiagramFileError(DiagramError):
         Every problem, each ``"file:line: json.path: message"``.
     file : str
         The file (or ``"<string>"``) that was loaded.
+    diagram_name : str or None
+        The name of the diagram, when the file got far enough to give one.
     """
 
     def __init__(self, file: str, problems: list[str], diagram: str | None = None):
         self.file = file
-        super().__init__(diagram or file, problems)
+        self.diagram_name = diagram
+        super().__init__(file, problems)
 
 
 class Problems:
