@@ -41,7 +41,6 @@ from operator import mul
 from typing import Any, ClassVar
 
 import numpy as np
-from scipy.signal import BadCoefficients, tf2ss
 
 from blocksim.blocks.continuous_kernels import (  # noqa: F401 - kernels re-exported for callers
     _LTI_OUTPUT_FT,
@@ -662,6 +661,8 @@ class TransferFunction(_LinearKernels):
             D = np.array([[num_a[0] / den_a[0]]])
         else:
             with warnings.catch_warnings():
+                from scipy.signal import BadCoefficients, tf2ss  # lazy: a slow import
+
                 warnings.simplefilter("ignore", BadCoefficients)
                 A, B, C, D = tf2ss(num_a, den_a)
             A, B, C, D = (np.asarray(M, dtype=float) for M in (A, B, C, D))

@@ -50,7 +50,6 @@ from typing import Any, ClassVar
 import numba
 import numpy as np
 from numba.extending import overload
-from scipy.signal import BadCoefficients, cont2discrete, tf2ss
 
 from blocksim.blocks.continuous import (
     StateSpace,
@@ -945,6 +944,8 @@ class DiscreteTransferFunction(_DiscreteLinear):
             D = np.array([[num_a[0] / den_a[0]]])
         else:
             with warnings.catch_warnings():
+                from scipy.signal import BadCoefficients, tf2ss  # lazy: a slow import
+
                 warnings.simplefilter("ignore", BadCoefficients)
                 A, B, C, D = tf2ss(num_a, den_a)
             A, B, C, D = (np.asarray(M, dtype=float) for M in (A, B, C, D))
@@ -1333,6 +1334,8 @@ def discretize(block: TransferFunction | StateSpace,
             f"{why}; discretize a StateSpace with one of "
             f"{', '.join(map(repr, _STATE_PRESERVING))}, or set the discrete block's x0 "
             f"yourself")
+    from scipy.signal import cont2discrete  # lazy: a slow import
+
     try:
         if isinstance(block, TransferFunction):
             num = np.asarray(block.params["num"], dtype=float).reshape(-1)

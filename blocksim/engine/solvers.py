@@ -19,16 +19,14 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-from scipy import integrate
 
 from blocksim.engine.errors import SolverError
 
 RHS = Callable[[float, np.ndarray], Any]
 
-SCIPY_SOLVERS = {
-    "RK45": integrate.RK45, "RK23": integrate.RK23, "DOP853": integrate.DOP853,
-    "Radau": integrate.Radau, "BDF": integrate.BDF, "LSODA": integrate.LSODA,
-}
+#: scipy's solver classes by name (``scipy.integrate`` is imported when a run first needs one:
+#: compiled runs never load it, which keeps their start-up short)
+SCIPY_SOLVERS = ("RK45", "RK23", "DOP853", "Radau", "BDF", "LSODA")
 FIXED_STEP_SOLVERS = ("euler", "rk4")
 SOLVERS = tuple(SCIPY_SOLVERS) + FIXED_STEP_SOLVERS
 
@@ -54,7 +52,9 @@ class ScipyStepper:
             first_step = min(first_step, t_bound - t0)
             if not first_step > 0:
                 first_step = None
-        self.solver = SCIPY_SOLVERS[method](fun, t0, y0, t_bound, rtol=rtol, atol=atol,
+        from scipy import integrate
+
+        self.solver = getattr(integrate, method)(fun, t0, y0, t_bound, rtol=rtol, atol=atol,
                                             max_step=max_step, first_step=first_step)
         self.method = method
         self.t_old = t0
