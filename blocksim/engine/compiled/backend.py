@@ -20,6 +20,7 @@ import numpy as np
 
 from blocksim.engine.clock import EVENT
 from blocksim.engine.compiled.codegen import (
+    Inline,
     generate,
     pack_params,
     param_layout,
@@ -75,13 +76,19 @@ def cache_dir() -> Path:
 
 
 def load_module(plan: Plan, kernels: list[Kernels | None], specialized: bool = False,
-                inline: bool = False) -> tuple[ModuleType, str, bool]:
+                inline: bool = False, tunable: tuple[np.ndarray, np.ndarray] | None = None
+                ) -> tuple[ModuleType, str, bool]:
     """Generate, write and import the module of ``plan``; also says whether it was new.
-    ``inline`` writes the scalar parameter values into the source (see ``codegen.generate``)."""
+    ``inline`` writes the scalar parameter values into the source except those ``tunable``
+    marks (boolean masks over pv and pi; see ``codegen.generate``)."""
     values = [k.params if k is not None else () for k in kernels]
     params = param_layout(values)
-    src = generate(plan, kernels, signal_layout(plan), params, specialized,
-                   pack_params(values, params) if inline else None)
+    fixed = None
+    if inline:
+        pv, pi = pack_params(values, params)
+        masks = tunable or (np.zeros(pv.size, dtype=bool), np.zeros(pi.size, dtype=bool))
+        fixed = Inline(pv, pi, *masks)
+    src = generate(plan, kernels, signal_layout(plan), params, specialized, fixed)
     name = f"blocksim_plan_{source_hash(src)}"
     if name in _MODULES:
         return _MODULES[name], src, False
@@ -273,11 +280,16 @@ def run_batch_compiled(plans: list[Plan], options: dict[str, Any]) -> Any:
     all_kernels = [_kernels_for(p, solver) for p in plans]
     t0 = time.perf_counter()
     specialized = bool(options.get("specialize"))
-    module, _, _ = load_module(plan, all_kernels[0], specialized)
     playout = param_layout(_params(all_kernels[0]))
     packed = [pack_params(_params(ks), playout) for ks in all_kernels]
     PV = np.ascontiguousarray(np.stack([p[0] for p in packed]))
     PI = np.ascontiguousarray(np.stack([p[1] for p in packed]))
+    # specialised ensembles inline the parameters every member shares; those the members
+    # vary stay tunable, so one compiled module serves any values of them
+    varies = (~np.all((PV == PV[0]) | (np.isnan(PV) & np.isnan(PV[0])), axis=0),
+              ~np.all(PI == PI[0], axis=0))
+    module, _, _ = load_module(plan, all_kernels[0], specialized, inline=specialized,
+                               tunable=varies)
     X0 = np.ascontiguousarray(np.stack([p.x0 for p in plans]).reshape(len(plans), plan.nx))
     XD0 = np.ascontiguousarray(np.stack([p.xd0 for p in plans]).reshape(len(plans), -1)
                                if plan.xd0.size else np.zeros((len(plans), 0)))

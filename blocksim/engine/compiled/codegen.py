@@ -105,6 +105,18 @@ def pack_params(params: list[tuple[Any, ...]], layout: ParamLayout) -> tuple[np.
     return pv, pi
 
 
+@dataclass(frozen=True, eq=False)
+class Inline:
+    """Parameter values to write into the generated source: the packed ``pv``/``pi`` and, per
+    element, whether it stays tunable (read at run time, e.g. the parameters an ensemble
+    varies)."""
+
+    pv: np.ndarray
+    pi: np.ndarray
+    tunable_v: np.ndarray
+    tunable_i: np.ndarray
+
+
 def _literal(value: float) -> str:
     """A float as exact Python source (``repr`` round-trips; non-finite values by name)."""
     if math.isfinite(value):
@@ -124,18 +136,18 @@ def _inline_literal(kind: str, start: int, values: tuple[np.ndarray, np.ndarray]
     return f"np.uint64({int(pi[start:start + 1].view(np.uint64)[0])})"
 
 
-def _unpack(k: int, layout: ParamLayout,
-            values: tuple[np.ndarray, np.ndarray] | None = None) -> str:
+def _unpack(k: int, layout: ParamLayout, values: Inline | None = None) -> str:
     """Source of block ``k``'s parameter tuple: read from ``pv``/``pi`` (tunable), or, given
     the packed ``values``, scalars written in as literals (inlined: numba folds them into the
-    kernels) and arrays still read from ``pv``."""
+    kernels) except those marked tunable there; arrays are always read from ``pv``."""
     parts = []
     for kind, start, shape in layout.items[k]:
         if kind == "a":
             n = int(math.prod(shape)) if shape else 1
             parts.append(f"pv[{start}:{start + n}].reshape({shape!r})")
-        elif values is not None:
-            parts.append(_inline_literal(kind, start, values))
+        elif values is not None and not (values.tunable_v[start] if kind == "f"
+                                         else values.tunable_i[start]):
+            parts.append(_inline_literal(kind, start, (values.pv, values.pi)))
         elif kind == "f":
             parts.append(f"pv[{start}]")
         elif kind == "i":
@@ -180,10 +192,10 @@ def _kernel_ref(fn: Any) -> tuple[str, str]:
 
 def generate(plan: Plan, kernels: list[Kernels | None], layout: Layout,
              params: ParamLayout, specialized: bool = False,
-             inline: tuple[np.ndarray, np.ndarray] | None = None) -> str:
-    """The module source for ``plan`` (kernels[k] belongs to plan.entries[k]); ``inline``, the
-    packed (pv, pi) values, writes scalar parameters into the source as literals (Simulink's
-    inlined parameters: fastest, but other values need another module)."""
+             inline: Inline | None = None) -> str:
+    """The module source for ``plan`` (kernels[k] belongs to plan.entries[k]); ``inline``
+    writes the scalar parameters it does not mark tunable into the source as literals
+    (Simulink's inlined parameters: fastest, but other values need another module)."""
     imports: dict[tuple[str, str], str] = {}
 
     def ref(fn: Any) -> str:
