@@ -1,10 +1,14 @@
 """Serial-link arm dynamics: inertia, Coriolis, gravity, friction, forward dynamics.
 
-numba kernels over the fields of :class:`~blocksim.robotics.arm.layout.ArmArrays` (``*_nb``)
-and thin functions taking an ``ArmArrays`` (same names without the suffix). The recursion and
-its conventions live in :mod:`blocksim.robotics.arm.dynamics_rne`: RTB's ``gravity`` (upward
-equivalent, world frame, m/s^2), end wrench ``fext = [f; m]`` exerted by the tool on the
-environment in the tool frame, rotor inertia ``G^2 Jm`` and friction on the load side.
+numba kernels (``*_nb``) over the packed kinematics ``kin``
+(:func:`~blocksim.robotics.arm.kinematics.pack_kinematics`) and the dynamics rows ``dyn`` of an
+:class:`~blocksim.robotics.arm.layout.ArmArrays`, the forward-dynamics integrator :func:`fdyn`
+and :func:`nofriction`. The user-facing methods (input shapes, trajectories, defaults) are
+:class:`~blocksim.robotics.arm.dynamics_methods.DynamicsMethods`, inherited by ``SerialLink``.
+The recursion and its conventions live in :mod:`blocksim.robotics.arm.dynamics_rne`: RTB's
+``gravity`` (upward equivalent, world frame, m/s^2), end wrench ``fext = [f; m]`` exerted by
+the tool on the environment in the tool frame, rotor inertia ``G^2 Jm`` and friction on the
+load side.
 
 Model::
 
@@ -23,11 +27,15 @@ from collections.abc import Callable
 import numpy as np
 from numba import njit
 
-from blocksim.robotics.arm.dynamics_rne import (
+from .dynamics_rne import (
+    _P,
+    WORK,
     _add,
+    _com,
     _cross,
     _inertia_mul,
     _rot,
+    _vec,
     add_motor_friction,
     base_acceleration,
     friction_nb,
@@ -35,34 +43,16 @@ from blocksim.robotics.arm.dynamics_rne import (
     joint_lever,
     joint_torque,
     link_transforms,
-    rne_core,
     rne_nb,
-    rne_traj_nb,
+    rne_rows,
 )
-from blocksim.robotics.arm.layout import BV, GR, JM, RX, RY, RZ, TCN, TCP, ArmArrays
-from blocksim.robotics.arm.layout import M as MASS
+from .layout import BV, GR, JM, TCN, TCP, ArmArrays
+from .layout import M as MASS
 
-__all__ = [
-    "accel",
-    "accel_nb",
-    "cinertia",
-    "coriolis",
-    "coriolis_nb",
-    "fdyn",
-    "friction",
-    "friction_nb",
-    "gravload",
-    "inertia",
-    "inertia_nb",
-    "itorque",
-    "nofriction",
-    "rne",
-    "rne_nb",
-    "rne_traj_nb",
-]
+__all__ = ["accel_nb", "chol_solve", "cinertia_from", "coriolis_nb", "crba", "fdyn",
+           "friction_nb", "inertia_nb", "nofriction", "rne_nb", "rne_rows"]
 
-_ZERO3 = np.zeros(3)
-_ZERO6 = np.zeros(6)
+_ZERO16 = np.zeros((1, 6))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -70,18 +60,18 @@ _ZERO6 = np.zeros(6)
 
 
 @njit(cache=True)
-def crba(sigma, B, dyn, R, p, M):
+def crba(kin, dyn, W, M):
     """Joint-space inertia by the composite-rigid-body method; writes ``M`` (n, n).
 
     Works in the link frames from :func:`link_transforms`; adds ``G^2 Jm`` on the diagonal.
     """
-    n = R.shape[0]
+    n = W.shape[0]
     mc = np.empty(n)
     hc = np.empty((n, 3))        # first moment m c about origin i, frame i
     ic = np.empty((n, 3, 3))     # rotational inertia about origin i, frame i
     for i in range(n):
         m = dyn[i, MASS]
-        rc = (dyn[i, RX], dyn[i, RY], dyn[i, RZ])
+        rc = _com(dyn, i)
         rr = rc[0] * rc[0] + rc[1] * rc[1] + rc[2] * rc[2]
         mc[i] = m
         for r in range(3):
@@ -91,8 +81,8 @@ def crba(sigma, B, dyn, R, p, M):
                 ic[i, k, r] = col[k] + m * ((rr if k == r else 0.0) - rc[k] * rc[r])
     for i in range(n - 1, 0, -1):
         # add the composite body of link i to its parent, in frame i-1 about origin i-1
-        pp = (p[i, 0], p[i, 1], p[i, 2])
-        h = _rot(R, i, (hc[i, 0], hc[i, 1], hc[i, 2]))
+        pp = _vec(W, i, _P)
+        h = _rot(W, i, (hc[i, 0], hc[i, 1], hc[i, 2]))
         ph = pp[0] * h[0] + pp[1] * h[1] + pp[2] * h[2]
         pp2 = pp[0] * pp[0] + pp[1] * pp[1] + pp[2] * pp[2]
         for r in range(3):
@@ -100,17 +90,17 @@ def crba(sigma, B, dyn, R, p, M):
                 s = 0.0
                 for a in range(3):
                     for b in range(3):
-                        s += R[i, r, a] * ic[i, a, b] * R[i, k, b]
+                        s += W[i, 3 * r + a] * ic[i, a, b] * W[i, 3 * k + b]
                 diag = 2.0 * ph + mc[i] * pp2 if r == k else 0.0
                 ic[i - 1, r, k] += (s + diag - pp[r] * h[k] - h[r] * pp[k]
                                     - mc[i] * pp[r] * pp[k])
             hc[i - 1, r] += h[r] + mc[i] * pp[r]
         mc[i - 1] += mc[i]
     for i in range(n):
-        ax = joint_axis(B, i)
+        ax = joint_axis(kin, n, i)
         h = (hc[i, 0], hc[i, 1], hc[i, 2])
-        if sigma[i] == 0:
-            v = _cross(ax, joint_lever(B, i))
+        if kin[1 + i] == 0.0:
+            v = _cross(ax, joint_lever(kin, n, i))
             iw = (ic[i, 0, 0] * ax[0] + ic[i, 0, 1] * ax[1] + ic[i, 0, 2] * ax[2],
                   ic[i, 1, 0] * ax[0] + ic[i, 1, 1] * ax[1] + ic[i, 1, 2] * ax[2],
                   ic[i, 2, 0] * ax[0] + ic[i, 2, 1] * ax[1] + ic[i, 2, 2] * ax[2])
@@ -120,49 +110,58 @@ def crba(sigma, B, dyn, R, p, M):
             nm = _cross(h, ax)
             f = (mc[i] * ax[0], mc[i] * ax[1], mc[i] * ax[2])
         g = dyn[i, GR]
-        M[i, i] = joint_torque(sigma, B, i, nm, f) + g * g * dyn[i, JM]
+        M[i, i] = joint_torque(kin, n, i, nm, f) + g * g * dyn[i, JM]
         for j in range(i - 1, -1, -1):
-            f = _rot(R, j + 1, f)
-            nm = _add(_rot(R, j + 1, nm), _cross((p[j + 1, 0], p[j + 1, 1], p[j + 1, 2]), f))
-            M[j, i] = M[i, j] = joint_torque(sigma, B, j, nm, f)
+            f = _rot(W, j + 1, f)
+            nm = _add(_rot(W, j + 1, nm), _cross(_vec(W, j + 1, _P), f))
+            M[j, i] = M[i, j] = joint_torque(kin, n, j, nm, f)
 
 
 @njit(cache=True)
-def inertia_nb(sigma, offset, A, B, dyn, q):
-    """Joint-space inertia matrix M(q) (n, n) (kg m^2, kg), rotor inertias included."""
-    n = q.shape[0]
-    R = np.empty((n, 3, 3))
-    p = np.empty((n, 3))
-    M = np.empty((n, n))
-    link_transforms(sigma, offset, A, B, q, R, p)
-    crba(sigma, B, dyn, R, p, M)
-    return M
+def inertia_nb(kin, dyn, Q):
+    """Joint-space inertia matrices (m, n, n) (kg m^2, kg m, kg) for the rows of Q (m, n).
 
-
-@njit(cache=True)
-def coriolis_nb(sigma, offset, A, B, tool, dyn, q, qd):
-    """Coriolis/centripetal matrix C(q, qd) (n, n): column k is ``b(qd, e_k)`` (Christoffel).
-
-    ``C @ qd`` is the velocity-product torque (no friction, no gravity).
+    Rotor inertias ``G^2 Jm`` are on the diagonal.
     """
-    n = q.shape[0]
-    R = np.empty((n, 3, 3))
-    p = np.empty((n, 3))
-    F = np.empty((n, 3))
-    N = np.empty((n, 3))
-    C = np.empty((n, n))
-    col = np.empty(n)
-    e = np.zeros(n)
-    zq = np.zeros(n)
-    zf = np.zeros(6)
-    link_transforms(sigma, offset, A, B, q, R, p)
-    for k in range(n):
-        e[k] = 1.0
-        rne_core(sigma, A, B, tool, dyn, R, p, qd, e, zq, (0.0, 0.0, 0.0), zf, col, F, N)
-        e[k] = 0.0
-        for i in range(n):
-            C[i, k] = col[i]
-    return C
+    m, n = Q.shape
+    if int(kin[0]) != n or dyn.shape[0] != n:
+        raise ValueError("inertia: q must be (m, n) with n = robot.n")
+    W = np.empty((n, WORK))
+    out = np.empty((m, n, n))
+    for k in range(m):
+        link_transforms(kin, Q[k], W)
+        crba(kin, dyn, W, out[k])
+    return out
+
+
+@njit(cache=True)
+def coriolis_nb(kin, dyn, Q, QD):
+    """Coriolis matrices C(q, qd) (m, n, n) for the rows of Q, QD (m, n).
+
+    Column j of C is the bilinear RNE term ``b(qd, e_j)`` (Christoffel symbols of M), so
+    ``C @ qd`` is the velocity-product torque; no gravity, friction or rotor terms.
+    """
+    m, n = Q.shape
+    if QD.shape != Q.shape:
+        raise ValueError("coriolis: q and qd must have the same shape (m, n)")
+    rows = np.empty((m * n, n))
+    rates = np.empty((m * n, n))
+    units = np.zeros((m * n, n))
+    for k in range(m):
+        for j in range(n):
+            for i in range(n):                  # element-wise: no shape-checking slices
+                rows[k * n + j, i] = Q[k, i]
+                rates[k * n + j, i] = QD[k, i]
+            units[k * n + j, j] = 1.0
+    cols = np.empty((m * n, n))
+    rne_rows(kin, dyn, rows, rates, units, np.zeros((m * n, n)), (0.0, 0.0, 0.0),
+             np.zeros((1, 6)), cols)
+    out = np.empty((m, n, n))
+    for k in range(m):
+        for j in range(n):
+            for i in range(n):
+                out[k, i, j] = cols[k * n + j, i]
+    return out
 
 
 @njit(cache=True)
@@ -196,246 +195,103 @@ def chol_solve(M, b):
 
 
 @njit(cache=True)
-def accel_nb(sigma, offset, A, B, base, tool, dyn, q, qd, tau, gravity, fext):
-    """Forward dynamics: qdd (n,) = M(q)^-1 (tau - rne(q, qd, 0)) by Cholesky, no inverse.
+def accel_nb(kin, dyn, Q, QD, TAU, gravity, fext):
+    """Forward dynamics: qdd (m, n) = M(q)^-1 (tau - rne(q, qd, 0)) row by row (Cholesky).
 
-    Friction, rotor inertia, gravity (3,) and the end wrench fext (6,) as :func:`rne_nb`.
+    Q, QD, TAU (m, n); friction, rotor inertia, gravity (3,) and the end wrench fext
+    (1 | m, 6) as :func:`rne_nb`. Walker and Orin's method 1, with the inertia matrix from
+    the composite-rigid-body method and no inverse formed.
     """
-    n = q.shape[0]
-    R = np.empty((n, 3, 3))
-    p = np.empty((n, 3))
-    F = np.empty((n, 3))
-    N = np.empty((n, 3))
-    M = np.empty((n, n))
-    h = np.empty(n)
-    zero = np.zeros(n)
-    link_transforms(sigma, offset, A, B, q, R, p)
-    crba(sigma, B, dyn, R, p, M)
-    rne_core(sigma, A, B, tool, dyn, R, p, qd, qd, zero, base_acceleration(base, gravity),
-             fext, h, F, N)
-    add_motor_friction(dyn, qd, zero, h)
-    for i in range(n):
-        h[i] = tau[i] - h[i]
-    return chol_solve(M, h)
+    M = inertia_nb(kin, dyn, Q)
+    h = np.empty(Q.shape)
+    zero = np.zeros(Q.shape)
+    rne_rows(kin, dyn, Q, QD, QD, zero, base_acceleration(kin, gravity), fext, h)
+    add_motor_friction(dyn, QD, zero, h)
+    if TAU.shape != Q.shape:
+        raise ValueError("accel: q, qd and tau must have the same shape (m, n)")
+    for k in range(Q.shape[0]):
+        for i in range(Q.shape[1]):
+            h[k, i] = TAU[k, i] - h[k, i]
+        chol_solve(M[k], h[k])
+    return h
 
 
 # ---------------------------------------------------------------------------------------------
-# functions over ArmArrays
+# Python-level helpers (the SerialLink methods are in dynamics_methods.DynamicsMethods)
 
 
-def _f64(x) -> np.ndarray:
-    return np.ascontiguousarray(x, dtype=np.float64)
+def cinertia_from(M: np.ndarray, J: np.ndarray) -> np.ndarray:
+    """Cartesian (operational-space) inertia ``J^-T M J^-1`` (6, 6) from M and J (6, 6).
 
-
-def _rows(x, n: int, name: str) -> np.ndarray:
-    """``x`` as float64 C-contiguous of shape (n,) or (m, n)."""
-    x = _f64(x)
-    if x.ndim not in (1, 2) or x.shape[-1] != n:
-        raise ValueError(f"{name}: expected shape ({n},) or (m, {n}), got {x.shape}")
-    return x
-
-
-def _same(*xs: np.ndarray) -> np.ndarray:
-    """Broadcast a mix of (n,) and (m, n) arrays to a common (m, n)."""
-    m = max(x.shape[0] if x.ndim == 2 else 1 for x in xs)
-    out = []
-    for x in xs:
-        if x.ndim == 1 or x.shape[0] != m:
-            if x.ndim == 2 and x.shape[0] != 1:
-                raise ValueError(f"trajectory rows differ: {[y.shape for y in xs]}")
-            x = np.ascontiguousarray(np.broadcast_to(x.reshape(1, -1), (m, x.shape[-1])))
-        out.append(x)
-    return out
-
-
-def _gravity(arm: ArmArrays, gravity) -> np.ndarray:
-    if gravity is None:
-        return arm.gravity
-    g = _f64(gravity).reshape(-1)
-    if g.shape != (3,):
-        raise ValueError(f"gravity: expected 3 elements, got {g.shape}")
-    return g
-
-
-def _fext(fext, m: int | None = None) -> np.ndarray:
-    """fext as (6,) (single configuration) or (1 | m, 6) (trajectory)."""
-    if fext is None:
-        f = _ZERO6
-    else:
-        f = _f64(fext)
-        if f.shape[-1] != 6 or f.ndim > 2:
-            raise ValueError(f"fext: expected shape (6,) or (m, 6), got {f.shape}")
-    if m is None:
-        if f.ndim != 1:
-            raise ValueError(f"fext: one configuration takes shape (6,), got {f.shape}")
-        return f
-    f = f.reshape(-1, 6)
-    if f.shape[0] not in (1, m):
-        raise ValueError(f"fext: expected (6,), (1, 6) or ({m}, 6), got {f.shape}")
-    return f
-
-
-def rne(arm: ArmArrays, q, qd, qdd, gravity=None, fext=None) -> np.ndarray:
-    """Inverse dynamics (recursive Newton–Euler), RTB ``SerialLink.rne``.
-
-    Parameters
-    ----------
-    arm : ArmArrays
-    q, qd, qdd : array, shape (n,) or (m, n)
-        Joint coordinates (rad, m), rates and accelerations; rows are trajectory points.
-    gravity : array (3,), optional
-        Upward-equivalent gravity in the world frame (m/s^2); default ``arm.gravity``.
-    fext : array (6,) or (m, 6), optional
-        Wrench ``[fx fy fz mx my mz]`` (N, N m) the end effector exerts on the environment,
-        tool frame; default zero.
-
-    Returns
-    -------
-    tau : array, shape (n,) or (m, n)
-        Joint torques (N m) / forces (N), including rotor inertia and friction.
-    """
-    n = arm.n
-    q, qd, qdd = _rows(q, n, "q"), _rows(qd, n, "qd"), _rows(qdd, n, "qdd")
-    g = _gravity(arm, gravity)
-    if q.ndim == qd.ndim == qdd.ndim == 1:
-        return rne_nb(arm.sigma, arm.offset, arm.A, arm.B, arm.base, arm.tool, arm.dyn,
-                      q, qd, qdd, g, _fext(fext))
-    q, qd, qdd = _same(q, qd, qdd)
-    return rne_traj_nb(arm.sigma, arm.offset, arm.A, arm.B, arm.base, arm.tool, arm.dyn,
-                       q, qd, qdd, g, _fext(fext, q.shape[0]))
-
-
-def gravload(arm: ArmArrays, q, gravity=None) -> np.ndarray:
-    """Gravity joint torques ``rne(q, 0, 0)``, shape (n,) or (m, n) like ``q`` (N m, N)."""
-    q = _rows(q, arm.n, "q")
-    z = np.zeros_like(q)
-    return rne(arm, q, z, z, gravity)
-
-
-def itorque(arm: ArmArrays, q, qdd) -> np.ndarray:
-    """Inertia torque ``M(q) qdd`` (rotor inertia included), (n,) or (m, n)."""
-    q = _rows(q, arm.n, "q")
-    return rne(arm, q, np.zeros_like(q), qdd, _ZERO3)
-
-
-def friction(arm: ArmArrays, qd) -> np.ndarray:
-    """Joint friction torques ``-(G^2 B qd + |G| Tc±)`` (N m, N): negative for ``qd > 0``.
-
-    ``qd`` (n,) or (m, n) joint rates; the result has the same shape.
-    """
-    qd = _rows(qd, arm.n, "qd")
-    out = friction_nb(arm.dyn, qd.reshape(-1, arm.n))
-    return out.reshape(qd.shape)
-
-
-def inertia(arm: ArmArrays, q) -> np.ndarray:
-    """Joint-space inertia matrix (n, n), or (m, n, n) for q (m, n) (RTB's N x N x K)."""
-    q = _rows(q, arm.n, "q")
-    if q.ndim == 1:
-        return inertia_nb(arm.sigma, arm.offset, arm.A, arm.B, arm.dyn, q)
-    return np.stack([inertia_nb(arm.sigma, arm.offset, arm.A, arm.B, arm.dyn, row)
-                     for row in q]) if len(q) else np.empty((0, arm.n, arm.n))
-
-
-def coriolis(arm: ArmArrays, q, qd) -> np.ndarray:
-    """Coriolis matrix C(q, qd) (n, n), or (m, n, n) for trajectories; ``C @ qd`` is the
-    velocity-product torque (N m). Friction is not included (RTB)."""
-    n = arm.n
-    q, qd = _rows(q, n, "q"), _rows(qd, n, "qd")
-    if q.ndim == qd.ndim == 1:
-        return coriolis_nb(arm.sigma, arm.offset, arm.A, arm.B, arm.tool, arm.dyn, q, qd)
-    q, qd = _same(q, qd)
-    return np.stack([coriolis_nb(arm.sigma, arm.offset, arm.A, arm.B, arm.tool, arm.dyn, a, b)
-                     for a, b in zip(q, qd)]) if len(q) else np.empty((0, n, n))
-
-
-def accel(arm: ArmArrays, q, qd, tau, gravity=None, fext=None) -> np.ndarray:
-    """Joint accelerations ``M^-1 (tau - rne(q, qd, 0))``, (n,) or (m, n) (rad/s^2, m/s^2).
-
-    Friction, rotor inertia, gravity and the end wrench ``fext`` as :func:`rne`.
-    """
-    n = arm.n
-    q, qd, tau = _rows(q, n, "q"), _rows(qd, n, "qd"), _rows(tau, n, "tau")
-    g = _gravity(arm, gravity)
-    args = (arm.sigma, arm.offset, arm.A, arm.B, arm.base, arm.tool, arm.dyn)
-    if q.ndim == qd.ndim == tau.ndim == 1:
-        return accel_nb(*args, q, qd, tau, g, _fext(fext))
-    q, qd, tau = _same(q, qd, tau)
-    f = _fext(fext, q.shape[0])
-    out = np.empty_like(q)
-    for k in range(q.shape[0]):
-        out[k] = accel_nb(*args, q[k], qd[k], tau[k], g, f[k if f.shape[0] > 1 else 0])
-    return out
-
-
-def cinertia(M: np.ndarray, J: np.ndarray) -> np.ndarray:
-    """Cartesian (operational-space) inertia ``J^-T M J^-1`` (6, 6) from M (6, 6), J (6, 6).
-
-    Solved with two linear solves, no explicit inverse; ``J`` is RTB's ``jacob0`` (rows
-    ``[v; w]``), so the result maps ``[a; alpha]`` to ``[f; m]`` in the world frame.
+    Two linear solves, no explicit inverse. With RTB's ``jacob0`` (rows ``[v; omega]``, world
+    frame) the result maps the end-effector acceleration ``[a; alpha]`` to the wrench
+    ``[f; m]`` (kg, kg m, kg m^2 blocks). Raises ``LinAlgError`` at a singular J.
     """
     J = np.asarray(J, dtype=float)
-    if J.shape[0] != J.shape[1]:
-        raise ValueError(f"cinertia needs a square Jacobian (a 6-joint arm), got {J.shape}")
-    Y = np.linalg.solve(J.T, np.asarray(M, dtype=float))     # J^-T M
-    out = np.linalg.solve(J.T, Y.T).T                          # (J^-T (J^-T M)^T)^T
+    M = np.asarray(M, dtype=float)
+    if J.ndim != 2 or J.shape[0] != J.shape[1] or M.shape != J.shape:
+        raise ValueError(f"cinertia needs a square Jacobian and inertia (a 6-joint arm), got "
+                         f"J {J.shape} and M {M.shape}")
+    Y = np.linalg.solve(J.T, M)                 # J^-T M
+    out = np.linalg.solve(J.T, Y.T).T           # (J^-T (J^-T M)^T)^T = J^-T M J^-1
     return 0.5 * (out + out.T)
 
 
-def fdyn(arm: ArmArrays, T: float, q0=None, qd0=None,
-         torque: Callable[[float, np.ndarray, np.ndarray], np.ndarray] | np.ndarray | None = None,
-         *, method: str = "RK45", rtol: float = 1e-6, atol: float = 1e-9,
-         t_eval=None, max_step: float = np.inf, gravity=None, fext=None):
-    """Integrate the forward dynamics from t = 0 to T (s) with :func:`scipy.integrate.solve_ivp`.
+def fdyn(kin: np.ndarray, dyn: np.ndarray, gravity: np.ndarray, T: float, q0: np.ndarray,
+         qd0: np.ndarray, torque: Callable | np.ndarray | None = None, *,
+         fext: np.ndarray | None = None, method: str = "RK45", rtol: float = 1e-6,
+         atol: float = 1e-9, t_eval=None, max_step: float = np.inf):
+    """Integrate the forward dynamics from t = 0 to T with :func:`scipy.integrate.solve_ivp`.
+
+    The state is ``[q; qd]`` and its derivative ``[qd; accel_nb(q, qd, tau)]``.
 
     Parameters
     ----------
-    T : float
-        Final time (s).
-    q0, qd0 : array (n,), optional
-        Initial joint coordinates and rates; default zero.
-    torque : callable ``torque(t, q, qd) -> (n,)``, array (n,), or None
-        Applied joint torques/forces (N m, N): a function of time and state (RTB's torqfun
-        without the robot argument), a constant, or zero.
-    method, rtol, atol, t_eval, max_step
-        Passed to ``solve_ivp``.
-    gravity, fext
-        As :func:`rne`.
+    kin, dyn : packed kinematics and dynamics rows (see :func:`rne_nb`)
+    gravity : (3,), upward-equivalent gravity (m/s^2)
+    T : float, final time (s)
+    q0, qd0 : (n,), initial joint coordinates and rates
+    torque : callable ``torque(t, q, qd) -> (n,)``, array (n,) or None
+        Applied joint torques/forces (N m, N): a function of time and state (RTB's
+        ``torqfun`` without the robot argument), a constant, or zero.
+    fext : (6,), optional; constant end wrench in the tool frame (as :func:`rne_nb`)
+    method, rtol, atol, t_eval, max_step : passed to ``solve_ivp``
 
     Returns
     -------
-    t : (N,) ; q : (N, n) ; qd : (N, n)
+    t : (N,) s; q : (N, n); qd : (N, n)
     """
     from scipy.integrate import solve_ivp
 
-    n = arm.n
-    q0 = np.zeros(n) if q0 is None else _rows(q0, n, "q0").reshape(n)
-    qd0 = np.zeros(n) if qd0 is None else _rows(qd0, n, "qd0").reshape(n)
-    g, f = _gravity(arm, gravity), _fext(fext)
-    args = (arm.sigma, arm.offset, arm.A, arm.B, arm.base, arm.tool, arm.dyn)
+    n = int(kin[0])
+    f = _ZERO16 if fext is None else np.ascontiguousarray(fext, dtype=np.float64).reshape(1, 6)
     if torque is None or not callable(torque):
-        tau_const = np.zeros(n) if torque is None else _rows(torque, n, "torque").reshape(n)
+        tau_const = (np.zeros(n) if torque is None
+                     else np.ascontiguousarray(torque, dtype=np.float64).reshape(n))
 
         def tau_of(t, q, qd):
             return tau_const
     else:
         def tau_of(t, q, qd):
-            return _f64(torque(t, q, qd)).reshape(n)
+            return np.ascontiguousarray(torque(t, q, qd), dtype=np.float64).reshape(n)
 
     def rhs(t, x):
-        q = np.ascontiguousarray(x[:n])
-        qd = np.ascontiguousarray(x[n:])
-        return np.concatenate((qd, accel_nb(*args, q, qd, tau_of(t, q, qd), g, f)))
+        q = x[:n].reshape(1, n)
+        qd = x[n:].reshape(1, n)
+        tau = tau_of(t, q[0], qd[0]).reshape(1, n)
+        return np.concatenate((x[n:], accel_nb(kin, dyn, q, qd, tau, gravity, f)[0]))
 
-    sol = solve_ivp(rhs, (0.0, float(T)), np.concatenate((q0, qd0)), method=method,
-                    rtol=rtol, atol=atol, t_eval=t_eval, max_step=max_step)
-    if not sol.success:
+    x0 = np.concatenate((np.asarray(q0, dtype=float).reshape(n),
+                         np.asarray(qd0, dtype=float).reshape(n)))
+    sol = solve_ivp(rhs, (0.0, float(T)), x0, method=method, rtol=rtol, atol=atol,
+                    t_eval=t_eval, max_step=max_step)
+    if sol.status != 0:
         raise RuntimeError(f"fdyn: integration failed at t = {sol.t[-1]:.6g} s: {sol.message}")
     return sol.t, sol.y[:n].T.copy(), sol.y[n:].T.copy()
 
 
-def nofriction(arm: ArmArrays, which: str = "coulomb") -> ArmArrays:
-    """A copy of ``arm`` without friction.
+def nofriction(arrays: ArmArrays, which: str = "coulomb") -> ArmArrays:
+    """A copy of ``arrays`` without friction.
 
     ``which``: ``"coulomb"`` (default, as RTB) zeroes Tc+ and Tc-, ``"viscous"`` zeroes B,
     ``"all"`` both.
@@ -443,6 +299,6 @@ def nofriction(arm: ArmArrays, which: str = "coulomb") -> ArmArrays:
     cols = {"coulomb": (TCP, TCN), "viscous": (BV,), "all": (BV, TCP, TCN)}
     if which not in cols:
         raise ValueError(f"nofriction: which must be one of {sorted(cols)}, got {which!r}")
-    out = arm.copy()
+    out = arrays.copy()
     out.dyn[:, list(cols[which])] = 0.0
     return out

@@ -1,19 +1,24 @@
 """Recursive Newton–Euler inverse dynamics of a serial-link arm (numba kernels).
 
 The arm is the ``A·J(q)·B`` form of :mod:`blocksim.robotics.arm.layout`, so one recursion
-serves standard DH, modified DH and product-of-exponentials models. Everything is computed
-in the link frames: link ``i`` moves relative to link ``i-1`` by
+serves standard DH, modified DH and product-of-exponentials models. The kernels take the
+kinematics packed in one vector ``kin`` (:func:`blocksim.robotics.arm.kinematics.pack_kinematics`,
+cached by ``SerialLink`` as ``robot.kin``) and the dynamics table ``dyn`` (n, 15) of
+:data:`~blocksim.robotics.arm.layout.DYN_COLUMNS`: two arrays instead of seven keep numba's
+per-argument dispatch cost down.
+
+Everything is computed in the link frames. Link ``i`` moves relative to link ``i-1`` by
 
     X_i = A[i] @ J(sigma[i], q[i] + offset[i]) @ B[i]      (rotation R_i, origin p_i in frame i-1)
 
 and, in link-frame-``i`` coordinates, joint ``i`` has the constant unit axis ``a_i = R_B^T e_z``
-(the third row of ``B[i]``'s rotation) through the point ``-r_i`` with ``r_i = R_B^T p_B``.
+(the third row of ``B[i]``'s rotation) through the point ``-r_i``, ``r_i = R_B^T p_B``.
 
 The core, :func:`rne_core`, evaluates the torques as a *symmetric bilinear* form in two joint
 velocity vectors ``u`` and ``w`` plus terms linear in ``qdd``, the base acceleration and the end
 wrench. With ``u = w = qd`` it is the ordinary RNE (Luh, Walker and Paul; RTB's ``rne_dh``);
-with ``u = qd, w = e_k`` it gives column ``k`` of the Christoffel-symbol Coriolis matrix, which
-is how :func:`blocksim.robotics.arm.dynamics.coriolis_nb` gets ``C(q, qd)`` in ``n`` passes.
+with ``u = qd, w = e_k`` it gives column ``k`` of the Christoffel-symbol Coriolis matrix
+(:func:`blocksim.robotics.arm.dynamics.coriolis_nb`, ``n`` passes instead of RTB's n(n+1)/2).
 
 Conventions (Robotics Toolbox, seed 000 §2.2 and Appendix B.4):
 
@@ -21,12 +26,13 @@ Conventions (Robotics Toolbox, seed 000 §2.2 and Appendix B.4):
   (``[0, 0, 9.81]`` for gravity along -z); it is rotated into frame 0 by the base rotation
   (the base translation has no effect on a fixed-base arm).
 * ``fext = [fx, fy, fz, mx, my, mz]`` (N, N m) is the wrench the end effector exerts *on the
-  environment*, expressed in the tool frame about the tool origin (RTB starts its backward
-  recursion with ``[f; n] = fext``; with ``tool = I`` this is RTB's link-n frame). It adds
-  ``J_e^T fext`` to the torques, as MR's ``Ftip``.
+  environment*, expressed in the tool frame about the tool origin. RTB starts its backward
+  recursion with ``[f; n] = fext`` in the link-n frame, which is the same when ``tool = I``;
+  MR's ``Ftip`` is the same wrench (moment first) in its frame {n+1}. It adds
+  ``J_e^T fext`` to the torques.
 * Motor and friction: joint ``i`` adds ``G^2 Jm qdd`` (rotor inertia) and the torque that
   overcomes friction, ``-friction(qd) = G^2 B qd + |G| Tc±`` with ``Tc+`` for ``qd > 0``,
-  ``Tc-`` (<= 0) for ``qd < 0`` and nothing at ``qd = 0`` (RTB ``Link.friction``, seed 002).
+  ``Tc-`` (<= 0) for ``qd < 0`` and nothing at ``qd = 0`` (RTB ``Link.friction``; seed 002).
 """
 
 from __future__ import annotations
@@ -34,23 +40,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from blocksim.robotics.arm.layout import (
-    BV,
-    GR,
-    IXX,
-    IXY,
-    IXZ,
-    IYY,
-    IYZ,
-    IZZ,
-    JM,
-    RX,
-    RY,
-    RZ,
-    TCN,
-    TCP,
-)
-from blocksim.robotics.arm.layout import M as MASS
+from .layout import BV, GR, IXX, IXY, IXZ, IYY, IYZ, IZZ, JM, RX, RY, RZ, TCN, TCP
+from .layout import M as MASS
 
 # ---------------------------------------------------------------------------------------------
 # 3-vectors as tuples (no allocation inside the kernels)
@@ -59,11 +50,6 @@ from blocksim.robotics.arm.layout import M as MASS
 @njit(cache=True)
 def _cross(a, b):
     return (a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0])
-
-
-@njit(cache=True)
-def _dot(a, b):
-    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
 
 
 @njit(cache=True)
@@ -77,25 +63,39 @@ def _axpy(s, a, b):
     return (s * a[0] + b[0], s * a[1] + b[1], s * a[2] + b[2])
 
 
-@njit(cache=True)
-def _rot(R, i, v):
-    """``R[i] @ v`` for a stack of 3x3 rotations."""
-    return (R[i, 0, 0] * v[0] + R[i, 0, 1] * v[1] + R[i, 0, 2] * v[2],
-            R[i, 1, 0] * v[0] + R[i, 1, 1] * v[1] + R[i, 1, 2] * v[2],
-            R[i, 2, 0] * v[0] + R[i, 2, 1] * v[1] + R[i, 2, 2] * v[2])
+# The per-link work array W (n, WORK) of the kernels: the rotation R_i of link frame i in frame
+# i-1 (row-major), its origin p_i, and the link's inertial force F_i and moment N_i (frame i).
+WORK = 18
+_P, _F, _N = 9, 12, 15
 
 
 @njit(cache=True)
-def _rot_t(R, i, v):
-    """``R[i].T @ v`` for a stack of 3x3 rotations."""
-    return (R[i, 0, 0] * v[0] + R[i, 1, 0] * v[1] + R[i, 2, 0] * v[2],
-            R[i, 0, 1] * v[0] + R[i, 1, 1] * v[1] + R[i, 2, 1] * v[2],
-            R[i, 0, 2] * v[0] + R[i, 1, 2] * v[1] + R[i, 2, 2] * v[2])
+def _rot(W, i, v):
+    """``R_i @ v`` (frame i -> frame i-1)."""
+    return (W[i, 0] * v[0] + W[i, 1] * v[1] + W[i, 2] * v[2],
+            W[i, 3] * v[0] + W[i, 4] * v[1] + W[i, 5] * v[2],
+            W[i, 6] * v[0] + W[i, 7] * v[1] + W[i, 8] * v[2])
 
 
 @njit(cache=True)
-def _sym2(a, b, x):
-    """``(a x (b x x) + b x (a x x)) / 2``: the polarised centripetal term."""
+def _rot_t(W, i, v):
+    """``R_i^T @ v`` (frame i-1 -> frame i)."""
+    return (W[i, 0] * v[0] + W[i, 3] * v[1] + W[i, 6] * v[2],
+            W[i, 1] * v[0] + W[i, 4] * v[1] + W[i, 7] * v[2],
+            W[i, 2] * v[0] + W[i, 5] * v[1] + W[i, 8] * v[2])
+
+
+@njit(cache=True)
+def _vec(W, i, k):
+    return (W[i, k], W[i, k + 1], W[i, k + 2])
+
+
+@njit(cache=True)
+def _sym2(a, b, x, same):
+    """``(a x (b x x) + b x (a x x)) / 2``, the polarised centripetal term (``a x (a x x)``
+    when ``same``)."""
+    if same:
+        return _cross(a, _cross(a, x))
     s = _add(_cross(a, _cross(b, x)), _cross(b, _cross(a, x)))
     return (0.5 * s[0], 0.5 * s[1], 0.5 * s[2])
 
@@ -111,70 +111,82 @@ def _inertia_mul(dyn, i, w):
 
 
 @njit(cache=True)
-def joint_axis(B, i):
+def _com(dyn, i):
+    """Centre of mass of link ``i`` in its frame (m)."""
+    return (dyn[i, RX], dyn[i, RY], dyn[i, RZ])
+
+
+# ---------------------------------------------------------------------------------------------
+# the packed kinematics (layout documented in blocksim.robotics.arm.kinematics): the top 3x4
+# block of each transform, row-major, element (r, c) at offset + 4 r + c
+
+
+@njit(cache=True)
+def joint_axis(kin, n, i):
     """Unit axis of joint ``i`` in link frame ``i`` (constant): ``R_B^T e_z``."""
-    return (B[i, 2, 0], B[i, 2, 1], B[i, 2, 2])
+    o = 13 + 2 * n + 24 * i                 # B[i]
+    return (kin[o + 8], kin[o + 9], kin[o + 10])
 
 
 @njit(cache=True)
-def joint_lever(B, i):
+def joint_lever(kin, n, i):
     """``r_i = R_B^T p_B``: from a point of joint axis ``i`` to origin ``i``, frame ``i`` (m)."""
-    return (B[i, 0, 0] * B[i, 0, 3] + B[i, 1, 0] * B[i, 1, 3] + B[i, 2, 0] * B[i, 2, 3],
-            B[i, 0, 1] * B[i, 0, 3] + B[i, 1, 1] * B[i, 1, 3] + B[i, 2, 1] * B[i, 2, 3],
-            B[i, 0, 2] * B[i, 0, 3] + B[i, 1, 2] * B[i, 1, 3] + B[i, 2, 2] * B[i, 2, 3])
+    o = 13 + 2 * n + 24 * i                 # B[i]
+    return (kin[o] * kin[o + 3] + kin[o + 4] * kin[o + 7] + kin[o + 8] * kin[o + 11],
+            kin[o + 1] * kin[o + 3] + kin[o + 5] * kin[o + 7] + kin[o + 9] * kin[o + 11],
+            kin[o + 2] * kin[o + 3] + kin[o + 6] * kin[o + 7] + kin[o + 10] * kin[o + 11])
 
 
 @njit(cache=True)
-def joint_torque(sigma, B, i, nm, f):
+def joint_torque(kin, n, i, nm, f):
     """Generalised force of joint ``i`` from the wrench ``(f, nm)`` acting across it.
 
     ``f`` (N) and ``nm`` (N m, about origin ``i``) are in frame ``i``; a revolute joint takes
     the moment about its own axis, a prismatic joint the force along it.
     """
-    ax = joint_axis(B, i)
-    if sigma[i] == 0:
-        return _dot(ax, _add(nm, _cross(joint_lever(B, i), f)))
-    return _dot(ax, f)
-
-
-# ---------------------------------------------------------------------------------------------
-# kinematics in the link frames
+    ax = joint_axis(kin, n, i)
+    if kin[1 + i] == 0.0:
+        t = _add(nm, _cross(joint_lever(kin, n, i), f))
+        return ax[0] * t[0] + ax[1] * t[1] + ax[2] * t[2]
+    return ax[0] * f[0] + ax[1] * f[1] + ax[2] * f[2]
 
 
 @njit(cache=True)
-def link_transforms(sigma, offset, A, B, q, R, p):
-    """Fill ``R[i]`` (3, 3) and ``p[i]`` (3,) with the pose of link frame ``i`` in frame ``i-1``.
+def link_transforms(kin, q, W):
+    """Fill the rotation and origin of link frame ``i`` in frame ``i-1`` into ``W`` (n, WORK).
 
     ``X_i = A[i] @ J(q[i] + offset[i]) @ B[i]``; ``J`` is ``rotz`` (revolute) or ``transz``
-    (prismatic). Shapes: q (n,), R (n, 3, 3), p (n, 3); metres and radians.
+    (prismatic). q (n,) in rad or m; origins in m.
     """
     n = q.shape[0]
     for i in range(n):
-        v = q[i] + offset[i]
-        if sigma[i] == 0:
-            c = np.cos(v)
-            s = np.sin(v)
+        v = q[i] + kin[1 + n + i]
+        revolute = kin[1 + i] == 0.0
+        c = np.cos(v) if revolute else 1.0
+        s = np.sin(v) if revolute else 0.0
+        dz = 0.0 if revolute else v
+        oa = 1 + 2 * n + 24 * i
+        ob = oa + 12
         for r in range(3):
-            if sigma[i] == 0:
-                c0 = c * A[i, r, 0] + s * A[i, r, 1]
-                c1 = c * A[i, r, 1] - s * A[i, r, 0]
-                dz = 0.0
-            else:
-                c0 = A[i, r, 0]
-                c1 = A[i, r, 1]
-                dz = v
-            c2 = A[i, r, 2]
+            a0 = kin[oa + 4 * r]
+            a1 = kin[oa + 4 * r + 1]
+            c0 = c * a0 + s * a1                    # row r of A[i] @ J, rotation part
+            c1 = c * a1 - s * a0
+            c2 = kin[oa + 4 * r + 2]
             for k in range(3):
-                R[i, r, k] = c0 * B[i, 0, k] + c1 * B[i, 1, k] + c2 * B[i, 2, k]
-            p[i, r] = c0 * B[i, 0, 3] + c1 * B[i, 1, 3] + c2 * (B[i, 2, 3] + dz) + A[i, r, 3]
+                W[i, 3 * r + k] = (c0 * kin[ob + k] + c1 * kin[ob + 4 + k]
+                                   + c2 * kin[ob + 8 + k])
+            W[i, _P + r] = (c0 * kin[ob + 3] + c1 * kin[ob + 7] + c2 * (kin[ob + 11] + dz)
+                            + kin[oa + 4 * r + 3])
 
 
 @njit(cache=True)
-def base_acceleration(base, gravity):
+def base_acceleration(kin, gravity):
     """The gravity-equivalent acceleration of frame 0 in frame-0 axes: ``R_base^T gravity``."""
-    return (base[0, 0] * gravity[0] + base[1, 0] * gravity[1] + base[2, 0] * gravity[2],
-            base[0, 1] * gravity[0] + base[1, 1] * gravity[1] + base[2, 1] * gravity[2],
-            base[0, 2] * gravity[0] + base[1, 2] * gravity[1] + base[2, 2] * gravity[2])
+    o = 1 + 26 * int(kin[0])
+    return (kin[o] * gravity[0] + kin[o + 4] * gravity[1] + kin[o + 8] * gravity[2],
+            kin[o + 1] * gravity[0] + kin[o + 5] * gravity[1] + kin[o + 9] * gravity[2],
+            kin[o + 2] * gravity[0] + kin[o + 6] * gravity[1] + kin[o + 10] * gravity[2])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -182,73 +194,78 @@ def base_acceleration(base, gravity):
 
 
 @njit(cache=True)
-def rne_core(sigma, A, B, tool, dyn, R, p, u, w, qdd, g0, fext, tau, F, N):
+def rne_core(kin, dyn, W, u, w, same, qdd, g0, fext, tau):
     """Newton–Euler torques, bilinear in the joint velocities ``u``, ``w``; writes ``tau`` (n,).
 
     ``tau = b(u, w) + M_links(q) qdd + g(q; g0) + J_e^T fext`` where ``b(qd, qd)`` is the
-    Coriolis/centripetal torque and ``b`` is symmetric. No motor inertia and no friction (see
-    :func:`add_motor_friction`). ``R``, ``p`` come from :func:`link_transforms`; ``g0`` is the
-    base acceleration tuple (:func:`base_acceleration`); ``fext`` (6,) is in the tool frame;
-    ``F``, ``N`` are (n, 3) scratch arrays (link inertial force and moment).
+    Coriolis/centripetal torque and ``b`` is symmetric. No rotor inertia and no friction (see
+    :func:`add_motor_friction`). ``W`` (n, WORK) holds the link transforms from
+    :func:`link_transforms` and receives the link forces; ``g0`` is the base acceleration
+    tuple (:func:`base_acceleration`); ``fext`` (6,) is in the tool frame. ``same = True``
+    declares ``u`` and ``w`` equal (the ordinary RNE: one velocity recursion instead of two).
     """
     n = u.shape[0]
-    wu = (0.0, 0.0, 0.0)
-    ww = (0.0, 0.0, 0.0)
-    wd = (0.0, 0.0, 0.0)
-    vd = g0
+    wu = (0.0, 0.0, 0.0)            # angular velocity of link i for the rates u (frame i)
+    ww = (0.0, 0.0, 0.0)            # ... for the rates w
+    wd = (0.0, 0.0, 0.0)            # angular acceleration
+    vd = g0                         # linear acceleration of origin i (gravity included)
     for i in range(n):
-        ax = joint_axis(B, i)
-        if sigma[i] == 0:
-            pa = (A[i, 0, 3], A[i, 1, 3], A[i, 2, 3])
-            # the joint-axis point moves with link i-1
-            ap = _add(_add(vd, _cross(wd, pa)), _sym2(wu, ww, pa))
-            wu_prev = _rot_t(R, i, wu)
-            ww_prev = _rot_t(R, i, ww)
+        ax = joint_axis(kin, n, i)
+        if kin[1 + i] == 0.0:
+            oa = 1 + 2 * n + 24 * i
+            pa = (kin[oa + 3], kin[oa + 7], kin[oa + 11])
+            ap = _add(_add(vd, _cross(wd, pa)), _sym2(wu, ww, pa, same))   # axis point
+            wu_prev = _rot_t(W, i, wu)
             wu = _axpy(u[i], ax, wu_prev)
-            ww = _axpy(w[i], ax, ww_prev)
-            dw = _cross(wu_prev, ax)
-            dw2 = _cross(ww_prev, ax)
-            wd = _rot_t(R, i, wd)
-            wd = _axpy(qdd[i], ax, wd)
-            wd = _axpy(0.5 * w[i], dw, wd)
-            wd = _axpy(0.5 * u[i], dw2, wd)
-            lever = joint_lever(B, i)
-            vd = _add(_add(_rot_t(R, i, ap), _cross(wd, lever)), _sym2(wu, ww, lever))
+            wd = _axpy(qdd[i], ax, _rot_t(W, i, wd))
+            if same:
+                ww = wu
+                wd = _axpy(u[i], _cross(wu_prev, ax), wd)
+            else:
+                ww_prev = _rot_t(W, i, ww)
+                ww = _axpy(w[i], ax, ww_prev)
+                wd = _axpy(0.5 * w[i], _cross(wu_prev, ax), wd)
+                wd = _axpy(0.5 * u[i], _cross(ww_prev, ax), wd)
+            lever = joint_lever(kin, n, i)
+            vd = _add(_add(_rot_t(W, i, ap), _cross(wd, lever)), _sym2(wu, ww, lever, same))
         else:
-            po = (p[i, 0], p[i, 1], p[i, 2])
-            ao = _add(_add(vd, _cross(wd, po)), _sym2(wu, ww, po))
-            wu = _rot_t(R, i, wu)
-            ww = _rot_t(R, i, ww)
-            wd = _rot_t(R, i, wd)
-            vd = _axpy(qdd[i], ax, _rot_t(R, i, ao))
-            vd = _add(vd, _add(_cross(wu, (w[i] * ax[0], w[i] * ax[1], w[i] * ax[2])),
-                               _cross(ww, (u[i] * ax[0], u[i] * ax[1], u[i] * ax[2]))))
-        rc = (dyn[i, RX], dyn[i, RY], dyn[i, RZ])
+            po = _vec(W, i, _P)
+            ao = _add(_add(vd, _cross(wd, po)), _sym2(wu, ww, po, same))   # origin i
+            wu = _rot_t(W, i, wu)
+            ww = wu if same else _rot_t(W, i, ww)
+            wd = _rot_t(W, i, wd)
+            vd = _axpy(qdd[i], ax, _rot_t(W, i, ao))
+            vd = _axpy(w[i], _cross(wu, ax), vd)
+            vd = _axpy(u[i], _cross(ww, ax), vd)
+        rc = _com(dyn, i)
         m = dyn[i, MASS]
-        vc = _add(_add(vd, _cross(wd, rc)), _sym2(wu, ww, rc))
+        vc = _add(_add(vd, _cross(wd, rc)), _sym2(wu, ww, rc, same))
         iw = _inertia_mul(dyn, i, wd)
-        gyro = _add(_cross(wu, _inertia_mul(dyn, i, ww)), _cross(ww, _inertia_mul(dyn, i, wu)))
+        if same:
+            gyro = _cross(wu, _inertia_mul(dyn, i, wu))
+        else:
+            gyro = _add(_cross(wu, _inertia_mul(dyn, i, ww)),
+                        _cross(ww, _inertia_mul(dyn, i, wu)))
+            gyro = (0.5 * gyro[0], 0.5 * gyro[1], 0.5 * gyro[2])
         for k in range(3):
-            F[i, k] = m * vc[k]
-            N[i, k] = iw[k] + 0.5 * gyro[k]
-    # backward: (f, nm) = wrench link i exerts on link i+1 (or the environment), frame i
-    fe = (fext[0], fext[1], fext[2])
-    ne = (fext[3], fext[4], fext[5])
-    f = (tool[0, 0] * fe[0] + tool[0, 1] * fe[1] + tool[0, 2] * fe[2],
-         tool[1, 0] * fe[0] + tool[1, 1] * fe[1] + tool[1, 2] * fe[2],
-         tool[2, 0] * fe[0] + tool[2, 1] * fe[1] + tool[2, 2] * fe[2])
-    nm = (tool[0, 0] * ne[0] + tool[0, 1] * ne[1] + tool[0, 2] * ne[2],
-          tool[1, 0] * ne[0] + tool[1, 1] * ne[1] + tool[1, 2] * ne[2],
-          tool[2, 0] * ne[0] + tool[2, 1] * ne[1] + tool[2, 2] * ne[2])
-    nm = _add(nm, _cross((tool[0, 3], tool[1, 3], tool[2, 3]), f))
+            W[i, _F + k] = m * vc[k]
+            W[i, _N + k] = iw[k] + gyro[k]
+    # backward: (f, nm) = wrench link i exerts on link i+1 (the environment for i = n), frame i
+    ot = 13 + 26 * n
+    f = (kin[ot] * fext[0] + kin[ot + 1] * fext[1] + kin[ot + 2] * fext[2],
+         kin[ot + 4] * fext[0] + kin[ot + 5] * fext[1] + kin[ot + 6] * fext[2],
+         kin[ot + 8] * fext[0] + kin[ot + 9] * fext[1] + kin[ot + 10] * fext[2])
+    nm = (kin[ot] * fext[3] + kin[ot + 1] * fext[4] + kin[ot + 2] * fext[5],
+          kin[ot + 4] * fext[3] + kin[ot + 5] * fext[4] + kin[ot + 6] * fext[5],
+          kin[ot + 8] * fext[3] + kin[ot + 9] * fext[4] + kin[ot + 10] * fext[5])
+    nm = _add(nm, _cross((kin[ot + 3], kin[ot + 7], kin[ot + 11]), f))
     for i in range(n - 1, -1, -1):
-        fi = (F[i, 0], F[i, 1], F[i, 2])
-        rc = (dyn[i, RX], dyn[i, RY], dyn[i, RZ])
+        fi = _vec(W, i, _F)
         f = _add(f, fi)
-        nm = _add(_add(nm, (N[i, 0], N[i, 1], N[i, 2])), _cross(rc, fi))
-        tau[i] = joint_torque(sigma, B, i, nm, f)
-        f = _rot(R, i, f)
-        nm = _add(_rot(R, i, nm), _cross((p[i, 0], p[i, 1], p[i, 2]), f))
+        nm = _add(_add(nm, _vec(W, i, _N)), _cross(_com(dyn, i), fi))
+        tau[i] = joint_torque(kin, n, i, nm, f)
+        f = _rot(W, i, f)
+        nm = _add(_rot(W, i, nm), _cross(_vec(W, i, _P), f))
 
 
 @njit(cache=True)
@@ -267,11 +284,34 @@ def joint_friction(dyn, i, qd):
 
 
 @njit(cache=True)
-def add_motor_friction(dyn, qd, qdd, tau):
-    """Add rotor inertia ``G^2 Jm qdd`` and the torque overcoming friction to ``tau`` (n,)."""
-    for i in range(tau.shape[0]):
-        g = dyn[i, GR]
-        tau[i] += g * g * dyn[i, JM] * qdd[i] - joint_friction(dyn, i, qd[i])
+def add_motor_friction(dyn, QD, QDD, tau):
+    """Add rotor inertia ``G^2 Jm qdd`` and the torque overcoming friction to ``tau`` (m, n)."""
+    for k in range(tau.shape[0]):
+        for i in range(tau.shape[1]):
+            g = dyn[i, GR]
+            tau[k, i] += g * g * dyn[i, JM] * QDD[k, i] - joint_friction(dyn, i, QD[k, i])
+
+
+@njit(cache=True)
+def rne_rows(kin, dyn, Q, U, V, QDD, g0, fext, out):
+    """:func:`rne_core` for each row k of ``Q`` (m, n): ``out[k] = b(U[k], V[k]) + ...``.
+
+    ``fext`` is (1, 6) (one wrench for every row) or (m, 6). Passing the same array as ``U``
+    and ``V`` selects the ordinary RNE. No rotor inertia or friction. This is the one loop
+    over rows in the package, so numba compiles the recursion once.
+    """
+    m, n = Q.shape
+    if (int(kin[0]) != n or dyn.shape[0] != n or U.shape != Q.shape or V.shape != Q.shape
+            or QDD.shape != Q.shape or out.shape != Q.shape or fext.shape[1] != 6
+            or (fext.shape[0] != 1 and fext.shape[0] != m)):
+        raise ValueError("dynamics: q, qd, qdd/tau must be (m, n) with n = robot.n, fext "
+                         "(1, 6) or (m, 6)")
+    same = U.ctypes.data == V.ctypes.data
+    W = np.empty((n, WORK))
+    for k in range(m):
+        link_transforms(kin, Q[k], W)
+        rne_core(kin, dyn, W, U[k], V[k], same, QDD[k], g0, fext[min(k, fext.shape[0] - 1)],
+                 out[k])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -279,46 +319,23 @@ def add_motor_friction(dyn, qd, qdd, tau):
 
 
 @njit(cache=True)
-def rne_nb(sigma, offset, A, B, base, tool, dyn, q, qd, qdd, gravity, fext):
-    """Inverse dynamics for one configuration: joint torques/forces tau (n,).
+def rne_nb(kin, dyn, Q, QD, QDD, gravity, fext):
+    """Inverse dynamics: joint torques/forces (m, n) (N m, N) for the rows of Q, QD, QDD.
 
-    Parameters are the :class:`~blocksim.robotics.arm.layout.ArmArrays` fields followed by
-    q, qd, qdd (n,) (rad or m, and their rates), gravity (3,) (m/s^2, upward-equivalent, world
-    frame) and fext (6,) (end-effector wrench on the environment, tool frame). Includes rotor
-    inertia and friction (module docstring).
+    Parameters
+    ----------
+    kin : float64 (25 + 26 n,), packed kinematics; dyn : float64 (n, 15), dynamics rows
+    Q, QD, QDD : float64 (m, n), joint coordinates (rad, m), rates and accelerations (one
+        configuration is m = 1)
+    gravity : float64 (3,), upward-equivalent gravity in the world frame (m/s^2)
+    fext : float64 (1, 6) or (m, 6), end-effector wrench on the environment, tool frame
+        (N, N m)
+
+    Rotor inertia and friction are included (module docstring).
     """
-    n = q.shape[0]
-    R = np.empty((n, 3, 3))
-    p = np.empty((n, 3))
-    F = np.empty((n, 3))
-    N = np.empty((n, 3))
-    tau = np.empty(n)
-    link_transforms(sigma, offset, A, B, q, R, p)
-    rne_core(sigma, A, B, tool, dyn, R, p, qd, qd, qdd, base_acceleration(base, gravity),
-             fext, tau, F, N)
-    add_motor_friction(dyn, qd, qdd, tau)
-    return tau
-
-
-@njit(cache=True)
-def rne_traj_nb(sigma, offset, A, B, base, tool, dyn, Q, QD, QDD, gravity, fext):
-    """:func:`rne_nb` row by row: Q, QD, QDD (m, n) -> tau (m, n).
-
-    ``fext`` is (1, 6) (the same wrench at every row) or (m, 6).
-    """
-    m, n = Q.shape
-    R = np.empty((n, 3, 3))
-    p = np.empty((n, 3))
-    F = np.empty((n, 3))
-    N = np.empty((n, 3))
-    out = np.empty((m, n))
-    g0 = base_acceleration(base, gravity)
-    for k in range(m):
-        link_transforms(sigma, offset, A, B, Q[k], R, p)
-        row = out[k]
-        rne_core(sigma, A, B, tool, dyn, R, p, QD[k], QD[k], QDD[k], g0,
-                 fext[k if fext.shape[0] > 1 else 0], row, F, N)
-        add_motor_friction(dyn, QD[k], QDD[k], row)
+    out = np.empty(Q.shape)
+    rne_rows(kin, dyn, Q, QD, QD, QDD, base_acceleration(kin, gravity), fext, out)
+    add_motor_friction(dyn, QD, QDD, out)
     return out
 
 
@@ -326,6 +343,8 @@ def rne_traj_nb(sigma, offset, A, B, base, tool, dyn, Q, QD, QDD, gravity, fext)
 def friction_nb(dyn, QD):
     """Joint friction (m, n) for joint rates QD (m, n): :func:`joint_friction` elementwise."""
     m, n = QD.shape
+    if dyn.shape[0] != n:
+        raise ValueError("friction: qd must have one element per joint (robot.n)")
     out = np.empty((m, n))
     for k in range(m):
         for i in range(n):
