@@ -100,8 +100,6 @@ class SerialLink(DynamicsMethods):
         self._poses: dict[str, np.ndarray] = {}
         defaults = dict(name="noname", manufacturer="", comment="", base=np.eye(4),
                         tool=np.eye(4), gravity=np.array([0.0, 0.0, 9.81]))
-        if convention is not None and not isinstance(links, np.ndarray | list | tuple):
-            raise ValueError("SerialLink: convention applies to the DH-matrix form only")
         if isinstance(links, SerialLink):
             src = links
             link_list = [L.copy() for L in src._links]
@@ -123,6 +121,10 @@ class SerialLink(DynamicsMethods):
             link_list = [L.copy() for L in links]
         else:
             link_list = self._from_dh_matrix(links, convention)
+            convention = None
+        if convention is not None:
+            raise ValueError("SerialLink: convention applies to the DH-matrix form only (links "
+                             "carry their own convention)")
         self._links = link_list
         self._check_conventions(self._links)
         self.name = str(defaults["name"] if name is None else name)

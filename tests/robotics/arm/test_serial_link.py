@@ -49,6 +49,8 @@ def test_construction_forms_and_read_only_properties():
 def test_errors_name_what_is_wrong():
     with pytest.raises(ValueError, match="one convention"):
         SerialLink([Revolute(), RevoluteMDH()])
+    with pytest.raises(ValueError, match="DH-matrix form only"):
+        SerialLink([Revolute()], convention="modified")
     with pytest.raises(ValueError, match=r"shape \(n, 4\) or \(n, 5\)"):
         SerialLink(np.zeros((2, 3)))
     with pytest.raises(ValueError, match="base"):
