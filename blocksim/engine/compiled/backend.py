@@ -22,6 +22,7 @@ from blocksim.engine.clock import EVENT
 from blocksim.engine.compiled.codegen import (
     Inline,
     generate,
+    pack_block,
     pack_params,
     param_layout,
     signal_layout,
@@ -269,6 +270,35 @@ def run_compiled(plan: Plan, options: dict[str, Any], stats: dict[str, Any]) -> 
     return result
 
 
+def _member_params(plans: list[Plan], base: list[Kernels | None],
+                   playout: Any) -> tuple[np.ndarray, np.ndarray]:
+    """The (M, nv) and (M, ni) parameter rows of the members. Blocks a member shares with the
+    first member (the same object: not overridden) keep the first member's values; only the
+    others are repacked. An override that changes a block's compiled form (e.g. adds limits,
+    which selects another kernel) is refused, since one generated module serves all."""
+    pv0, pi0 = pack_params(_params(base), playout)
+    PV = np.tile(pv0, (len(plans), 1))
+    PI = np.tile(pi0, (len(plans), 1))
+    first = plans[0].entries
+    for m, member in enumerate(plans[1:], start=1):
+        for k, e in enumerate(member.entries):
+            if e.block is first[k].block or base[k] is None:
+                continue
+            kern = kernels_of(e.block)
+            ref = base[k]
+            if any(getattr(kern, f) is not getattr(ref, f)
+                   for f in ("output", "deriv", "update", "crossings", "on_event")):
+                raise CompileError(
+                    f"member {m} changes how block '{e.name}' compiles (another kernel: e.g. "
+                    f"limits added or removed); run members of one form per batch, or use "
+                    f"backend='interpreted'")
+            try:
+                pack_block(kern.params, playout.items[k], PV[m], PI[m])
+            except ValueError as exc:
+                raise CompileError(f"member {m}, block '{e.name}': {exc}") from None
+    return np.ascontiguousarray(PV), np.ascontiguousarray(PI)
+
+
 def run_batch_compiled(plans: list[Plan], options: dict[str, Any]) -> Any:
     """Run one member per plan (same structure, different parameters) in a numba prange
     loop; returns a :class:`~blocksim.engine.batch.BatchResult` without overrides."""
@@ -277,18 +307,16 @@ def run_batch_compiled(plans: list[Plan], options: dict[str, Any]) -> Any:
 
     plan = plans[0]
     solver = options["solver"]
-    all_kernels = [_kernels_for(p, solver) for p in plans]
+    base = _kernels_for(plan, solver)
     t0 = time.perf_counter()
     specialized = bool(options.get("specialize"))
-    playout = param_layout(_params(all_kernels[0]))
-    packed = [pack_params(_params(ks), playout) for ks in all_kernels]
-    PV = np.ascontiguousarray(np.stack([p[0] for p in packed]))
-    PI = np.ascontiguousarray(np.stack([p[1] for p in packed]))
+    playout = param_layout(_params(base))
+    PV, PI = _member_params(plans, base, playout)
     # specialised ensembles inline the parameters every member shares; those the members
     # vary stay tunable, so one compiled module serves any values of them
     varies = (~np.all((PV == PV[0]) | (np.isnan(PV) & np.isnan(PV[0])), axis=0),
               ~np.all(PI == PI[0], axis=0))
-    module, _, _ = load_module(plan, all_kernels[0], specialized, inline=specialized,
+    module, _, _ = load_module(plan, base, specialized, inline=specialized,
                                tunable=varies)
     X0 = np.ascontiguousarray(np.stack([p.x0 for p in plans]).reshape(len(plans), plan.nx))
     XD0 = np.ascontiguousarray(np.stack([p.xd0 for p in plans]).reshape(len(plans), -1)

@@ -88,21 +88,27 @@ def pack_params(params: list[tuple[Any, ...]], layout: ParamLayout) -> tuple[np.
     pv = np.zeros(max(layout.nv, 1))
     pi = np.zeros(max(layout.ni, 1), dtype=np.int64)
     for tup, block_items in zip(params, layout.items):
-        if len(tup) != len(block_items):
-            raise ValueError("parameter structure differs from the compiled layout")
-        for value, (kind, start, shape) in zip(tup, block_items):
-            if _kind(value) != kind or (kind == "a" and tuple(value.shape) != shape):
-                raise ValueError(f"parameter {value!r} does not match the compiled layout "
-                                 f"({kind}, shape {shape})")
-            if kind == "a":
-                pv[start:start + value.size] = value.ravel()
-            elif kind == "f":
-                pv[start] = value
-            elif kind == "u":
-                pi[start] = np.array([value], dtype=np.uint64).view(np.int64)[0]
-            else:
-                pi[start] = int(value)
+        pack_block(tup, block_items, pv, pi)
     return pv, pi
+
+
+def pack_block(tup: tuple[Any, ...], block_items: tuple[tuple[str, int, tuple[int, ...]], ...],
+               pv: np.ndarray, pi: np.ndarray) -> None:
+    """Write one block's parameter tuple into its slots of ``pv``/``pi`` (in place)."""
+    if len(tup) != len(block_items):
+        raise ValueError("parameter structure differs from the compiled layout")
+    for value, (kind, start, shape) in zip(tup, block_items):
+        if _kind(value) != kind or (kind == "a" and tuple(value.shape) != shape):
+            raise ValueError(f"parameter {value!r} does not match the compiled layout "
+                             f"({kind}, shape {shape})")
+        if kind == "a":
+            pv[start:start + value.size] = value.ravel()
+        elif kind == "f":
+            pv[start] = value
+        elif kind == "u":
+            pi[start] = np.array([value], dtype=np.uint64).view(np.int64)[0]
+        else:
+            pi[start] = int(value)
 
 
 @dataclass(frozen=True, eq=False)

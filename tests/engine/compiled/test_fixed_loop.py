@@ -5,13 +5,15 @@ rounding (the generated one fuses the recording evaluation with the next derivat
 floating-point operations are the same, so 1e-12 is ample).
 """
 
+import math
+
 import numpy as np
 import pytest
 
 from blocksim import Diagram, compile_diagram, grid, simulate, simulate_batch
 from blocksim.blocks import Constant, Gain, Integrator, Product, Sum
+from blocksim.engine.compiled.backend import CompileError, cache_dir, load_module
 from blocksim.engine.compiled.backend import _kernels_for as kernels_for
-from blocksim.engine.compiled.backend import cache_dir, load_module
 from blocksim.engine.errors import NonFiniteError
 
 from ...examples_loader import load_example
@@ -84,3 +86,33 @@ def test_generated_batch_matches_single_runs():
     for m, K in enumerate([1.0, 2.0, 4.0]):
         # rk4 at h = 1 ms: 1 - exp(-K t) to ~1e-12
         np.testing.assert_allclose(batch["x.y"][m], 1 - np.exp(-K * batch.t), atol=1e-11)
+
+
+def _lag():
+    d = Diagram("lag")
+    d.add(Constant(1.0), name="u")
+    d.add(Sum("+-"), name="e")
+    d.add(Gain(3.0), name="k")
+    d.add(Integrator(x0=0.0), name="x")
+    d.connect("u.y", "e.u0")
+    d.connect("x.y", "e.u1")
+    d.connect("e.y", "k.u")
+    d.connect("k.y", "x.u")
+    return d
+
+
+@pytest.mark.parametrize("specialize", [False, True])
+def test_members_overriding_different_blocks_get_their_own_values(specialize):
+    members = [{"k.K": 2.0}, {"u.value": 3.0}, {"x.x0": 1.0}]
+    batch = simulate_batch(_lag(), members, 1.0, "rk4", dt=1e-3, backend="compiled",
+                           specialize=specialize, record_dt=0.5)
+    t = batch.t
+    expected = [1 - np.exp(-2 * t), 3 * (1 - np.exp(-3 * t)), np.ones_like(t)]
+    for m, ref in enumerate(expected):
+        np.testing.assert_allclose(batch["x.y"][m], ref, atol=1e-10, err_msg=str(members[m]))
+
+
+def test_a_member_that_changes_a_blocks_kernel_is_refused():
+    members = [{"x.upper": math.inf}, {"x.upper": 0.5}]  # limits select another kernel
+    with pytest.raises(CompileError, match="member 1 changes how block 'x' compiles"):
+        simulate_batch(_lag(), members, 1.0, "rk4", dt=1e-3, backend="compiled")
