@@ -74,7 +74,9 @@ def locate_compile_problems(df: DiagramFile, err: DiagramError) -> list[str]:
         if m:
             out.append(f"{m.group(1)}: {p.replace(m.group(0), '').replace('  ', ' ')}")
             continue
-        for cand in re.findall(r"'([A-Za-z_][\w\-/]*)(?:\.[A-Za-z_]\w*)?'", p):
+        quoted = re.findall(r"'([A-Za-z_][\w\-/]*)(?:\.[A-Za-z_]\w*)?'", p)
+        ports = re.findall(r"([A-Za-z_][\w\-/]*)\.[A-Za-z_]\w*", p)
+        for cand in quoted + ports:
             if cand in df.origins:
                 source, jpath = df.origins[cand]
                 out.append(f"{source.where(jpath)}: {p}")

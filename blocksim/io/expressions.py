@@ -150,6 +150,9 @@ class _Evaluator:
                     raise self.fail(node, f"integer literal larger than {MAX_INT_BITS} bits")
                 return v
             if isinstance(v, float):
+                if math.isinf(v):
+                    raise self.fail(node, "number literal outside the float64 range (write "
+                                          "inf for infinity)")
                 return v
             kind = "strings" if isinstance(v, (str, bytes)) else f"{type(v).__name__} literals"
             raise self.fail(node, f"{kind} are not allowed in an expression; only numbers")

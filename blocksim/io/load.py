@@ -160,7 +160,8 @@ class _Loader:
                                  given)
         ctx.path = path
         simulation = self.simulation(doc, source, ns)
-        ctx.simulation = dict(doc.get("simulation", {})) if isinstance(doc, dict) else {}
+        sim = doc.get("simulation") if isinstance(doc, dict) else None
+        ctx.simulation = dict(sim) if isinstance(sim, dict) else {}
         layout = doc.get("layout") if isinstance(doc, dict) else None
         ctx.layout = layout
         for target in self.param_overrides:
@@ -227,11 +228,12 @@ class _Loader:
                 if isinstance(spec, dict) and isinstance(spec.get("type"), str):
                     self.block(d, ctx, bname, spec, (*path, "blocks", bname), source, ns,
                                prefix, stack)
+        declared = set(blocks) if isinstance(blocks, dict) else set()
         wires = doc.get("wires")
         if isinstance(wires, list):
             for k, w in enumerate(wires):
                 if isinstance(w, dict):
-                    self.wire(d, w, (*path, "wires", k), source)
+                    self.wire(d, w, (*path, "wires", k), source, declared)
         return d, ctx
 
     def shared(self, doc: dict[str, Any], path: JsonPath, source: Source, ns: Namespace,
@@ -351,7 +353,7 @@ class _Loader:
                       spec: dict[str, Any], bpath: JsonPath, source: Source, ns: Namespace,
                       full: str) -> Block | None:
         tname = spec["type"]
-        raw_params = dict(spec.get("params") or {})
+        raw_params = dict(spec["params"]) if isinstance(spec.get("params"), dict) else {}
         sig = parameters(cls)
         names = [p.name for p in sig]
         callables = [n for n in names if takes_callable(cls, n)]
@@ -417,6 +419,8 @@ class _Loader:
         if "params" in spec:
             self.problems.add(source, (*bpath, "params"), "a Subsystem has no params; give its "
                               "inner diagram as \"diagram\" (inline) or \"file\"", key=True)
+        if has_file and not isinstance(spec["file"], str):
+            return None  # reported by the schema
         if has_inline == has_file:
             self.problems.add(source, bpath, f"Subsystem '{bname}' needs exactly one of "
                                              f"\"diagram\" (inline) or \"file\"")
@@ -437,7 +441,8 @@ class _Loader:
             isource, ipath = found
             doc = isource.located.value
             child = Namespace()
-            overrides = spec.get("parameters") or {}
+            overrides = spec.get("parameters")
+            overrides = overrides if isinstance(overrides, dict) else {}
             given = {k: Entry(v, (*bpath, "parameters", k), source, ns)
                      for k, v in overrides.items()}
             inner, ictx = self.body(doc, (), isource, child, _default_name(doc, ipath),
@@ -453,21 +458,28 @@ class _Loader:
         return Subsystem(inner)
 
     # ---------------------------------------------------------------- wires
-    def wire(self, d: Diagram, w: dict[str, Any], wpath: JsonPath, source: Source) -> None:
+    def wire(self, d: Diagram, w: dict[str, Any], wpath: JsonPath, source: Source,
+             declared: set[str]) -> None:
+        """Add the wire ``w``; ends naming a declared block that could not be built are not
+        reported again (that block's own problem is)."""
         src = w.get("from")
         dsts = w.get("to")
         if not isinstance(src, str):
             return
         targets = [(dsts, (*wpath, "to"))] if isinstance(dsts, str) else [
-            (t, (*wpath, "to", k)) for k, t in enumerate(dsts or []) if isinstance(t, str)]
-        good_src = self.end(d, src, "output", (*wpath, "from"), source)
+            (t, (*wpath, "to", k)) for k, t in enumerate(dsts if isinstance(dsts, list) else [])
+            if isinstance(t, str)]
+        good_src = self.end(d, src, "output", (*wpath, "from"), source, declared)
         line = source.located.line(wpath)
         for dst, dpath in targets:
-            if self.end(d, dst, "input", dpath, source) and good_src:
+            if self.end(d, dst, "input", dpath, source, declared) and good_src:
                 d.wires.append(Wire(src, dst, f"{source.name}:{line}"))
 
-    def end(self, d: Diagram, end: str, want: str, epath: JsonPath, source: Source) -> bool:
+    def end(self, d: Diagram, end: str, want: str, epath: JsonPath, source: Source,
+            declared: set[str]) -> bool:
         bname, dot, port = end.partition(".")
+        if bname not in d.blocks and bname in declared:
+            return False
         if bname not in d.blocks:
             self.problems.add(source, epath, f"no block named '{bname}' in this diagram"
                                              f"{suggest(bname, d.blocks)}")

@@ -64,6 +64,8 @@ def kind_of(spec: dict[str, Any]) -> str:
         With the registered kinds, when none is named.
     """
     kind = spec.get("kind")
+    if not isinstance(kind, (str, type(None))):
+        kind = str(kind)
     if kind is None:
         kind = next((k for k in spec if k in _KINDS), None)
     if isinstance(kind, str) and kind in _KINDS:

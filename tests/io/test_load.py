@@ -179,8 +179,9 @@ def test_every_problem_is_reported_at_once_with_its_line():
         "c": {"type": "Constant"},
         "k": {"type": "Gain", "params": {"K": "2*pie"}},
         "z": {"type": "ZOH", "params": {"clock": -1}},
-    }, [{"from": "k", "to": "nowhere.u"}, {"from": "k.u", "to": "s.u0"},
-        {"from": "k", "to": "s.u7"}], extra=1)
+        "ok": {"type": "Gain", "params": {"K": 1}},
+    }, [{"from": "ok", "to": "nowhere.u"}, {"from": "ok.u", "to": "s.u0"},
+        {"from": "ok", "to": "ok.u7"}, {"from": "k", "to": "g"}], extra=1)
     probs = problems_of(text)
     lines = text.splitlines()
 
@@ -195,12 +196,13 @@ def test_every_problem_is_reported_at_once_with_its_line():
         (line_of('"2*pie"'), "unknown name 'pie' (did you mean 'pi'?)"),
         (line_of('"ZOH"') + 1, "blocks.z.params: block 'z' (ZOH) refused its parameters"),
         (line_of('"nowhere.u"'), "no block named 'nowhere'"),
-        (line_of('"k.u"'), "'k.u' is an input; a wire goes from an output"),
-        (line_of('"s.u7"'), "has no input port 'u7'"),
+        (line_of('"ok.u"'), "'ok.u' is an input; a wire goes from an output"),
+        (line_of('"ok.u7"'), "block 'ok' (Gain) has no input port 'u7' (did you mean 'u'?)"),
     ]
     for line, words in expected:
         assert any(p.startswith(f"<string>:{line}: ") and words in p for p in probs), \
             (line, words, probs)
+    assert len(probs) == len(expected)  # nothing about the wire between blocks that failed
 
 
 def test_output_files_must_stay_below_the_working_directory():
@@ -221,3 +223,43 @@ def test_unknown_override_targets_are_reported():
     assert any("no block 'h'" in p for p in probs)
     assert any(p.startswith("--set g.Kk: Gain has no parameter 'Kk'") for p in probs)
     assert any(p.startswith("--set g.K: ") and "not a valid expression" in p for p in probs)
+
+
+def _nodes(value, path=()):
+    yield path
+    if isinstance(value, dict):
+        for k, v in value.items():
+            yield from _nodes(v, (*path, k))
+    elif isinstance(value, list):
+        for k, v in enumerate(value):
+            yield from _nodes(v, (*path, k))
+
+
+def _replace(value, path, new):
+    if not path:
+        return new
+    value = value.copy()
+    value[path[0]] = _replace(value[path[0]], path[1:], new)
+    return value
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_mutated_files_give_file_errors_only(seed):
+    """Any part of a valid file replaced by a value of another type, or removed: the loader
+    either loads it or raises DiagramFileError; never another exception."""
+    import random
+    from pathlib import Path
+
+    base = json.loads((Path(__file__).resolve().parents[2] / "diagrams" /
+                       "discrete_pid_mass_spring_damper.json").read_text())
+    rng = random.Random(seed)
+    paths = list(_nodes(base))
+    junk = [None, True, -1, 0, 2.5, "", "x", "$", "=", "$m", "+-", [], [1, "a"], {},
+            {"str": 1}, {"slice": [1, None]}, {"type": "Gain"}, "1e999", "[[1], 2]"]
+    for _ in range(40):
+        path = rng.choice(paths)
+        doc_ = _replace(base, path, rng.choice(junk))
+        try:
+            loads(json.dumps(doc_))
+        except DiagramFileError:
+            pass

@@ -32,8 +32,8 @@ def test_values_equal_the_json_modules(seed):
 
 
 def test_positions_of_values_and_keys():
-    text = '{\n  "blocks": {\n    "pid": {"type": "PID",\n            "params": {"Kp": 2}}\n  },\n' \
-           '  "wires": [\n    {"from": "a", "to": ["b", "c"]}\n  ]\n}'
+    text = ('{\n  "blocks": {\n    "pid": {"type": "PID",\n            "params": {"Kp": 2}}'
+            '\n  },\n  "wires": [\n    {"from": "a", "to": ["b", "c"]}\n  ]\n}')
     doc = parse(text)
     assert doc.values[("blocks", "pid", "params", "Kp")] == (4, 30)
     assert doc.keys[("blocks", "pid")] == (3, 5)
