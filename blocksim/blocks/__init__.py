@@ -28,6 +28,7 @@ from blocksim.blocks.nonlinear import (
     Switch,
 )
 from blocksim.blocks.routing import Concatenate, Demux, Index, Mux, Reshape, Selector, Terminator
+from blocksim.blocks.second_order import SecondOrderIntegrator
 from blocksim.blocks.sinks import Record, Scope, XYGraph
 from blocksim.blocks.sources import (
     Constant,
@@ -79,6 +80,7 @@ __all__ = [
     "Reshape",
     "Saturation",
     "Scope",
+    "SecondOrderIntegrator",
     "Selector",
     "Sign",
     "Sine",

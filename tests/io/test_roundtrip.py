@@ -66,6 +66,8 @@ CASES = {
     "Scope": [(dict(nin=2, labels=["x", "$y"], units=["m", "=N"], title="@ scope", file=None,
                     show=False, grid=False, stairs=[True, False], figsize=(4.0, 3.0),
                     dpi=80.0), [1.0, 2.0])],
+    "SecondOrderIntegrator": [(dict(x0=1.0, v0=-2.0, lower=0.0, restitution=0.5), [-9.81]),
+                              ({}, [1.0])],
     "Selector": [(dict(index=[2, 0]), [v3])],
     "Sign": [(dict(size=None), [-2.0])],
     "Sine": [(dict(amplitude=2.0, frequency=0.5, phase=math.pi / 4, bias=1.0), None)],
