@@ -39,6 +39,17 @@ Configuration letters (any order; a later letter overrides an earlier one):
 
 Joint limits are not used to choose a solution (as in RTB); revolute angles are returned in
 ``(-pi, pi]``, or shifted by 2 pi when that brings them inside the joint's limits.
+
+Relation to RTB 9.10: for the Puma 560, 'l' and 'n' are RTB's and so are 'u'/'d' with 'l';
+with 'r' RTB keeps Paul and Zhang's sign of the elbow term, which puts the elbow physically
+below the shoulder-wrist line, so RTB's 'ru' is 'rd' here. For other arms RTB's generated
+solutions flip 'l'/'r' and 'n'/'f' with the sign of alpha1 and alpha4; here the letters keep
+the geometric meanings above for every arm.
+
+Numerics: :func:`ikine6s_kernel` (numba) solves one pose from the packed geometry vector of
+:func:`pack_ikine6s` and a configuration code (:func:`config_code`); :func:`ikine6s` checks the
+arguments, calls it and turns its status into a ValueError. A block packs once and calls the
+kernel directly (a few microseconds per pose).
 """
 
 from __future__ import annotations
@@ -47,11 +58,12 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+from numba import njit
 
-__all__ = ["SphericalWristArm", "arm_config", "ikine6s", "wrist_arm"]
+__all__ = ["SphericalWristArm", "arm_config", "config_code", "ikine6s", "ikine6s_kernel",
+           "pack_ikine6s", "wrist_arm"]
 
 _TOL = 1e-9          # tolerance on DH angles (rad) and lengths (m) when classifying the arm
-_REACH_TOL = 1e-12   # relative slack on the reach conditions before declaring "out of reach"
 
 
 @dataclass(frozen=True)
@@ -118,24 +130,15 @@ def wrist_arm(robot) -> SphericalWristArm:
     """
     if isinstance(robot, SphericalWristArm):
         return robot
-    links = list(robot.links)
-    conventions = {link.convention for link in links}
-    if conventions != {"standard"}:
-        raise ValueError(f"ikine6s: robot {getattr(robot, 'name', '')!r} has links in the "
-                         f"{sorted(conventions)} convention(s); the analytic solution needs "
-                         "standard DH parameters (use ikine)")
-    get = lambda name: np.array([float(getattr(link, name)) for link in links])  # noqa: E731
-    n = len(links)
-    qlim = getattr(robot, "qlim", None)
+    if robot.convention != "standard":
+        raise ValueError(f"ikine6s: robot {robot.name!r} uses {robot.convention} link "
+                         "parameters; the analytic solution needs standard DH parameters "
+                         "(use ikine)")
     return SphericalWristArm(
-        theta=get("theta"), d=get("d"), a=get("a"), alpha=get("alpha"),
-        sigma=np.array([1 if link.isprismatic() else 0 for link in links], dtype=np.int64),
-        offset=get("offset"),
-        base=np.asarray(robot.base, dtype=float).reshape(4, 4),
-        tool=np.asarray(robot.tool, dtype=float).reshape(4, 4),
-        qlim=(np.tile([-np.inf, np.inf], (n, 1)) if qlim is None
-              else np.asarray(qlim, dtype=float).reshape(n, 2)),
-    )
+        theta=robot.theta, d=robot.d, a=robot.a, alpha=robot.alpha,
+        sigma=np.array([c == "P" for c in robot.config], dtype=np.int64),
+        offset=np.asarray(robot.offset, dtype=float), base=robot.base, tool=robot.tool,
+        qlim=np.asarray(robot.qlim, dtype=float))
 
 
 # ---------------------------------------------------------------------------- classification
@@ -168,212 +171,276 @@ def _classify(arm: SphericalWristArm) -> str:
                      "RP with |alpha2| = pi/2")
 
 
-# ---------------------------------------------------------------------------- small transforms
+# ---------------------------------------------------------------------------- packing
 
-def _dh(theta: float, d: float, a: float, alpha: float) -> np.ndarray:
-    """Standard DH link transform Rz(theta) Tz(d) Tx(a) Rx(alpha), (4, 4)."""
-    ct, st, ca, sa = math.cos(theta), math.sin(theta), math.cos(alpha), math.sin(alpha)
-    return np.array([[ct, -st * ca, st * sa, a * ct],
-                     [st, ct * ca, -ct * sa, a * st],
-                     [0.0, sa, ca, d],
-                     [0.0, 0.0, 0.0, 1.0]])
-
-
-def _joint_dh(arm: SphericalWristArm, j: int, value: float) -> np.ndarray:
-    """Transform of link ``j`` for kinematic joint value ``value`` (q + offset)."""
-    if arm.sigma[j]:
-        return _dh(arm.theta[j], value, arm.a[j], arm.alpha[j])
-    return _dh(value, arm.d[j], arm.a[j], arm.alpha[j])
+# layout of the packed geometry vector (float64): kind, then 6 values per DH field, joint
+# types, offsets, limits, and the inverse base and tool transforms (row-major 4x4)
+_KIND, _TH, _D, _A, _AL, _SIG, _OFF, _QLO, _QHI, _BINV, _TINV = \
+    0, 1, 7, 13, 19, 25, 31, 37, 43, 49, 65
+_GSIZE = 81
+#: status codes of :func:`ikine6s_kernel`
+OK, OUT_SHOULDER, OUT_ELBOW, OUT_SLIDE = 0, 1, 2, 3
 
 
-def _rotx(a: float) -> np.ndarray:
-    c, s = math.cos(a), math.sin(a)
-    return np.array([[1.0, 0.0, 0.0], [0.0, c, -s], [0.0, s, c]])
+def pack_ikine6s(robot) -> np.ndarray:
+    """The packed geometry vector :func:`ikine6s_kernel` takes, float64 (81,).
+
+    Raises
+    ------
+    ValueError
+        If the structure is not supported (see :attr:`SphericalWristArm.kind`).
+    """
+    arm = wrist_arm(robot)
+    kind = _classify(arm)
+    g = np.empty(_GSIZE)
+    g[_KIND] = 0.0 if kind == "RRR" else 1.0
+    for start, values in ((_TH, arm.theta), (_D, arm.d), (_A, arm.a), (_AL, arm.alpha),
+                          (_SIG, arm.sigma), (_OFF, arm.offset), (_QLO, arm.qlim[:, 0]),
+                          (_QHI, arm.qlim[:, 1])):
+        g[start:start + 6] = values
+    g[_BINV:_BINV + 16] = np.linalg.inv(arm.base).ravel()
+    g[_TINV:_TINV + 16] = np.linalg.inv(arm.tool).ravel()
+    return g
 
 
-def _roty(a: float) -> np.ndarray:
-    c, s = math.cos(a), math.sin(a)
-    return np.array([[c, 0.0, s], [0.0, 1.0, 0.0], [-s, 0.0, c]])
-
-
-def _rotz(a: float) -> np.ndarray:
-    c, s = math.cos(a), math.sin(a)
-    return np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
-
-
-def _sign(x: float) -> float:
-    return 1.0 if x >= 0.0 else -1.0
-
-
-# ---------------------------------------------------------------------------- the solution
-
-def _parse_config(config: str) -> tuple[float, float, bool]:
-    """(shoulder, elbow, flip): shoulder +1 'l' / -1 'r', elbow +1 'u' / -1 'd'."""
+def config_code(config: str) -> int:
+    """The integer code of a configuration string: bit 0 'r', bit 1 'd', bit 2 'f'."""
     if not isinstance(config, str):
         raise TypeError(f"ikine6s: config must be a string of letters from 'lrudnf', "
                         f"got {config!r}")
-    shoulder, elbow, flip = 1.0, 1.0, False
+    code = 0
     for c in config.lower():
-        if c == "l":
-            shoulder = 1.0
-        elif c == "r":
-            shoulder = -1.0
-        elif c == "u":
-            elbow = 1.0
-        elif c == "d":
-            elbow = -1.0
-        elif c == "n":
-            flip = False
-        elif c == "f":
-            flip = True
-        else:
+        bit = {"l": 1, "r": 1, "u": 2, "d": 2, "n": 4, "f": 4}.get(c)
+        if bit is None:
             raise ValueError(f"ikine6s: unknown configuration letter {c!r} in {config!r}; "
                              "valid letters are l/r (arm left/right), u/d (elbow up/down), "
                              "n/f (wrist not flipped/flipped)")
-    return shoulder, elbow, flip
+        code = (code | bit) if c in "rdf" else (code & ~bit)
+    return code
 
 
-def _wrist_centre(arm: SphericalWristArm, T: np.ndarray) -> np.ndarray:
-    """Wrist centre (3,) in frame 0 of the pose T (base and tool already removed)."""
-    a6, d6, al6 = arm.a[5], arm.d[5], arm.alpha[5]
-    return T[:3, 3] + T[:3, :3] @ np.array([-a6, -d6 * math.sin(al6), -d6 * math.cos(al6)])
+def _code_string(code: int) -> str:
+    return "lr"[code & 1] + "ud"[(code >> 1) & 1] + "nf"[(code >> 2) & 1]
 
 
-def _offset_along_z1(arm: SphericalWristArm, kind: str) -> float:
-    """The constant coordinate D of the wrist centre along the joint-2 axis z1 (m)."""
-    d, a, al = arm.d, arm.a, arm.alpha
-    if kind == "RRR":
-        return d[1] + math.cos(al[1]) * (d[2] + math.cos(al[2]) * d[3])
-    th3 = arm.theta[2]
-    uy = a[2] * math.sin(th3) - math.sin(al[2]) * d[3] * math.cos(th3)
-    return d[1] + _sign(math.sin(al[1])) * uy
+# ---------------------------------------------------------------------------- kernels
+# Few, larger numba functions: each compiled function costs first-compile time.
+
+@njit(cache=True)
+def _dh_step(R, p, g, j, v):
+    """``(R, p) <- (R, p) A_j(v)`` in place: standard DH link j at kinematic value v."""
+    if g[_SIG + j] != 0.0:
+        th, d = g[_TH + j], v
+    else:
+        th, d = v, g[_D + j]
+    a, al = g[_A + j], g[_AL + j]
+    ct, st, ca, sa = math.cos(th), math.sin(th), math.cos(al), math.sin(al)
+    for i in range(3):
+        r0, r1, r2 = R[i, 0], R[i, 1], R[i, 2]
+        p[i] += (r0 * ct + r1 * st) * a + r2 * d
+        R[i, 0] = r0 * ct + r1 * st
+        R[i, 1] = (r1 * ct - r0 * st) * ca + r2 * sa
+        R[i, 2] = (r0 * st - r1 * ct) * sa + r2 * ca
 
 
-def _in_frame1(arm: SphericalWristArm, theta1: float, W: np.ndarray) -> tuple[float, float]:
-    """In-plane coordinates (along x1, along y1) of W in frame 1 (|alpha1| = pi/2)."""
-    s1a = _sign(math.sin(arm.alpha[0]))
-    c1, s1 = math.cos(theta1), math.sin(theta1)
-    return c1 * W[0] + s1 * W[1] - arm.a[0], s1a * (W[2] - arm.d[0])
+@njit(cache=True)
+def _wrist_centre(g, T):
+    """``(W, Tp)``: the wrist centre (3,) and ``base^-1 T tool^-1`` (3, 4) of the pose T."""
+    BT = np.zeros((3, 4))                   # base^-1 T (top three rows)
+    for i in range(3):
+        BT[i, 3] = g[_BINV + 4 * i + 3]
+        for k in range(3):
+            b = g[_BINV + 4 * i + k]
+            for j in range(4):
+                BT[i, j] += b * T[k, j]
+    Tp = np.zeros((3, 4))
+    for i in range(3):
+        Tp[i, 3] = BT[i, 3]
+        for k in range(3):
+            b = BT[i, k]
+            for j in range(4):
+                Tp[i, j] += b * g[_TINV + 4 * k + j]
+    v0, v1, v2 = -g[_A + 5], -g[_D + 5] * math.sin(g[_AL + 5]), -g[_D + 5] * math.cos(g[_AL + 5])
+    W = np.empty(3)
+    for i in range(3):
+        W[i] = Tp[i, 3] + Tp[i, 0] * v0 + Tp[i, 1] * v1 + Tp[i, 2] * v2
+    return W, Tp
 
 
-def _out_of_reach(config: str, W: np.ndarray, why: str) -> ValueError:
-    return ValueError(f"ikine6s: point out of reach for configuration {config!r}: {why} "
-                      f"(wrist centre at [{W[0]:.6g}, {W[1]:.6g}, {W[2]:.6g}] m in the base "
-                      "frame)")
+@njit(cache=True)
+def _z1_offset(g):
+    """The constant coordinate of the wrist centre along the joint-2 axis z1 (m)."""
+    if g[_KIND] == 0.0:
+        return g[_D + 1] + math.cos(g[_AL + 1]) * (g[_D + 2] + math.cos(g[_AL + 2]) * g[_D + 3])
+    th3 = g[_TH + 2]
+    uy = g[_A + 2] * math.sin(th3) - math.sin(g[_AL + 2]) * g[_D + 3] * math.cos(th3)
+    return g[_D + 1] + (1.0 if math.sin(g[_AL + 1]) >= 0.0 else -1.0) * uy
 
 
-def _arm_joints(arm: SphericalWristArm, kind: str, W: np.ndarray, shoulder: float,
-                elbow: float, config: str) -> tuple[float, float, float]:
-    """Kinematic values of joints 1-3 placing the wrist centre at W."""
-    s1a = _sign(math.sin(arm.alpha[0]))
-    D = _offset_along_z1(arm, kind) * s1a
+@njit(cache=True)
+def ikine6s_kernel(g, T, code):
+    """Solve one pose: ``(q, status)``.
+
+    Parameters
+    ----------
+    g : float64 array (81,)
+        From :func:`pack_ikine6s`.
+    T : float64 array (4, 4), C-contiguous
+        Tool pose in the world frame.
+    code : int64
+        From :func:`config_code`.
+
+    Returns
+    -------
+    q : float64 array (6,)
+        Joint coordinates (NaN unless status is 0).
+    status : int64
+        0 solved; 1 inside the shoulder-offset cylinder; 2 beyond or inside the elbow's
+        reach; 3 beyond the slide's reach (RRP).
+    """
+    q = np.empty(6)
+    q[:] = np.nan
+    W, Tp = _wrist_centre(g, T)
+    shoulder = -1.0 if code & 1 else 1.0
+    elbow = -1.0 if code & 2 else 1.0
+    # joint 1: r sin(theta1 - phi) = D sin(alpha1)
+    s1a = 1.0 if math.sin(g[_AL]) >= 0.0 else -1.0
+    D = _z1_offset(g) * s1a
     r = math.hypot(W[0], W[1])
     if r < abs(D):
-        if abs(D) - r > _REACH_TOL * max(1.0, abs(D)):
-            raise _out_of_reach(config, W, f"the wrist centre is {r:.6g} m from the waist axis, "
-                                f"closer than the shoulder offset {abs(D):.6g} m")
+        if abs(D) - r > 1e-12 * max(1.0, abs(D)):
+            return q, OUT_SHOULDER
         ratio = math.copysign(1.0, D)
     else:
         ratio = D / r if r > 0.0 else 0.0
     phi = math.atan2(W[1], W[0])
-    theta1 = phi + math.asin(ratio) if shoulder > 0 else phi + math.pi - math.asin(ratio)
-    X, Y = _in_frame1(arm, theta1, W)
-    a2 = arm.a[1]
-    if kind == "RRR":
-        eps2 = _sign(math.cos(arm.alpha[1]))
-        s3d4 = math.sin(arm.alpha[2]) * arm.d[3]
-        rho = math.hypot(arm.a[2], s3d4)
-        beta = math.atan2(s3d4, arm.a[2])
+    t1 = phi + math.asin(ratio) if shoulder > 0 else phi + math.pi - math.asin(ratio)
+    X = math.cos(t1) * W[0] + math.sin(t1) * W[1] - g[_A]     # W along x1 and y1
+    Y = s1a * (W[2] - g[_D])
+    a2 = g[_A + 1]
+    if g[_KIND] == 0.0:                     # RRR: planar 2R in the plane of frame 1
+        eps2 = 1.0 if math.cos(g[_AL + 1]) >= 0.0 else -1.0
+        s3d4 = math.sin(g[_AL + 2]) * g[_D + 3]
+        rho = math.hypot(g[_A + 2], s3d4)
+        beta = math.atan2(s3d4, g[_A + 2])
         K = (X * X + Y * Y - a2 * a2 - rho * rho) / (2.0 * a2 * rho)
         if abs(K) > 1.0:
-            if abs(K) - 1.0 > _REACH_TOL * 1e3:
-                reach = (abs(a2) - rho, abs(a2) + rho)
-                raise _out_of_reach(config, W, f"the wrist centre is {math.hypot(X, Y):.6g} m "
-                                    f"from the shoulder, outside [{abs(reach[0]):.6g}, "
-                                    f"{reach[1]:.6g}] m")
+            if abs(K) - 1.0 > 1e-9:
+                return q, OUT_ELBOW
             K = math.copysign(1.0, K)
-        sigma = -shoulder * s1a * eps2 * _sign(a2) * elbow
-        theta3 = beta + sigma * math.acos(K)
-        vx = rho * math.cos(theta3 - beta)
-        vy = rho * math.sin(theta3 - beta)
-        theta2 = math.atan2(Y, X) - math.atan2(eps2 * vy, a2 + vx)
-        return theta1, theta2, theta3
-    # RRP: W1 = Rz(theta2) (a2 + ux, -s2 uz) with uz = L3 + cos(alpha3) d4
-    th3 = arm.theta[2]
-    ux = arm.a[2] * math.cos(th3) + math.sin(arm.alpha[2]) * arm.d[3] * math.sin(th3)
-    s2 = _sign(math.sin(arm.alpha[1]))
-    h2 = X * X + Y * Y - (a2 + ux) ** 2
-    if h2 < 0.0:
-        if -h2 > _REACH_TOL * max(1.0, (a2 + ux) ** 2):
-            raise _out_of_reach(config, W, f"the wrist centre is closer to the shoulder than "
-                                f"the fixed offset {abs(a2 + ux):.6g} m")
-        h2 = 0.0
-    uz = elbow * math.sqrt(h2)
-    theta2 = math.atan2(Y, X) - math.atan2(-s2 * uz, a2 + ux)
-    return theta1, theta2, uz - math.cos(arm.alpha[2]) * arm.d[3]
-
-
-def _zyz(M: np.ndarray) -> tuple[float, float, float]:
-    """ZYZ Euler angles (phi, theta, psi) of M with theta in [0, pi]; phi = 0 if singular."""
-    st = math.hypot(M[0, 2], M[1, 2])
-    theta = math.atan2(st, M[2, 2])
-    if st > 1e-12:
-        return math.atan2(M[1, 2], M[0, 2]), theta, math.atan2(M[2, 1], -M[2, 0])
-    rest = _roty(theta).T @ M       # = Rz(psi) when phi = 0
-    return 0.0, theta, math.atan2(rest[1, 0], rest[0, 0])
-
-
-def _wrist_joints(arm: SphericalWristArm, th123: tuple[float, float, float], R: np.ndarray,
-                  flip: bool) -> tuple[float, float, float]:
-    """Kinematic angles of joints 4-6 giving the end rotation R (frame 0)."""
-    T03 = np.eye(4)
+        sa2 = 1.0 if a2 >= 0.0 else -1.0
+        t3 = beta - shoulder * s1a * eps2 * sa2 * elbow * math.acos(K)
+        vx, vy = rho * math.cos(t3 - beta), rho * math.sin(t3 - beta)
+        t2 = math.atan2(Y, X) - math.atan2(eps2 * vy, a2 + vx)
+    else:                                   # RRP: polar coordinates in the plane of frame 1
+        th3 = g[_TH + 2]
+        ux = g[_A + 2] * math.cos(th3) + math.sin(g[_AL + 2]) * g[_D + 3] * math.sin(th3)
+        h2 = X * X + Y * Y - (a2 + ux) ** 2
+        if h2 < 0.0:
+            if -h2 > 1e-12 * max(1.0, (a2 + ux) ** 2):
+                return q, OUT_SLIDE
+            h2 = 0.0
+        uz = elbow * math.sqrt(h2)
+        s2 = 1.0 if math.sin(g[_AL + 1]) >= 0.0 else -1.0
+        t2 = math.atan2(Y, X) - math.atan2(-s2 * uz, a2 + ux)
+        t3 = uz - math.cos(g[_AL + 2]) * g[_D + 3]
+    # wrist: N = R03^T R, M = N Rx(alpha4 + alpha5 + alpha6)^T = Rz(t4) Ry(-s4 t5) Rz(s6 t6)
+    R03, p03 = np.zeros((3, 3)), np.zeros(3)
+    R03[0, 0] = R03[1, 1] = R03[2, 2] = 1.0
+    t123 = np.empty(3)
+    t123[0], t123[1], t123[2] = t1, t2, t3
     for j in range(3):
-        T03 = T03 @ _joint_dh(arm, j, th123[j])
-    al4, al5, al6 = arm.alpha[3], arm.alpha[4], arm.alpha[5]
-    M = T03[:3, :3].T @ R @ _rotx(al4 + al5 + al6).T
-    phi, theta, psi = _zyz(M)
-    s4 = _sign(math.sin(al4))
-    s6 = 1.0 if _is(al4 + al5, 0.0) else -1.0
-    cand = ((phi, -s4 * theta, s6 * psi),
-            (phi + math.pi, s4 * theta, s6 * (psi + math.pi)))
-    # 'n' is the solution with sin(theta5) >= 0
-    first_is_n = -s4 * theta >= 0.0
-    return cand[0] if first_is_n != flip else cand[1]
+        _dh_step(R03, p03, g, j, t123[j])
+    N = np.zeros((3, 3))
+    for i in range(3):
+        for j in range(3):
+            for k in range(3):
+                N[i, j] += R03[k, i] * Tp[k, j]
+    al4, al5 = g[_AL + 3], g[_AL + 4]
+    c, s = math.cos(al4 + al5 + g[_AL + 5]), math.sin(al4 + al5 + g[_AL + 5])
+    m02, m12, m22 = s * N[0, 1] + c * N[0, 2], s * N[1, 1] + c * N[1, 2], s * N[2, 1] + c * N[2, 2]
+    m20, m21 = N[2, 0], c * N[2, 1] - s * N[2, 2]
+    st = math.hypot(m02, m12)
+    e = math.atan2(st, m22)
+    if st > 1e-12:
+        t4, psi = math.atan2(m12, m02), math.atan2(m21, -m20)
+    else:                                   # wrist singularity: theta4 = 0
+        t4 = 0.0
+        psi = math.atan2(N[1, 0], math.cos(e) * N[0, 0] - math.sin(e) * m20)
+    s4 = 1.0 if math.sin(al4) >= 0.0 else -1.0
+    al45 = al4 + al5                        # 0 or +-pi (classified when packing)
+    s6 = 1.0 if abs(math.sin(0.5 * al45)) < 1e-6 else -1.0
+    t5, t6 = -s4 * e, s6 * psi
+    if (t5 >= 0.0) == ((code & 4) != 0):    # 'n' has sin(theta5) >= 0, 'f' the other one
+        t4, t5, t6 = t4 + math.pi, -t5, s6 * (psi + math.pi)
+    q[0], q[1], q[2], q[3], q[4], q[5] = t1, t2, t3, t4, t5, t6
+    for j in range(6):
+        q[j] -= g[_OFF + j]
+        if g[_SIG + j] == 0.0:              # (-pi, pi], or shifted into the limits
+            v = q[j] - 2.0 * math.pi * math.ceil((q[j] - math.pi) / (2.0 * math.pi))
+            lo, hi = g[_QLO + j], g[_QHI + j]
+            if not lo <= v <= hi:
+                if lo <= v + 2.0 * math.pi <= hi:
+                    v += 2.0 * math.pi
+                elif lo <= v - 2.0 * math.pi <= hi:
+                    v -= 2.0 * math.pi
+            q[j] = v
+    return q, OK
 
 
-def _wrap(q: float, lo: float, hi: float) -> float:
-    """q wrapped to (-pi, pi], or shifted by 2 pi into [lo, hi] when that helps."""
-    q = -math.remainder(-q, 2 * math.pi)        # (-pi, pi]
-    if not lo <= q <= hi:
-        for alt in (q + 2 * math.pi, q - 2 * math.pi):
-            if lo <= alt <= hi:
-                return alt
-    return q
+@njit(cache=True)
+def _config_kernel(g, q):
+    """Configuration code of the joint vector q (see :func:`arm_config`)."""
+    th = np.empty(6)
+    R, p, E = np.zeros((3, 3)), np.zeros(3), np.zeros(3)
+    R[0, 0] = R[1, 1] = R[2, 2] = 1.0
+    for j in range(6):
+        th[j] = q[j] + g[_OFF + j]
+        _dh_step(R, p, g, j, th[j])
+        if j == 1:                          # the elbow: origin of frame 2
+            E[0], E[1], E[2] = p[0], p[1], p[2]
+    W = np.empty(3)                         # wrist centre in frame 0
+    v0, v1, v2 = -g[_A + 5], -g[_D + 5] * math.sin(g[_AL + 5]), -g[_D + 5] * math.cos(g[_AL + 5])
+    for i in range(3):
+        W[i] = p[i] + R[i, 0] * v0 + R[i, 1] * v1 + R[i, 2] * v2
+    c1, s1 = math.cos(th[0]), math.sin(th[0])
+    fwd = c1 * W[0] + s1 * W[1] >= 0.0
+    if g[_KIND] == 0.0:                     # elbow E = origin of frame 2, both in frame 1
+        s1a = 1.0 if math.sin(g[_AL]) >= 0.0 else -1.0
+        X, Y = c1 * W[0] + s1 * W[1] - g[_A], s1a * (W[2] - g[_D])
+        EX, EY = c1 * E[0] + s1 * E[1] - g[_A], s1a * (E[2] - g[_D])
+        up = (1.0 if fwd else -1.0) * s1a * (X * EY - Y * EX) >= 0.0
+    else:
+        up = th[2] + math.cos(g[_AL + 2]) * g[_D + 3] >= 0.0
+    return (0 if fwd else 1) + (0 if up else 2) + (0 if math.sin(th[4]) >= 0.0 else 4)
 
+
+# ---------------------------------------------------------------------------- public API
 
 def _check_pose(T: np.ndarray) -> None:
-    if not np.all(np.isfinite(T)):
-        raise ValueError("ikine6s: T contains non-finite values")
     R = T[:3, :3]
-    if np.max(np.abs(R.T @ R - np.eye(3))) > 1e-6 or abs(np.linalg.det(R) - 1.0) > 1e-6 \
-            or np.max(np.abs(T[3] - [0.0, 0.0, 0.0, 1.0])) > 1e-12:
+    if not np.all(np.isfinite(T)) or np.abs(R.T @ R - np.eye(3)).max() > 1e-6 \
+            or np.linalg.det(R) < 0 or np.abs(T[3] - (0.0, 0.0, 0.0, 1.0)).max() > 1e-12:
         raise ValueError("ikine6s: T is not a homogeneous transform (rotation part not "
-                         "orthonormal with determinant +1, or last row not [0, 0, 0, 1])")
+                         "orthonormal with determinant +1, or last row not [0, 0, 0, 1], or "
+                         "non-finite values)")
 
 
-def _solve_one(arm: SphericalWristArm, kind: str, T: np.ndarray, config: str,
-               parsed: tuple[float, float, bool]) -> np.ndarray:
-    _check_pose(T)
-    Tp = np.linalg.solve(arm.base, T) @ np.linalg.inv(arm.tool)
-    W = _wrist_centre(arm, Tp)
-    shoulder, elbow, flip = parsed
-    th123 = _arm_joints(arm, kind, W, shoulder, elbow, config)
-    th456 = _wrist_joints(arm, th123, Tp[:3, :3], flip)
-    q = np.array(th123 + th456) - arm.offset
-    for j in range(6):
-        if not arm.sigma[j]:
-            q[j] = _wrap(q[j], arm.qlim[j, 0], arm.qlim[j, 1])
-    return q
+def _unreachable(g: np.ndarray, T: np.ndarray, code: int, status: int) -> ValueError:
+    W, _ = _wrist_centre(g, T)
+    if status == OUT_SHOULDER:
+        why = (f"the wrist centre is {math.hypot(W[0], W[1]):.6g} m from the waist axis, "
+               f"closer than the shoulder offset {abs(_z1_offset(g)):.6g} m")
+    elif status == OUT_ELBOW:
+        upper = abs(g[_A + 1])
+        fore = math.hypot(g[_A + 2], math.sin(g[_AL + 2]) * g[_D + 3])
+        why = (f"the shoulder-to-wrist distance is outside the elbow's range "
+               f"[{abs(upper - fore):.6g}, {upper + fore:.6g}] m")
+    else:
+        why = "the wrist centre is closer to the shoulder than the slide's fixed offset"
+    return ValueError(f"ikine6s: point out of reach for configuration {_code_string(code)!r}: "
+                      f"{why} (wrist centre at [{W[0]:.6g}, {W[1]:.6g}, {W[2]:.6g}] m in "
+                      "the base frame)")
 
 
 def ikine6s(robot, T: np.ndarray, config: str = "lun") -> np.ndarray:
@@ -401,15 +468,19 @@ def ikine6s(robot, T: np.ndarray, config: str = "lun") -> np.ndarray:
         the configuration string is invalid, T is not a pose, or the pose is out of reach for
         the configuration ("point out of reach", naming the wrist centre).
     """
-    arm = wrist_arm(robot)
-    kind = _classify(arm)
-    parsed = _parse_config(config)
-    T = np.asarray(T, dtype=float)
-    if T.shape == (4, 4):
-        return _solve_one(arm, kind, T, config, parsed)
-    if T.ndim == 3 and T.shape[1:] == (4, 4):
-        return np.array([_solve_one(arm, kind, Tk, config, parsed) for Tk in T]).reshape(-1, 6)
-    raise ValueError(f"ikine6s: T must have shape (4, 4) or (M, 4, 4), got {T.shape}")
+    g = pack_ikine6s(robot)
+    code = config_code(config)
+    T = np.ascontiguousarray(T, dtype=float)
+    if T.shape != (4, 4) and not (T.ndim == 3 and T.shape[1:] == (4, 4)):
+        raise ValueError(f"ikine6s: T must have shape (4, 4) or (M, 4, 4), got {T.shape}")
+    poses = T.reshape(-1, 4, 4)
+    out = np.empty((poses.shape[0], 6))
+    for k in range(poses.shape[0]):
+        _check_pose(poses[k])
+        out[k], status = ikine6s_kernel(g, poses[k], code)
+        if status != OK:
+            raise _unreachable(g, poses[k], code, status)
+    return out[0] if T.ndim == 2 else out
 
 
 def arm_config(robot, q: np.ndarray) -> str:
@@ -419,24 +490,8 @@ def arm_config(robot, q: np.ndarray) -> str:
     ``ikine6s(robot, fkine(q), arm_config(robot, q))`` returns ``q`` (mod 2 pi) away from
     singularities.
     """
-    arm = wrist_arm(robot)
-    kind = _classify(arm)
-    th = np.asarray(q, dtype=float).reshape(6) + arm.offset
-    T = np.eye(4)
-    frames = []
-    for j in range(6):
-        T = T @ _joint_dh(arm, j, th[j])
-        frames.append(T)
-    W = _wrist_centre(arm, T)
-    c1, s1 = math.cos(th[0]), math.sin(th[0])
-    fwd = _sign(c1 * W[0] + s1 * W[1])
-    if kind == "RRR":
-        X, Y = _in_frame1(arm, th[0], W)
-        E = frames[1][:3, 3]
-        EX, EY = _in_frame1(arm, th[0], E)
-        cross = X * EY - Y * EX
-        up = _sign(fwd * _sign(math.sin(arm.alpha[0])) * cross)
-    else:
-        up = _sign(th[2] + math.cos(arm.alpha[2]) * arm.d[3])
-    return ("l" if fwd > 0 else "r") + ("u" if up > 0 else "d") + \
-        ("n" if math.sin(th[4]) >= 0.0 else "f")
+    g = pack_ikine6s(robot)
+    q = np.ascontiguousarray(q, dtype=float)
+    if q.shape != (6,):
+        raise ValueError(f"arm_config: q must have shape (6,), got {q.shape}")
+    return _code_string(_config_kernel(g, q))

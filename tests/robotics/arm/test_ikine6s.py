@@ -10,7 +10,14 @@ import math
 import numpy as np
 import pytest
 
-from blocksim.robotics.arm.ikine6s import SphericalWristArm, arm_config, ikine6s
+from blocksim.robotics.arm.ikine6s import (
+    SphericalWristArm,
+    arm_config,
+    config_code,
+    ikine6s,
+    ikine6s_kernel,
+    pack_ikine6s,
+)
 from blocksim.robotics.arm.layout import from_dh, rotx, rotz, trans
 
 pi = math.pi
@@ -231,3 +238,28 @@ def test_unsupported_structures_and_bad_arguments():
     flat[0, 3] = 0.0                      # alpha1 = 0: not a vertical-shoulder arm
     with pytest.raises(ValueError, match="alpha1"):
         ikine6s(SphericalWristArm.from_dh(flat), np.eye(4))
+
+
+def test_kernel_and_configuration_codes():
+    assert [config_code(c) for c in ("lun", "", "r", "ud", "rdf", "RDF", "rl")] == \
+        [0, 0, 1, 2, 7, 7, 0]
+    arr, arm = build("puma560", np.random.default_rng(12))
+    g = pack_ikine6s(arm)
+    assert g.dtype == np.float64 and g.shape == (81,)
+    T = fk(arr, np.array([0.2, 0.3, -0.4, 0.5, -0.6, 0.7]))
+    for config in CONFIGS:
+        q, status = ikine6s_kernel(g, T, config_code(config))
+        assert status == 0
+        np.testing.assert_array_equal(q, ikine6s(arm, T, config))
+    q, status = ikine6s_kernel(g, arm.base @ trans(2.0, 0.0, 0.0), 0)
+    assert status == 2 and np.all(np.isnan(q))
+    q, status = ikine6s_kernel(g, arm.base @ trans(0.05, 0.0, 0.3) @ np.linalg.inv(arm.tool), 0)
+    assert status == 1 and np.all(np.isnan(q))
+
+
+def test_non_dh_serial_link_is_rejected():
+    from blocksim.robotics.arm.serial_link import SerialLink
+
+    robot = SerialLink(from_dh(PUMA))          # links given by fixed transforms, not DH
+    with pytest.raises(ValueError, match="standard DH"):
+        ikine6s(robot, np.eye(4))

@@ -6,6 +6,7 @@ import math
 import numpy as np
 import pytest
 
+from blocksim.robotics.arm.convert import from_dyn_matrix
 from blocksim.robotics.arm.ikine6s import arm_config, ikine6s
 from blocksim.robotics.models import stanford
 
@@ -40,6 +41,21 @@ def test_parameters_equal_the_scilab_dyn_matrix():
     np.testing.assert_allclose([L.Jm for L in links], SEED["Jm"])
     np.testing.assert_allclose([L.G for L in links], SEED["G"])
     assert all(L.B == 0 and not np.any(L.Tc) for L in links)   # "B and Tc are not given"
+
+
+def test_model_behaves_like_the_scilab_dyn_matrix_robot():
+    cols = ("alpha", "A", "theta", "D", "sigma", "m", "rx", "ry", "rz", "Ixx", "Iyy", "Izz")
+    dyn = np.column_stack([SEED[c] for c in cols] + [np.zeros((6, 3))]
+                          + [SEED["Jm"], SEED["G"]])
+    seed_robot = from_dyn_matrix(dyn, "Stanford Arm")
+    robot = stanford()
+    rng = np.random.default_rng(6)
+    for _ in range(3):
+        q = rng.uniform(robot.qlim[:, 0], robot.qlim[:, 1])
+        np.testing.assert_allclose(robot.fkine(q), seed_robot.fkine(q), atol=1e-12)
+        np.testing.assert_allclose(robot.inertia(q), seed_robot.inertia(q), rtol=1e-12)
+        np.testing.assert_allclose(robot.gravload(q), seed_robot.gravload(q), rtol=1e-12,
+                                   atol=1e-12)
 
 
 def test_every_link_inertia_is_physical():
