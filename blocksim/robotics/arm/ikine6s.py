@@ -43,8 +43,8 @@ Joint limits are not used to choose a solution (as in RTB); revolute angles are 
 Relation to RTB 9.10: for the Puma 560, 'l' and 'n' are RTB's and so are 'u'/'d' with 'l';
 with 'r' RTB keeps Paul and Zhang's sign of the elbow term, which puts the elbow physically
 below the shoulder-wrist line, so RTB's 'ru' is 'rd' here. For other arms RTB's generated
-solutions flip 'l'/'r' and 'n'/'f' with the sign of alpha1 and alpha4; here the letters keep
-the geometric meanings above for every arm.
+solutions swap 'l'/'r' with the sign of alpha1 and 'n'/'f' with the sign of alpha4; here the
+letters keep the geometric meanings above for every arm.
 
 Numerics: :func:`ikine6s_kernel` (numba) solves one pose from the packed geometry vector of
 :func:`pack_ikine6s` and a configuration code (:func:`config_code`); :func:`ikine6s` checks the
@@ -143,9 +143,14 @@ def wrist_arm(robot) -> SphericalWristArm:
 
 # ---------------------------------------------------------------------------- classification
 
-def _is(angle: float, value: float) -> bool:
-    """True if ``angle`` equals ``value`` modulo 2 pi (within :data:`_TOL`)."""
-    return abs(math.remainder(angle - value, 2 * math.pi)) < _TOL
+def _perpendicular(alpha: float) -> bool:
+    """True if the twist ``alpha`` is +-pi/2 (mod 2 pi), within :data:`_TOL`."""
+    return abs(math.cos(alpha)) < _TOL
+
+
+def _parallel(alpha: float) -> bool:
+    """True if the twist ``alpha`` is 0 or pi (mod 2 pi), within :data:`_TOL`."""
+    return abs(math.sin(alpha)) < _TOL
 
 
 def _classify(arm: SphericalWristArm) -> str:
@@ -154,18 +159,18 @@ def _classify(arm: SphericalWristArm) -> str:
         raise ValueError(f"{name}: the robot has {arm.sigma.shape[0]} joints, ikine6s needs 6")
     a, d, al, s = arm.a, arm.d, arm.alpha, arm.sigma
     if s[3] or s[4] or s[5] or abs(a[3]) > _TOL or abs(a[4]) > _TOL or abs(d[4]) > _TOL \
-            or not (_is(abs(al[3]), math.pi / 2) and _is(abs(al[4]), math.pi / 2)):
+            or not (_perpendicular(al[3]) and _perpendicular(al[4])):
         raise ValueError(f"{name}: the wrist is not spherical (needs revolute joints 4-6 with "
                          "a4 = a5 = d5 = 0 and |alpha4| = |alpha5| = pi/2)")
-    if s[0] or not _is(abs(al[0]), math.pi / 2):
+    if s[0] or not _perpendicular(al[0]):
         raise ValueError(f"{name}: needs a revolute joint 1 with |alpha1| = pi/2, "
                          f"got alpha1 = {al[0]:.6g} rad")
-    if not s[1] and not s[2] and (_is(al[1], 0.0) or _is(al[1], math.pi)):
+    if not s[1] and not s[2] and _parallel(al[1]):
         if abs(a[1]) < _TOL or math.hypot(a[2], math.sin(al[2]) * d[3]) < _TOL:
             raise ValueError(f"{name}: a planar elbow needs a2 != 0 and a forearm of non-zero "
                              "length in the plane of joints 2 and 3")
         return "RRR"
-    if not s[1] and s[2] and _is(abs(al[1]), math.pi / 2):
+    if not s[1] and s[2] and _perpendicular(al[1]):
         return "RRP"
     raise ValueError(f"{name}: joints 2-3 must be RR with parallel axes (alpha2 = 0 or pi) or "
                      "RP with |alpha2| = pi/2")
