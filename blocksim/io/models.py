@@ -13,13 +13,12 @@ kind's builder is called with the other members as keyword arguments (read by th
 :mod:`blocksim.io.values`; a builder parameter annotated ``str`` takes plain strings).
 
 Kinds are registered from Python code (:func:`register_model_kind`); the file only names them,
-and a zoo model is looked up by name in the zoo's explicit list (the public callables of
-:mod:`blocksim.robotics.models`), never imported by a string from the file.
+and a zoo model is looked up by name in the zoo's explicit list
+(:func:`blocksim.robotics.models.models`), never imported by a string from the file.
 """
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Callable
 from typing import Any
 
@@ -76,19 +75,16 @@ def kind_of(spec: dict[str, Any]) -> str:
 
 
 def zoo_names() -> dict[str, Callable[..., Any]]:
-    """The model zoo: public callables of :mod:`blocksim.robotics.models` by name (empty when
-    that module is not installed)."""
+    """The model zoo's explicit list, ``{name: constructor}`` (from
+    :func:`blocksim.robotics.models.models`); empty when the zoo is not installed."""
     try:
         from blocksim.robotics import models  # a fixed module, never a name from a file
     except ImportError:
         return {}
-    names = getattr(models, "__all__", None) or [n for n in vars(models) if not n.startswith("_")]
-    out = {}
-    for n in names:
-        f = getattr(models, n, None)
-        if inspect.isfunction(f) and f.__module__.startswith("blocksim.robotics"):
-            out[n] = f
-    return out
+    listing = getattr(models, "models", None)
+    if callable(listing):
+        return {info.name: info.constructor for info in listing()}
+    return {}
 
 
 def _zoo(zoo: str) -> Any:
@@ -105,19 +101,22 @@ def _zoo(zoo: str) -> Any:
 
 def _dh(dh: Any, sigma: Any = None, offset: Any = None, modified: bool = False,
         dyn: Any = None, base: Any = None, tool: Any = None, gravity: Any = None,
-        qlim: Any = None) -> Any:
-    """An arm from a DH table: rows ``[theta, d, a, alpha]`` [rad, m, m, rad] (see
+        qlim: Any = None, name: str = "arm") -> Any:
+    """A :class:`~blocksim.robotics.arm.SerialLink` from a DH table: rows
+    ``[theta, d, a, alpha]`` [rad, m, m, rad] (see
     :func:`blocksim.robotics.arm.layout.from_dh` for the other members)."""
     import numpy as np
 
+    from blocksim.robotics.arm import SerialLink
     from blocksim.robotics.arm.layout import from_dh
 
     table = np.asarray(dh, dtype=float)
     if table.ndim != 2 or table.shape[1] != 4 or table.shape[0] < 1:
         raise ValueError(f"dh must be a table with one row [theta, d, a, alpha] per link, got "
                          f"shape {table.shape}")
-    return from_dh(table, sigma=sigma, offset=offset, modified=bool(modified), dyn=dyn,
-                   base=base, tool=tool, gravity=gravity, qlim=qlim)
+    arrays = from_dh(table, sigma=sigma, offset=offset, modified=bool(modified), dyn=dyn,
+                     base=base, tool=tool, gravity=gravity, qlim=qlim)
+    return SerialLink(arrays, name=name)
 
 
 register_model_kind("zoo", _zoo)

@@ -119,24 +119,32 @@ def test_a_model_reaches_a_registered_block(holder):
         unregister_model_kind("toy")
 
 
-def test_dh_models_build_arm_arrays():
-    f = loads(doc({}, models={"planar": {"dh": [[0, 0, 1, 0], [0, 0, "1/2", 0]],
-                                         "modified": False}}))
+def test_dh_models_build_serial_links():
+    import numpy as np
+
     from blocksim.io.context import context_of
 
+    f = loads(doc({}, models={"planar": {"dh": [[0, 0, 1, 0], [0, 0, "1/2", 0]],
+                                         "modified": False, "name": "planar"}}))
     arm = context_of(f.diagram).models["planar"]
-    assert arm.n == 2 and arm.B[1][0, 3] == 0.5
+    assert arm.n == 2 and arm.name == "planar"
+    T = np.asarray(arm.fkine([0.0, math.pi / 2]))
+    np.testing.assert_allclose(T[:3, 3], [1.0, 0.5, 0.0], atol=1e-12)
 
 
 def test_zoo_models_come_from_the_zoo_list_only():
+    from blocksim.io.context import context_of
     from blocksim.io.models import zoo_names
 
     probs = problems_of(doc({}, models={"r": {"zoo": "os.system"}}))
     assert len(probs) == 1
-    if zoo_names():
-        assert "no model 'os.system' in the zoo" in probs[0]
-    else:
+    if not zoo_names():
         assert "model zoo (blocksim.robotics.models) is not available" in probs[0]
+        return
+    assert "no model 'os.system' in the zoo" in probs[0] and "puma560" in probs[0]
+    f = loads(doc({}, models={"p": {"zoo": "puma560"}, "q": {"zoo": "puma560"}}))
+    p, q = context_of(f.diagram).models["p"], context_of(f.diagram).models["q"]
+    assert p.n == 6 and p is not q  # each model is its own robot
 
 
 def test_inline_and_file_subsystems_with_parameters(tmp_path):

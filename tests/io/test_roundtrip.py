@@ -240,3 +240,16 @@ def test_saving_a_loaded_file_keeps_what_was_written():
     # a parameter changed in Python is written as its new value
     loaded.diagram["g"].__dict__["_params"]["K"] = 4.0
     assert json.loads(dumps(loaded.diagram))["blocks"]["g"]["params"]["K"] == 4.0
+
+
+def test_diagram_methods_save_load_to_json_from_json(tmp_path):
+    d = Diagram("methods")
+    c = d.add(Constant(2.0), name="c")
+    g = d.add(Gain(3.0), name="g")
+    d.connect(c, g)
+    path = d.save(tmp_path / "m.json")
+    assert json.loads(path.read_text())["blocks"]["g"] == {"type": "Gain",
+                                                           "params": {"K": 3.0}}
+    for back in (Diagram.load(path), Diagram.from_json(d.to_json())):
+        assert isinstance(back, Diagram) and back.name == "methods"
+        assert simulate(back, 0.0)["g.y"][-1] == 6.0
