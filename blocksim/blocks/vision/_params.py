@@ -1,0 +1,52 @@
+"""Constructor-argument checks shared by the vision blocks."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from blocksim.engine.errors import BlockParameterError
+from blocksim.robotics.camera import CentralCamera
+
+#: the camera keywords every vision block takes, with CentralCamera's defaults
+INTRINSIC_DEFAULTS = dict(f=0.008, rho=10e-6, pp=None, resolution=(1024, 1024))
+
+
+def intrinsics(owner: str, f: Any, rho: Any, pp: Any, resolution: Any) -> CentralCamera:
+    """A :class:`CentralCamera` at the origin from the block's keywords, or a
+    ``BlockParameterError`` naming the block."""
+    try:
+        return CentralCamera(f=f, rho=rho, pp=pp, resolution=resolution)
+    except (TypeError, ValueError) as exc:
+        raise BlockParameterError(f"{owner}: {str(exc).removeprefix('CentralCamera: ')}") \
+            from None
+
+
+def packed(cam: CentralCamera) -> tuple[float, float, float, float]:
+    """Kernel parameters ``(fu, fv, u0, v0)`` of a camera."""
+    return (cam.fu, cam.fv, cam.u0, cam.v0)
+
+
+def checked(owner: str, name: str, value: Any, convert: Callable[..., np.ndarray],
+            *args: Any) -> np.ndarray:
+    """``convert(value, *args)`` as a writeable C-contiguous float64 array of finite values;
+    a ``BlockParameterError`` naming the block and the parameter otherwise."""
+    try:
+        arr = convert(value, *args, f"{owner}: parameter '{name}'")
+    except (TypeError, ValueError) as exc:
+        raise BlockParameterError(str(exc)) from None
+    arr = np.array(arr, dtype=np.float64, order="C")
+    if not np.all(np.isfinite(arr)):
+        raise BlockParameterError(f"{owner}: parameter '{name}' must be finite")
+    return arr
+
+
+def as_input(a: Any) -> Any:
+    """An input signal in the layout the kernels are compiled for (C-contiguous, writeable
+    float64 arrays; floats unchanged), so the interpreted path adds no compiled signatures."""
+    if isinstance(a, np.ndarray) and not (a.flags.c_contiguous and a.flags.writeable
+                                          and a.dtype == np.float64):
+        return np.array(a, dtype=np.float64, order="C")
+    return a
