@@ -1,0 +1,42 @@
+"""Blocks for serial-link arms: transforms, pose integration and trajectory sources.
+
+Poses are (4, 4) float64 homogeneous transforms, angles radians, vectors (n,) float64 arrays
+(see :mod:`blocksim.blocks.arm.transforms`). Every block here has compiled kernels.
+"""
+
+from blocksim.blocks.arm.pose_integrator import PoseIntegrator
+from blocksim.blocks.arm.trajectories import LSPB, CirclePath, CTraj, JTraj, MSTraj, MTraj
+from blocksim.blocks.arm.transforms import (
+    AngDiff,
+    Delta2Tr,
+    EulToTr,
+    RPYToTr,
+    Tr2Delta,
+    TrInverse,
+    TrMultiply,
+    TrToEul,
+    TrToRPY,
+    TrToXYZ,
+    XYZToTr,
+)
+
+__all__ = [
+    "LSPB",
+    "AngDiff",
+    "CTraj",
+    "CirclePath",
+    "Delta2Tr",
+    "EulToTr",
+    "JTraj",
+    "MSTraj",
+    "MTraj",
+    "PoseIntegrator",
+    "RPYToTr",
+    "Tr2Delta",
+    "TrInverse",
+    "TrMultiply",
+    "TrToEul",
+    "TrToRPY",
+    "TrToXYZ",
+    "XYZToTr",
+]
