@@ -114,6 +114,46 @@ def _transform(T, name: str) -> np.ndarray:
     return M
 
 
+def _vec3(r) -> np.ndarray:
+    v = np.asarray(r, dtype=float).ravel()
+    if v.size != 3 or not np.all(np.isfinite(v)):
+        raise ValueError(f"Link: r (centre of mass) must be a finite 3-vector, got {r!r}")
+    return v.copy()
+
+
+def _scalar(name: str, doc: str, nonneg: bool = False, dh: bool = False) -> property:
+    """A float property stored as ``_name``, validated on assignment."""
+    attr = "_" + name
+
+    def fget(self) -> float:
+        if dh:
+            self._dh_only(name)
+        return getattr(self, attr)
+
+    def fset(self, value) -> None:
+        if dh:
+            self._dh_only(name)
+        v = _float(name, value)
+        if nonneg and v < 0:
+            raise ValueError(f"Link: {name} must be >= 0, got {v}")
+        setattr(self, attr, v)
+
+    return property(fget, fset, doc=doc)
+
+
+def _array(name: str, convert, doc: str) -> property:
+    """An array property stored as ``_name``; the getter hands out a copy."""
+    attr = "_" + name
+
+    def fget(self) -> np.ndarray:
+        return getattr(self, attr).copy()
+
+    def fset(self, value) -> None:
+        setattr(self, attr, convert(value))
+
+    return property(fget, fset, doc=doc)
+
+
 class Link:
     """One joint and the link it moves (see the module docstring for the constructor forms).
 
@@ -312,24 +352,10 @@ class Link:
             raise ValueError(f"Link: {name} is not defined for a link given by fixed transforms "
                              f"(product of exponentials / non-DH model); use pre/post")
 
-    def _dh_property(name: str):
-        def fget(self) -> float:
-            self._dh_only(name)
-            return getattr(self, "_" + name)
-
-        def fset(self, value) -> None:
-            self._dh_only(name)
-            setattr(self, "_" + name, _float(name, value))
-
-        doc = {"theta": "joint angle (rad)", "d": "link offset (m)", "a": "link length (m)",
-               "alpha": "link twist (rad)"}[name]
-        return property(fget, fset, doc=f"DH {doc}; the joint variable replaces it.")
-
-    theta = _dh_property("theta")
-    d = _dh_property("d")
-    a = _dh_property("a")
-    alpha = _dh_property("alpha")
-    del _dh_property
+    theta = _scalar("theta", "DH joint angle (rad); q replaces it for a revolute joint.", dh=True)
+    d = _scalar("d", "DH link offset (m); q replaces it for a prismatic joint.", dh=True)
+    a = _scalar("a", "DH link length (m).", dh=True)
+    alpha = _scalar("alpha", "DH link twist (rad).", dh=True)
 
     @property
     def sigma(self) -> int:
@@ -402,23 +428,8 @@ class Link:
         J = rotz(v) if self._sigma == 0 else trans(0.0, 0.0, v)
         return pre @ J @ post
 
-    @property
-    def offset(self) -> float:
-        """Joint variable offset (rad or m), added before kinematics."""
-        return self._offset
-
-    @offset.setter
-    def offset(self, value) -> None:
-        self._offset = _float("offset", value)
-
-    @property
-    def qlim(self) -> np.ndarray:
-        """Joint limits ``[min, max]`` (rad or m), a copy; ``[-inf, inf]`` when unset."""
-        return self._qlim.copy()
-
-    @qlim.setter
-    def qlim(self, value) -> None:
-        self._qlim = _limits(value)
+    offset = _scalar("offset", "Joint variable offset (rad or m), added before kinematics.")
+    qlim = _array("qlim", _limits, "Joint limits [min, max] (rad or m); [-inf, inf] if unset.")
 
     def islimit(self, q: float) -> int:
         """-1 if ``q`` is below the lower limit, +1 if above the upper limit, else 0."""
@@ -426,80 +437,14 @@ class Link:
         return -1 if v < self._qlim[0] else (1 if v > self._qlim[1] else 0)
 
     # ------------------------------------------------------------------------------- dynamics
-    @property
-    def m(self) -> float:
-        """Link mass (kg)."""
-        return self._m
-
-    @m.setter
-    def m(self, value) -> None:
-        v = _float("m", value)
-        if v < 0:
-            raise ValueError(f"Link: mass m must be >= 0, got {v}")
-        self._m = v
-
-    @property
-    def r(self) -> np.ndarray:
-        """Centre of mass in the link frame (m), (3,), a copy."""
-        return self._r.copy()
-
-    @r.setter
-    def r(self, value) -> None:
-        v = np.asarray(value, dtype=float).ravel()
-        if v.size != 3 or not np.all(np.isfinite(v)):
-            raise ValueError(f"Link: r (centre of mass) must be a finite 3-vector, got {value!r}")
-        self._r = v.copy()
-
-    @property
-    def I(self) -> np.ndarray:  # noqa: E743
-        """Inertia about the centre of mass in link-frame axes (kg m^2), (3, 3), a copy."""
-        return self._I.copy()
-
-    @I.setter
-    def I(self, value) -> None:  # noqa: E743
-        self._I = inertia_matrix(value)
-
-    def _nonneg(self, name: str, value) -> float:
-        v = _float(name, value)
-        if v < 0:
-            raise ValueError(f"Link: {name} must be >= 0, got {v}")
-        return v
-
-    @property
-    def Jm(self) -> float:
-        """Motor inertia, motor referred (kg m^2)."""
-        return self._Jm
-
-    @Jm.setter
-    def Jm(self, value) -> None:
-        self._Jm = self._nonneg("Jm", value)
-
-    @property
-    def G(self) -> float:
-        """Gear ratio (motor speed / joint speed); negative for a reversing gearbox."""
-        return self._G
-
-    @G.setter
-    def G(self, value) -> None:
-        self._G = _float("G", value)
-
-    @property
-    def B(self) -> float:
-        """Viscous friction, motor referred (N m s/rad)."""
-        return self._B
-
-    @B.setter
-    def B(self, value) -> None:
-        self._B = self._nonneg("B", value)
-
-    @property
-    def Tc(self) -> np.ndarray:
-        """Coulomb friction ``[Tc+, Tc-]``, motor referred (N m), a copy."""
-        return self._Tc.copy()
-
-    @Tc.setter
-    def Tc(self, value) -> None:
-        self._Tc = _coulomb(value)
+    m = _scalar("m", "Link mass (kg).", nonneg=True)
+    r = _array("r", _vec3, "Centre of mass in the link frame (m), (3,).")
+    I = _array("I", inertia_matrix,  # noqa: E741
+               "Inertia about the centre of mass in link-frame axes (kg m^2), (3, 3).")
+    Jm = _scalar("Jm", "Motor inertia, motor referred (kg m^2).", nonneg=True)
+    G = _scalar("G", "Gear ratio (motor speed / joint speed); negative for a reversing gear.")
+    B = _scalar("B", "Viscous friction, motor referred (N m s/rad).", nonneg=True)
+    Tc = _array("Tc", _coulomb, "Coulomb friction [Tc+, Tc-], motor referred (N m).")
 
     def friction(self, qd):
         """Joint friction force/torque at the gearbox output for joint velocity ``qd``.

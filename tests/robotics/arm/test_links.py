@@ -139,7 +139,7 @@ def test_inertia_forms():
     np.testing.assert_array_equal(np.diag(L.I), [0.5, 0.6, 0.7])
     with pytest.raises(ValueError, match="centre of mass"):
         Link(r=[1, 2])
-    with pytest.raises(ValueError, match="mass m must be >= 0"):
+    with pytest.raises(ValueError, match="m must be >= 0"):
         Link(m=-1)
 
 
