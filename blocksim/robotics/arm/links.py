@@ -154,6 +154,14 @@ def _array(name: str, convert, doc: str) -> property:
     return property(fget, fset, doc=doc)
 
 
+def _same(x, y) -> bool:
+    if isinstance(x, tuple) and isinstance(y, tuple):
+        return len(x) == len(y) and all(_same(a, b) for a, b in zip(x, y))
+    if isinstance(x, np.ndarray) or isinstance(y, np.ndarray):
+        return np.array_equal(x, y)
+    return x == y
+
+
 class Link:
     """One joint and the link it moves (see the module docstring for the constructor forms).
 
@@ -526,19 +534,7 @@ class Link:
     def __eq__(self, other) -> bool:
         if type(other) is not type(self):
             return NotImplemented
-        a, b = self.__dict__, other.__dict__
-        for key in a:
-            x, y = a[key], b[key]
-            if key == "_fixed":
-                if (x is None) != (y is None) or (x is not None and not (
-                        np.array_equal(x[0], y[0]) and np.array_equal(x[1], y[1]))):
-                    return False
-            elif isinstance(x, np.ndarray):
-                if not np.array_equal(x, y):
-                    return False
-            elif x != y:
-                return False
-        return True
+        return all(_same(v, other.__dict__[k]) for k, v in self.__dict__.items())
 
     __hash__ = None  # mutable
 

@@ -194,6 +194,9 @@ def test_copies_are_independent_and_link_of_link_is_a_plain_link():
     R = Revolute(d=0.1, a=0.2, m=1.0, r=[1, 2, 3], I=[1, 2, 3])
     c = R.copy()
     assert type(c) is Revolute and c == R
+    assert c != Revolute(d=0.1, a=0.2, m=1.0, r=[1, 2, 3], I=[1, 2, 3.5])
+    assert Link.from_transforms(np.eye(4)) == Link.from_transforms(np.eye(4))
+    assert Link.from_transforms(np.eye(4)) != Link.from_transforms(np.eye(4), sigma=1)
     c.m = 5.0
     c.r = [0, 0, 0]
     c.I = [4, 4, 4]
