@@ -105,6 +105,8 @@ def visjac_p_nb(uv, Z, fu, fv, u0, v0):
     ``CentralCamera.visjac_p``). Units: pixel/m in columns 0-2, pixel/rad in columns 3-5.
     """
     n = uv.shape[1]
+    if Z.size != n:
+        raise ValueError("visjac_p: expected one depth per image point")
     J = np.empty((2 * n, 6))
     for i in range(n):
         x = (uv[0, i] - u0) / fu
@@ -198,8 +200,10 @@ def ibvs_nb(uv, uv_star, Z, lam, fu, fv, u0, v0):
     [m/s, rad/s] in the camera frame. With an exact ``Z`` and ``J`` of full column rank the
     feature error obeys ``d e/dt = -lam e`` to first order.
     """
-    J = visjac_p_nb(uv, Z, fu, fv, u0, v0)
     n = uv.shape[1]
+    if uv_star.shape[1] != n:
+        raise ValueError("ibvs: the image points and their targets uv_star differ in number")
+    J = visjac_p_nb(uv, Z, fu, fv, u0, v0)
     e = np.empty(2 * n)
     for i in range(n):
         e[2 * i] = uv[0, i] - uv_star[0, i]

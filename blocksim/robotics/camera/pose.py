@@ -10,14 +10,18 @@ the reprojection error ``sum |project(P, T) - uv|^2`` [pixel^2]:
      axes of the centred points), the homography ``x ~ H [a; b; 1]`` is found by the normalised
      DLT and decomposed as ``H ~ [r1, r2, t]`` (scale from ``|r1|, |r2|``, sign so that the
      points are in front) -- exact for coplanar points, a starting point otherwise;
-   * for N >= 6 points that are not coplanar, the normalised DLT of the (3, 4) matrix
-     ``x ~ [R | t] [P; 1]``, with ``R`` projected onto SO(3).
+   * P3P (Grunert's quartic) on triples of points (every triple for N <= 6), each real
+     solution aligned to its three points (Kabsch);
+   * for points that are not coplanar, POSIT (DeMenthon and Davis: scaled orthographic
+     projection iterated with perspective corrections) and, for N >= 6, the normalised DLT of
+     the (3, 4) matrix ``x ~ [R | t] [P; 1]``, with ``R`` projected onto SO(3).
 
 2. *Refinement* of each guess by Levenberg-Marquardt on the reprojection error. The pose is
    updated in the camera frame, ``T <- T @ trexp(delta)``, so the Jacobian of the projected
    points with respect to ``delta`` (6,) is the image Jacobian
-   :func:`~.kernels.visjac_p_nb` at the current projections and depths. The refined guess with
-   the smallest error is returned.
+   :func:`~.kernels.visjac_p_nb` at the current projections and depths. The
+   ``REFINED_GUESSES`` guesses of smallest initial error are refined; the one with the smallest
+   final error is returned.
 
 RTB's ``CentralCamera.estpose(P, uv)`` returns the pose of the *object* (whose points are ``P``)
 relative to the camera; that is ``inv(T)`` of the camera pose returned here.
@@ -25,6 +29,7 @@ relative to the camera; that is ``inv(T)`` of the camera pose returned here.
 
 from __future__ import annotations
 
+from itertools import combinations
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -41,6 +46,8 @@ if TYPE_CHECKING:
 #: (no 3-D DLT guess) and, for the second one, as collinear (no pose can be found)
 COPLANAR_TOL = 1e-6
 COLLINEAR_TOL = 1e-9
+#: number of initial guesses (those of smallest reprojection error) refined
+REFINED_GUESSES = 4
 
 
 def _hartley(x: np.ndarray) -> np.ndarray:
@@ -135,6 +142,101 @@ def _guess_dlt(P: np.ndarray, x: np.ndarray) -> np.ndarray | None:
     return _inv(Tcw)
 
 
+def _guess_posit(P: np.ndarray, x: np.ndarray, iterations: int = 50) -> np.ndarray | None:
+    """Camera pose by POSIT (DeMenthon and Davis 1995): scaled orthographic projection
+    refined by the perspective corrections ``eps_i``; needs non-coplanar points. The first
+    point is the reference."""
+    A = (P[:, 1:] - P[:, :1]).T                       # (N-1, 3) object vectors
+    B = np.linalg.pinv(A)
+    eps = np.zeros(P.shape[1] - 1)
+    R = np.eye(3)
+    Z0 = 1.0
+    for _ in range(iterations):
+        vi = B @ (x[0, 1:] * (1.0 + eps) - x[0, 0])
+        vj = B @ (x[1, 1:] * (1.0 + eps) - x[1, 0])
+        s1, s2 = np.linalg.norm(vi), np.linalg.norm(vj)
+        if not (s1 > 0.0 and s2 > 0.0 and np.isfinite(s1 + s2)):
+            return None
+        i, j = vi / s1, vj / s2
+        k = np.cross(i, j)
+        k /= np.linalg.norm(k)
+        Z0 = 2.0 / (s1 + s2)
+        R = np.vstack((i, j, k))
+        new = A @ k / Z0
+        if np.max(np.abs(new - eps)) < 1e-15:
+            break
+        eps = new
+    R = _nearest_rotation(R)
+    t = np.array([x[0, 0] * Z0, x[1, 0] * Z0, Z0]) - R @ P[:, 0]
+    return _inv(_rigid(R, t))
+
+
+def _p3p(P: np.ndarray, bearings: np.ndarray) -> list[np.ndarray]:
+    """Distances (3,) along the unit ``bearings`` (3, 3) to three world points ``P`` (3, 3):
+    the real positive roots of Grunert's quartic (Haralick et al. 1994), up to four."""
+    a2 = float(np.sum((P[:, 1] - P[:, 2]) ** 2))
+    b2 = float(np.sum((P[:, 0] - P[:, 2]) ** 2))
+    c2 = float(np.sum((P[:, 0] - P[:, 1]) ** 2))
+    ca = bearings[:, 1] @ bearings[:, 2]
+    cb = bearings[:, 0] @ bearings[:, 2]
+    cg = bearings[:, 0] @ bearings[:, 1]
+    amc, apc = (a2 - c2) / b2, (a2 + c2) / b2
+    coeffs = [
+        (amc - 1.0) ** 2 - 4.0 * c2 / b2 * ca ** 2,
+        4.0 * (amc * (1.0 - amc) * cb - (1.0 - apc) * ca * cg + 2.0 * c2 / b2 * ca ** 2 * cb),
+        2.0 * (amc ** 2 - 1.0 + 2.0 * amc ** 2 * cb ** 2 + 2.0 * (b2 - c2) / b2 * ca ** 2
+               - 4.0 * apc * ca * cb * cg + 2.0 * (b2 - a2) / b2 * cg ** 2),
+        4.0 * (-amc * (1.0 + amc) * cb + 2.0 * a2 / b2 * cg ** 2 * cb - (1.0 - apc) * ca * cg),
+        (1.0 + amc) ** 2 - 4.0 * a2 / b2 * cg ** 2,
+    ]
+    out = []
+    if not np.all(np.isfinite(coeffs)):
+        return out
+    for root in np.roots(coeffs):
+        if abs(root.imag) > 1e-6 * max(1.0, abs(root)):
+            continue
+        v = root.real
+        den = 2.0 * (cg - v * ca)
+        d2 = 1.0 + v * v - 2.0 * v * cb
+        if den == 0.0 or d2 <= 0.0:
+            continue
+        u = ((amc - 1.0) * v * v - 2.0 * amc * cb * v + 1.0 + amc) / den
+        s1 = np.sqrt(b2 / d2)
+        if u > 0.0 and v > 0.0:
+            out.append(np.array([s1, u * s1, v * s1]))
+    return out
+
+
+def _align(P: np.ndarray, Q: np.ndarray) -> np.ndarray:
+    """Rigid transform (4, 4) ``[R, t]`` minimising ``|R P + t - Q|`` (Kabsch)."""
+    cp, cq = P.mean(axis=1, keepdims=True), Q.mean(axis=1, keepdims=True)
+    R = _nearest_rotation((Q - cq) @ (P - cp).T)
+    return _rigid(R, (cq - R @ cp)[:, 0])
+
+
+def _guesses_p3p(P: np.ndarray, x: np.ndarray) -> list[np.ndarray]:
+    """Camera poses from P3P on triples of points: every triple for N <= 6, otherwise one
+    well-spread triple (farthest point from the centroid, farthest from it, farthest from
+    their line)."""
+    n = P.shape[1]
+    if n <= 6:
+        triples = list(combinations(range(n), 3))
+    else:
+        i0 = int(np.argmax(np.sum((P - P.mean(axis=1, keepdims=True)) ** 2, axis=0)))
+        i1 = int(np.argmax(np.sum((P - P[:, i0:i0 + 1]) ** 2, axis=0)))
+        d = P[:, i1] - P[:, i0]
+        i2 = int(np.argmax(np.sum(np.cross((P - P[:, i0:i0 + 1]).T, d) ** 2, axis=1)))
+        triples = [(i0, i1, i2)]
+    rays = np.vstack((x, np.ones((1, n))))
+    rays /= np.linalg.norm(rays, axis=0)
+    out = []
+    for tri in triples:
+        idx = list(tri)
+        for s in _p3p(P[:, idx], rays[:, idx]):
+            out.append(_inv(_align(P[:, idx], rays[:, idx] * s)))
+    return out
+
+
 def _residual(cam: CentralCamera, P: np.ndarray, uv: np.ndarray,
               T: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Projections (2, N), reprojection residual (2N,) interleaved and the depths (N,)."""
@@ -161,10 +263,14 @@ def refine_pose(cam: CentralCamera, P: np.ndarray, uv: np.ndarray, T: np.ndarray
         if mu is None:
             mu = 1e-6 * d.max()
         while True:
-            delta = np.linalg.solve(A + mu * np.diag(d), -g)
-            Tn = T @ trexp(delta)
-            proj_n, r_n, Z_n = _residual(cam, P, uv, Tn)
-            cost_n = float(r_n @ r_n)
+            with np.errstate(all="ignore"):
+                try:
+                    delta = np.linalg.solve(A + mu * np.diag(d), -g)
+                    Tn = T @ trexp(delta)
+                    proj_n, r_n, Z_n = _residual(cam, P, uv, Tn)
+                    cost_n = float(r_n @ r_n)
+                except (np.linalg.LinAlgError, ValueError):
+                    cost_n = np.inf
             if np.isfinite(cost_n) and cost_n <= cost:
                 mu = max(mu / 3.0, 1e-15 * d.max())
                 break
@@ -175,6 +281,20 @@ def refine_pose(cam: CentralCamera, P: np.ndarray, uv: np.ndarray, T: np.ndarray
         if np.linalg.norm(delta) <= xtol * (1.0 + np.linalg.norm(T[:3, 3])):
             break
     return T, cost
+
+
+def _initial_guesses(cam: CentralCamera, P: np.ndarray, uv: np.ndarray, x: np.ndarray,
+                     spatial: bool) -> list[np.ndarray]:
+    """The ``REFINED_GUESSES`` initial poses of smallest reprojection error."""
+    guesses = [_guess_planar(P, x), *_guesses_p3p(P, x)]
+    if spatial:
+        guesses.append(_guess_posit(P, x))
+        if P.shape[1] >= 6:
+            guesses.append(_guess_dlt(P, x))
+    guesses = [np.ascontiguousarray(T) for T in guesses if T is not None and np.all(np.isfinite(T))]
+    scores = np.array([float(np.sum(_residual(cam, P, uv, T)[1] ** 2)) for T in guesses])
+    order = np.argsort(np.where(np.isfinite(scores), scores, np.inf), kind="stable")
+    return [guesses[i] for i in order[:REFINED_GUESSES]]
 
 
 def estpose(cam: CentralCamera, P: Any, uv: Any, T0: Any = None, max_iter: int = 100,
@@ -219,14 +339,11 @@ def estpose(cam: CentralCamera, P: Any, uv: Any, T0: Any = None, max_iter: int =
     if T0 is not None:
         guesses = [pose_matrix(T0, "estpose: T0")]
     else:
-        guesses = [_guess_planar(Pm, x)]
-        if n >= 6 and ext[2] > COPLANAR_TOL * ext[0]:
-            guesses.append(_guess_dlt(Pm, x))
+        with np.errstate(all="ignore"):     # wild guesses are scored, not trusted
+            guesses = _initial_guesses(cam, Pm, m, x, ext[2] > COPLANAR_TOL * ext[0])
     best_T, best_cost = None, np.inf
     for T in guesses:
-        if T is None:
-            continue
-        T, cost = refine_pose(cam, Pm, m, np.ascontiguousarray(T), max_iter)
+        T, cost = refine_pose(cam, Pm, m, T, max_iter)
         if best_T is None or cost < best_cost:
             best_T, best_cost = T, cost
     if best_T is None or not np.isfinite(best_cost):
