@@ -11,30 +11,26 @@ Nothing in a file is ever evaluated, executed, unpickled or imported.
 
 from __future__ import annotations
 
-import inspect
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from blocksim.engine.block import Block
-from blocksim.engine.clock import Clock
-from blocksim.engine.diagram import Diagram, Wire
+from blocksim.engine.diagram import Diagram
 from blocksim.engine.errors import BlocksimError, suggest
 from blocksim.engine.subsystem import Subsystem
-from blocksim.io import models as model_kinds
 from blocksim.io.context import FileContext, attach
 from blocksim.io.errors import DiagramFileError, Problems, Source, ValueProblem
 from blocksim.io.locate import JsonPath, JsonSyntaxError, Located, parse
 from blocksim.io.registry import accepts_str, block_class, parameters, takes_callable
 from blocksim.io.schema import validate
-from blocksim.io.values import Entry, Namespace, check_name, interpret
+from blocksim.io.sections import read_shared, read_simulation, read_wire
+from blocksim.io.values import Entry, Namespace, interpret
 
 #: deepest chain of subsystem files including each other
 MAX_INCLUDE_DEPTH = 16
 #: largest diagram file [bytes]
 MAX_FILE_BYTES = 4_000_000
-#: simulation settings that are strings; the others are numbers
-_SIM_STRINGS = ("solver", "backend")
 
 
 @dataclass
@@ -159,7 +155,7 @@ class _Loader:
         diagram, ctx = self.body(doc, (), source, ns, _default_name(doc, path), "", stack,
                                  given)
         ctx.path = path
-        simulation = self.simulation(doc, source, ns)
+        simulation = read_simulation(doc, source, ns, self.problems)
         sim = doc.get("simulation") if isinstance(doc, dict) else None
         ctx.simulation = dict(sim) if isinstance(sim, dict) else {}
         layout = doc.get("layout") if isinstance(doc, dict) else None
@@ -221,7 +217,7 @@ class _Loader:
             return d, ctx
         if isinstance(doc.get("description"), str):
             ctx.description = doc["description"]
-        self.shared(doc, path, source, ns, ctx, given or {})
+        read_shared(doc, path, source, ns, ctx, given or {}, self.problems)
         blocks = doc.get("blocks")
         if isinstance(blocks, dict):
             for bname, spec in blocks.items():
@@ -233,92 +229,8 @@ class _Loader:
         if isinstance(wires, list):
             for k, w in enumerate(wires):
                 if isinstance(w, dict):
-                    self.wire(d, w, (*path, "wires", k), source, declared)
+                    read_wire(d, w, (*path, "wires", k), source, declared, self.problems)
         return d, ctx
-
-    def shared(self, doc: dict[str, Any], path: JsonPath, source: Source, ns: Namespace,
-               ctx: FileContext, given: dict[str, Entry]) -> None:
-        params = doc.get("parameters")
-        if isinstance(params, dict):
-            ctx.parameters = dict(params)
-            for pname, raw in params.items():
-                ppath = (*path, "parameters", pname)
-                try:
-                    check_name(pname, "parameter", ns, source, ppath)
-                except ValueProblem as exc:
-                    self.problems.add_error(exc)
-                    continue
-                ns.params[pname] = given.get(pname) or Entry(raw, ppath, source, ns)
-        clocks = doc.get("clocks")
-        if isinstance(clocks, dict):
-            ctx.clocks_raw = dict(clocks)
-            for cname, spec in clocks.items():
-                cpath = (*path, "clocks", cname)
-                if not isinstance(spec, dict):
-                    continue
-                try:
-                    check_name(cname, "clock", ns, source, cpath)
-                    period = interpret(spec.get("period"), (*cpath, "period"), strings=False,
-                                       ns=ns, source=source)
-                    offset = interpret(spec.get("offset", 0.0), (*cpath, "offset"),
-                                       strings=False, ns=ns, source=source)
-                    clock = Clock(float(period), float(offset))
-                except ValueProblem as exc:
-                    self.problems.add_error(exc)
-                    continue
-                except (TypeError, ValueError) as exc:
-                    self.problems.add(source, cpath, f"clock '{cname}': {exc}")
-                    continue
-                ns.define(cname, "clock", clock)
-                ctx.clocks[cname] = clock
-        specs = doc.get("models")
-        if isinstance(specs, dict):
-            ctx.models_raw = dict(specs)
-            for mname, spec in specs.items():
-                if isinstance(spec, dict):
-                    self.model(mname, spec, (*path, "models", mname), source, ns, ctx)
-
-    def model(self, mname: str, spec: dict[str, Any], mpath: JsonPath, source: Source,
-              ns: Namespace, ctx: FileContext) -> None:
-        try:
-            check_name(mname, "model", ns, source, mpath)
-            kind = model_kinds.kind_of(spec)
-        except ValueProblem as exc:
-            self.problems.add_error(exc)
-            return
-        except KeyError as exc:
-            self.problems.add(source, mpath, f"model '{mname}': {exc.args[0]}")
-            return
-        builder = model_kinds.model_kinds()[kind]
-        sig = inspect.signature(builder)
-        var_kw = any(p.kind is p.VAR_KEYWORD for p in sig.parameters.values())
-        kwargs, ok = {}, True
-        for key, raw in spec.items():
-            if key == "kind":
-                continue
-            kpath = (*mpath, key)
-            if key not in sig.parameters and not var_kw:
-                self.problems.add(source, kpath, f"model kind '{kind}' has no member '{key}'"
-                                  f"{suggest(key, sig.parameters)}; members: "
-                                  f"{', '.join(sig.parameters)}", key=True)
-                ok = False
-                continue
-            try:
-                kwargs[key] = interpret(raw, kpath, strings=accepts_str(builder, key), ns=ns,
-                                        source=source)
-            except ValueProblem as exc:
-                self.problems.add_error(exc)
-                ok = False
-        if not ok:
-            return
-        try:
-            obj = builder(**kwargs)
-        except Exception as exc:  # a builder's refusal is a problem of the file
-            self.problems.add(source, mpath, f"model '{mname}' ({kind}): "
-                                             f"{type(exc).__name__}: {exc}")
-            return
-        ns.define(mname, "model", obj)
-        ctx.models[mname] = obj
 
     # ---------------------------------------------------------------- blocks
     def block(self, d: Diagram, ctx: FileContext, bname: str, spec: dict[str, Any],
@@ -456,72 +368,6 @@ class _Loader:
                                       f"{', '.join(child.params) or '(none)'}", key=True)
             ctx.includes[bname] = (ipath, dict(overrides))
         return Subsystem(inner)
-
-    # ---------------------------------------------------------------- wires
-    def wire(self, d: Diagram, w: dict[str, Any], wpath: JsonPath, source: Source,
-             declared: set[str]) -> None:
-        """Add the wire ``w``; ends naming a declared block that could not be built are not
-        reported again (that block's own problem is)."""
-        src = w.get("from")
-        dsts = w.get("to")
-        if not isinstance(src, str):
-            return
-        targets = [(dsts, (*wpath, "to"))] if isinstance(dsts, str) else [
-            (t, (*wpath, "to", k)) for k, t in enumerate(dsts if isinstance(dsts, list) else [])
-            if isinstance(t, str)]
-        good_src = self.end(d, src, "output", (*wpath, "from"), source, declared)
-        line = source.located.line(wpath)
-        for dst, dpath in targets:
-            if self.end(d, dst, "input", dpath, source, declared) and good_src:
-                d.wires.append(Wire(src, dst, f"{source.name}:{line}"))
-
-    def end(self, d: Diagram, end: str, want: str, epath: JsonPath, source: Source,
-            declared: set[str]) -> bool:
-        bname, dot, port = end.partition(".")
-        if bname not in d.blocks and bname in declared:
-            return False
-        if bname not in d.blocks:
-            self.problems.add(source, epath, f"no block named '{bname}' in this diagram"
-                                             f"{suggest(bname, d.blocks)}")
-            return False
-        block = d.blocks[bname]
-        table = [p.name for p in (block.outputs if want == "output" else block.inputs)]
-        other = [p.name for p in (block.inputs if want == "output" else block.outputs)]
-        kind = type(block).__name__
-        if not dot:
-            if len(table) == 1:
-                return True
-            msg = (f"block '{bname}' ({kind}) has no {want} port" if not table else
-                   f"block '{bname}' ({kind}) has {len(table)} {want}s ({', '.join(table)}); "
-                   f"name one, e.g. '{bname}.{table[0]}'")
-            self.problems.add(source, epath, msg)
-            return False
-        if port in table:
-            return True
-        if port in other:
-            self.problems.add(source, epath, f"'{end}' is an "
-                              f"{'input' if want == 'output' else 'output'}; a wire goes from "
-                              f"an output (\"from\") to an input (\"to\")")
-        else:
-            self.problems.add(source, epath, f"block '{bname}' ({kind}) has no {want} port "
-                              f"'{port}'{suggest(port, table)}; {want}s: "
-                              f"{', '.join(table) or '(none)'}")
-        return False
-
-    # ---------------------------------------------------------------- settings
-    def simulation(self, doc: Any, source: Source, ns: Namespace) -> dict[str, Any]:
-        sim = doc.get("simulation") if isinstance(doc, dict) else None
-        out: dict[str, Any] = {}
-        if not isinstance(sim, dict):
-            return out
-        for key, raw in sim.items():
-            try:
-                out[key] = interpret(raw, ("simulation", key), strings=key in _SIM_STRINGS,
-                                     ns=ns, source=source)
-            except ValueProblem as exc:
-                self.problems.add_error(exc)
-        return out
-
 
 def _default_name(doc: Any, path: Path | None) -> str:
     if isinstance(doc, dict) and isinstance(doc.get("name"), str):

@@ -102,21 +102,34 @@ def _zoo(zoo: str) -> Any:
 def _dh(dh: Any, sigma: Any = None, offset: Any = None, modified: bool = False,
         dyn: Any = None, base: Any = None, tool: Any = None, gravity: Any = None,
         qlim: Any = None, name: str = "arm") -> Any:
-    """A :class:`~blocksim.robotics.arm.SerialLink` from a DH table: rows
-    ``[theta, d, a, alpha]`` [rad, m, m, rad] (see
-    :func:`blocksim.robotics.arm.layout.from_dh` for the other members)."""
+    """A :class:`~blocksim.robotics.arm.SerialLink` of DH links: rows ``[theta, d, a, alpha]``
+    [rad, m, m, rad]; ``sigma`` (0 revolute, 1 prismatic), ``offset``, ``qlim`` (n, 2) and
+    ``dyn`` (n, 15) rows as :func:`blocksim.robotics.arm.layout.from_dh` takes them."""
     import numpy as np
 
-    from blocksim.robotics.arm import SerialLink
-    from blocksim.robotics.arm.layout import from_dh
+    from blocksim.robotics.arm import Link, SerialLink
+    from blocksim.robotics.arm.layout import DYN_COLUMNS, from_dh
 
     table = np.asarray(dh, dtype=float)
     if table.ndim != 2 or table.shape[1] != 4 or table.shape[0] < 1:
         raise ValueError(f"dh must be a table with one row [theta, d, a, alpha] per link, got "
                          f"shape {table.shape}")
-    arrays = from_dh(table, sigma=sigma, offset=offset, modified=bool(modified), dyn=dyn,
-                     base=base, tool=tool, gravity=gravity, qlim=qlim)
-    return SerialLink(arrays, name=name)
+    n = table.shape[0]
+    checked = from_dh(table, sigma=sigma, offset=offset, modified=bool(modified), dyn=dyn,
+                      qlim=qlim)  # checks and completes the per-link arrays
+    links = []
+    for i in range(n):
+        link = Link([*table[i], int(checked.sigma[i])], "modified" if modified else "standard")
+        link.offset = float(checked.offset[i])
+        link.qlim = checked.qlim[i]
+        if dyn is not None:
+            row = dict(zip(DYN_COLUMNS, checked.dyn[i]))
+            link.m, link.r = row["m"], [row["rx"], row["ry"], row["rz"]]
+            link.I = [row[k] for k in ("Ixx", "Iyy", "Izz", "Ixy", "Iyz", "Ixz")]
+            link.Jm, link.G, link.B = row["Jm"], row["G"], row["B"]
+            link.Tc = [row["Tc_pos"], row["Tc_neg"]]
+        links.append(link)
+    return SerialLink(links, name=name, base=base, tool=tool, gravity=gravity)
 
 
 register_model_kind("zoo", _zoo)

@@ -119,17 +119,30 @@ def test_a_model_reaches_a_registered_block(holder):
         unregister_model_kind("toy")
 
 
-def test_dh_models_build_serial_links():
+def test_dh_models_build_serial_links_of_dh_links():
     import numpy as np
 
     from blocksim.io.context import context_of
+    from blocksim.robotics.arm.layout import from_dh
 
-    f = loads(doc({}, models={"planar": {"dh": [[0, 0, 1, 0], [0, 0, "1/2", 0]],
-                                         "modified": False, "name": "planar"}}))
-    arm = context_of(f.diagram).models["planar"]
-    assert arm.n == 2 and arm.name == "planar"
-    T = np.asarray(arm.fkine([0.0, math.pi / 2]))
-    np.testing.assert_allclose(T[:3, 3], [1.0, 0.5, 0.0], atol=1e-12)
+    dh = [[0, 0.1, 1, 0.3], [0.2, 0, "1/2", -0.4], [0, 0.3, 0, 0.1]]
+    dyn = np.linspace(0.1, 1.0, 45).reshape(3, 15)
+    dyn[:, 14] *= -1  # Coulomb friction Tc- <= 0
+    for modified in (False, True):
+        f = loads(doc({}, models={"arm": {
+            "dh": dh, "sigma": [0, 1, 0], "offset": [0.1, 0, "pi/8"], "modified": modified,
+            "dyn": dyn.tolist(), "qlim": [[-1, 1], [0, 0.5], [-2, 2]], "name": "three"}}))
+        arm = context_of(f.diagram).models["arm"]
+        assert arm.name == "three" and arm.n == 3 and arm.links[0].a == 1.0
+        assert [link.mdh for link in arm.links] == [modified] * 3
+        ref = from_dh(np.array([[0, 0.1, 1, 0.3], [0.2, 0, 0.5, -0.4], [0, 0.3, 0, 0.1]]),
+                      sigma=np.array([0, 1, 0]), offset=np.array([0.1, 0, math.pi / 8]),
+                      modified=modified, dyn=dyn, qlim=np.array([[-1, 1], [0, 0.5], [-2, 2]]))
+        for field in ("sigma", "offset", "A", "B", "dyn", "qlim", "base", "tool", "gravity"):
+            np.testing.assert_allclose(getattr(arm.arrays, field), getattr(ref, field),
+                                       atol=1e-15, err_msg=field)
+    probs = problems_of(doc({}, models={"bad": {"dh": [[0, 1, 2]]}}))
+    assert "dh must be a table with one row [theta, d, a, alpha] per link" in probs[0]
 
 
 def test_zoo_models_come_from_the_zoo_list_only():
