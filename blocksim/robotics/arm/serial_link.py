@@ -29,15 +29,9 @@ from itertools import pairwise
 import numpy as np
 
 from . import kinematics as _kin
+from .dynamics_methods import DynamicsMethods
 from .layout import BV, GR, IXX, IXY, IXZ, IYY, IYZ, IZZ, JM, RX, RZ, TCN, TCP, ArmArrays, M
 from .links import Link
-
-try:
-    from .dynamics_methods import DynamicsMethods
-except ModuleNotFoundError as _err:  # the dynamics mixin is written separately; see the report
-    if _err.name != f"{__package__}.dynamics_methods":
-        raise
-    DynamicsMethods = object
 
 __all__ = ["SerialLink"]
 
@@ -501,6 +495,17 @@ class SerialLink(DynamicsMethods):
         from .ikine import ikine
         return ikine(self, T, q0=q0, mask=mask, ilimit=ilimit, tol=tol,
                      joint_limits=joint_limits, **options)
+
+    def ikine6s(self, T, config: str = "lun"):
+        """Analytic inverse kinematics of a 6-axis arm with a spherical wrist (Puma or
+        Stanford structure); ``config`` letters l/r, u/d, n/f. See :func:`~.ikine6s.ikine6s`."""
+        from .ikine6s import ikine6s
+        return ikine6s(self, T, config)
+
+    def arm_config(self, q) -> str:
+        """The configuration string ('lun', 'rdf', ...) of joint coordinates ``q`` (6,)."""
+        from .ikine6s import arm_config
+        return arm_config(self, q)
 
     # --------------------------------------------------------------------------------- display
     def __mul__(self, other):
