@@ -249,3 +249,13 @@ def test_manipulability_asada_with_unit_inertia():
     assert r.manipulability(q, method="asada", axes="all") == pytest.approx(
         (s[-1] / s[0]) ** 2, rel=1e-9)
     assert 0 < r.manipulability(q, method="asada") <= 1
+
+
+def test_ikine6s_and_arm_config_methods_round_trip_the_puma():
+    from blocksim.robotics.models import puma560
+
+    robot = puma560()
+    q = np.array([0.1, 0.5, -0.8, 0.3, 0.4, 0.2])
+    config = robot.arm_config(q)
+    assert len(config) == 3 and set(config) <= set("lrudnf")
+    np.testing.assert_allclose(robot.ikine6s(robot.fkine(q), config), q, atol=1e-9)
