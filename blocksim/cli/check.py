@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 from typing import Any
 
-from blocksim.cli.common import FAILED, OK, CliError, compile_file, echo, load_file
+from blocksim.cli.common import BAD_INPUT, FAILED, OK, CliError, compile_file, echo, load_file
 
 
 def add_parser(sub: Any) -> None:
@@ -23,11 +24,16 @@ def add_parser(sub: Any) -> None:
 
 
 def check(args: argparse.Namespace) -> int:
-    """Check ``args.file``; problems go to stdout (they are the command's report)."""
+    """Check ``args.file``; problems go to stdout (they are the command's report). A file that
+    cannot be read at all, or bad arguments, end with status 2."""
+    if not Path(args.file).is_file():
+        raise CliError(BAD_INPUT, [f"{args.file}: no such file"])
     try:
         df = load_file(args.file, args.set)
         plan = compile_file(df)
     except CliError as exc:
+        if exc.lines and exc.lines[0].startswith("--set"):
+            raise
         for line in exc.lines:
             echo(line)
         return FAILED

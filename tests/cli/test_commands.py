@@ -4,6 +4,7 @@ import json
 import shutil
 import subprocess
 import sys
+import sysconfig
 from pathlib import Path
 
 import numpy as np
@@ -31,6 +32,8 @@ def test_check_describes_a_good_file_and_lists_every_problem_of_a_bad_one(tmp_pa
     assert f"{bad}: 2 problems:" in out
     assert f"{bad}:3: blocks.g.type: block 'g': unknown block type 'Gian'" in out
     assert f"{bad}:4: blocks.s.params.x: Sum has no parameter 'x'" in out
+    assert main(["check", str(tmp_path / "none.json")]) == 2
+    assert "none.json: no such file" in capsys.readouterr().err
 
 
 def test_check_reports_compile_problems_too(tmp_path, capsys):
@@ -99,7 +102,8 @@ def test_compare_same_grid_interpolated_grid_and_missing_signals(tmp_path, capsy
 
 
 def test_the_console_script_is_installed(tmp_path):
-    exe = shutil.which("blocksim")
+    scripts = Path(sysconfig.get_path("scripts")) / "blocksim"
+    exe = shutil.which("blocksim") or (str(scripts) if scripts.exists() else None)
     assert exe is not None, "pip install -e . should have installed the `blocksim` script"
     proc = subprocess.run([exe, "check", LOOP], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0 and "OK - 5 blocks" in proc.stdout
