@@ -64,7 +64,7 @@ class _TimeSource(Block):
     """Shared parts: breakpoints and the interpreted output (the compiled kernel, called)."""
 
     _breaks: tuple[float, ...] = ()
-    _params: tuple[Any, ...] = ()
+    _kparams: tuple[Any, ...] = ()
     _kernel: Any = None
 
     def next_breakpoint(self, t: float) -> float:
@@ -72,12 +72,12 @@ class _TimeSource(Block):
         return self._breaks[i] if i < len(self._breaks) else math.inf
 
     def output(self, t: float, x: np.ndarray, u: Sequence[Any]) -> tuple[Any, ...]:
-        y = self._kernel(float(t), _EMPTY, self._params)
+        y = self._kernel(float(t), _EMPTY, self._kparams)
         return y if isinstance(y, tuple) else (y,)
 
     def kernels(self) -> Kernels:
         """The kernel that ``output`` calls, with its parameter tuple (see the class)."""
-        return Kernels(params=self._params, output=self._kernel)
+        return Kernels(params=self._kparams, output=self._kernel)
 
 
 class _PointToPoint(_TimeSource):
@@ -112,10 +112,10 @@ class _PointToPoint(_TimeSource):
             fixed = (a0, af, speed)
         self._breaks = tuple(sorted(breaks))
         if scalar:
-            self._params = (*(float(v[0]) for v in fixed), T, start, end)
+            self._kparams = (*(float(v[0]) for v in fixed), T, start, end)
             self._kernel = jk.jtraj_scalar_kernel if quintic else jk.lspb_scalar_kernel
         else:
-            self._params = (*fixed, T, start, end)
+            self._kparams = (*fixed, T, start, end)
             self._kernel = jk.jtraj_kernel if quintic else jk.lspb_kernel
         shape = () if scalar else (n,)
         self.set_ports(outputs=(Port("q", shape=shape, doc="coordinate"),
@@ -294,7 +294,7 @@ class MSTraj(_TimeSource):
             np.zeros(n) if qdf is None else as_axes(qdf, n, "qdf"))
         starts = starts + start
         self._breaks = tuple(float(b) for b in starts)
-        self._params = (starts, info, vals, as_axes(q0, n, "q0").copy(), rows[-1].copy())
+        self._kparams = (starts, info, vals, as_axes(q0, n, "q0").copy(), rows[-1].copy())
         self._kernel = jk.mstraj_kernel
         self.set_ports(outputs=(Port("q", shape=(n,), doc="coordinates"),
                                 Port("qd", shape=(n,), doc="velocities (per s)"),
@@ -346,7 +346,7 @@ class CTraj(_TimeSource):
         tb = T - 1.0 / V
         self._breaks = tuple(sorted({start, start + T} if quintic else
                                     {start, start + tb, start + T - tb, start + T}))
-        self._params = (R0, w, A[:3, 3].copy(), B[:3, 3].copy(), T, start, start + T, V,
+        self._kparams = (R0, w, A[:3, 3].copy(), B[:3, 3].copy(), T, start, start + T, V,
                         quintic)
         self._kernel = jk.ctraj_kernel
 
@@ -410,7 +410,7 @@ class CirclePath(_TimeSource):
             axis = np.array([1.0, 0.0, 0.0])
         E = angvec2r(math.atan2(np.linalg.norm(np.cross(z, nv)), float(z @ nv)), axis)
         omega = 2.0 * math.pi * _float(owner, "frequency", frequency)
-        self._params = (c, np.ascontiguousarray(E[:, 0]), np.ascontiguousarray(E[:, 1]), nv,
+        self._kparams = (c, np.ascontiguousarray(E[:, 0]), np.ascontiguousarray(E[:, 1]), nv,
                         r, omega, _float(owner, "phase", phase))
         ports = [Port("p", shape=(3,), unit="m", doc="position"),
                  Port("pd", shape=(3,), unit="m/s", doc="velocity")]
