@@ -16,18 +16,10 @@ from blocksim.blocks.discrete import (
 from blocksim.blocks.events import HitCrossing, Stop
 from blocksim.blocks.math import Function, Gain, MathFunction, Product, Sum
 from blocksim.blocks.noise import BandLimitedWhiteNoise, RandomNumber
-from blocksim.blocks.nonlinear import (
-    Backlash,
-    DeadZone,
-    MinMax,
-    Quantizer,
-    RateLimiter,
-    Relay,
-    Saturation,
-    Sign,
-    Switch,
-)
+from blocksim.blocks.quantize import Quantizer
+from blocksim.blocks.rate_limits import Backlash, RateLimiter
 from blocksim.blocks.routing import Concatenate, Demux, Index, Mux, Reshape, Selector, Terminator
+from blocksim.blocks.saturation import DeadZone, Saturation
 from blocksim.blocks.second_order import SecondOrderIntegrator
 from blocksim.blocks.sinks import Record, Scope, XYGraph
 from blocksim.blocks.sources import (
@@ -40,6 +32,7 @@ from blocksim.blocks.sources import (
     Time,
     Waveform,
 )
+from blocksim.blocks.switching import MinMax, Relay, Sign, Switch
 from blocksim.engine.subsystem import Inport, Outport, Subsystem
 
 __all__ = [

@@ -25,19 +25,13 @@ import pytest
 from numba import njit
 
 from blocksim import Diagram
-from blocksim.blocks import noise, nonlinear
+from blocksim.blocks import noise
+from blocksim.blocks import nonlinear_kernels as nonlinear
 from blocksim.blocks.noise import BandLimitedWhiteNoise, RandomNumber
-from blocksim.blocks.nonlinear import (
-    Backlash,
-    DeadZone,
-    MinMax,
-    Quantizer,
-    RateLimiter,
-    Relay,
-    Saturation,
-    Sign,
-    Switch,
-)
+from blocksim.blocks.quantize import Quantizer
+from blocksim.blocks.rate_limits import Backlash, RateLimiter
+from blocksim.blocks.saturation import DeadZone, Saturation
+from blocksim.blocks.switching import MinMax, Relay, Sign, Switch
 from blocksim.engine.compiled.kernels import Kernels
 
 INF, NAN = math.inf, math.nan

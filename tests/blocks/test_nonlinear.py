@@ -15,18 +15,11 @@ import pytest
 
 from blocksim import Diagram, simulate
 from blocksim.blocks.continuous import Integrator
-from blocksim.blocks.nonlinear import (
-    Backlash,
-    DeadZone,
-    MinMax,
-    Quantizer,
-    RateLimiter,
-    Relay,
-    Saturation,
-    Sign,
-    Switch,
-)
+from blocksim.blocks.quantize import Quantizer
+from blocksim.blocks.rate_limits import Backlash, RateLimiter
+from blocksim.blocks.saturation import DeadZone, Saturation
 from blocksim.blocks.sources import Constant, Sine, Time, Waveform
+from blocksim.blocks.switching import MinMax, Relay, Sign, Switch
 from blocksim.engine.clock import EVENT, Clock
 from blocksim.engine.errors import BlockParameterError
 
