@@ -88,7 +88,7 @@ class Camera(Block):
             self.set_ports(inputs=(pose, Port("points", unit="m", doc="world points (3, N)")),
                            outputs=(Port("uv", unit="pixel"), Port("depth", unit="m")))
             self._kernel = camera_points_flat_kernel if self._flat else camera_points_kernel
-            self._params: tuple[Any, ...] = self._cam
+            self._kparams: tuple[Any, ...] = self._cam
         else:
             Pm = checked("Camera", "P", P, _world_points)
             n = Pm.shape[1]
@@ -98,7 +98,7 @@ class Camera(Block):
                            outputs=(Port("uv", shape=uv_shape, unit="pixel"),
                                     Port("depth", shape=(n,), unit="m")))
             self._kernel = camera_flat_kernel if self._flat else camera_kernel
-            self._params = (Pm, *self._cam)
+            self._kparams = (Pm, *self._cam)
 
     @classmethod
     def from_camera(cls, camera: CentralCamera, P: Any = None, flat: bool = False) -> Camera:
@@ -108,11 +108,11 @@ class Camera(Block):
 
     def output(self, t: float, x: np.ndarray, u: Sequence[Any]) -> tuple[Any, ...]:
         if self._P is None:
-            return self._kernel(t, _X, as_input(u[0]), as_input(u[1]), self._params)
-        return self._kernel(t, _X, as_input(u[0]), self._params)
+            return self._kernel(t, _X, as_input(u[0]), as_input(u[1]), self._kparams)
+        return self._kernel(t, _X, as_input(u[0]), self._kparams)
 
     def kernels(self) -> Kernels:
         """``camera_kernel`` / ``camera_flat_kernel`` with params ``(P, fu, fv, u0, v0)``, or
         ``camera_points_kernel`` / ``camera_points_flat_kernel`` with ``(fu, fv, u0, v0)``
         when the points are an input. The interpreted block calls the same kernels."""
-        return Kernels(params=self._params, output=self._kernel)
+        return Kernels(params=self._kparams, output=self._kernel)

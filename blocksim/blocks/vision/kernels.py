@@ -20,6 +20,7 @@ import numpy as np
 
 from blocksim.robotics.camera.kernels import (
     depth_nb,
+    flatten_uv_nb,
     ibvs_nb,
     project_nb,
     uv_columns_nb,
@@ -27,12 +28,6 @@ from blocksim.robotics.camera.kernels import (
 )
 
 _njit = numba.njit(cache=True)
-
-
-@_njit
-def flatten_uv(uv):
-    """(2, N) image points as the flattened (2N,) ``[u0, v0, u1, v1, ...]``."""
-    return np.ascontiguousarray(uv.T).reshape(-1)
 
 
 @_njit
@@ -47,7 +42,7 @@ def camera_kernel(t, x, pose, p):
 def camera_flat_kernel(t, x, pose, p):
     """As :func:`camera_kernel` with ``uv`` flattened to (2N,)."""
     uv, z = camera_kernel(t, x, pose, p)
-    return flatten_uv(uv), z
+    return flatten_uv_nb(uv), z
 
 
 @_njit
@@ -63,7 +58,7 @@ def camera_points_kernel(t, x, pose, points, p):
 def camera_points_flat_kernel(t, x, pose, points, p):
     """As :func:`camera_points_kernel` with ``uv`` flattened to (2N,)."""
     uv, z = camera_points_kernel(t, x, pose, points, p)
-    return flatten_uv(uv), z
+    return flatten_uv_nb(uv), z
 
 
 @_njit

@@ -58,7 +58,7 @@ class ImageJacobian(Block):
     def __init__(self, f: float = 0.008, rho: float | Any = 10e-6, pp: Any = None,
                  resolution: Any = (1024, 1024)) -> None:
         super().__init__()
-        self._params = packed(intrinsics("ImageJacobian", f, rho, pp, resolution))
+        self._kparams = packed(intrinsics("ImageJacobian", f, rho, pp, resolution))
         self.set_ports(inputs=(Port("uv", unit="pixel", doc=_UV_DOC),
                                Port("depth", unit="m", doc=_DEPTH_DOC)),
                        outputs=(Port("jac", doc="image Jacobian (2N, 6)"),))
@@ -70,12 +70,12 @@ class ImageJacobian(Block):
                    resolution=list(camera.resolution))
 
     def output(self, t: float, x: np.ndarray, u: Sequence[Any]) -> tuple[Any]:
-        return (image_jacobian_kernel(t, _X, as_input(u[0]), as_input(u[1]), self._params),)
+        return (image_jacobian_kernel(t, _X, as_input(u[0]), as_input(u[1]), self._kparams),)
 
     def kernels(self) -> Kernels:
         """``image_jacobian_kernel``, params ``(fu, fv, u0, v0)``; the interpreted block calls
         the same kernel."""
-        return Kernels(params=self._params, output=image_jacobian_kernel)
+        return Kernels(params=self._kparams, output=image_jacobian_kernel)
 
 
 class IBVS(Block):
@@ -129,7 +129,7 @@ class IBVS(Block):
                                       f"got {lam!r}")
         uv_port = Port("uv", unit="pixel", doc=_UV_DOC)
         out = (Port("v", shape=(6,), doc="camera velocity (v, w) in the camera frame"),)
-        self._params: tuple[Any, ...] = (star, float(lam), *cam)
+        self._kparams: tuple[Any, ...] = (star, float(lam), *cam)
         if Z is None:
             self._fixed = False
             self.set_ports(inputs=(uv_port, Port("depth", unit="m", doc=_DEPTH_DOC)),
@@ -140,7 +140,7 @@ class IBVS(Block):
                 raise BlockParameterError(f"IBVS: parameter 'Z' (depths) must be positive [m], "
                                           f"got {Z!r}")
             self._fixed = True
-            self._params = (*self._params, z)
+            self._kparams = (*self._kparams, z)
             self.set_ports(inputs=(uv_port,), outputs=out)
 
     @classmethod
@@ -152,12 +152,12 @@ class IBVS(Block):
 
     def output(self, t: float, x: np.ndarray, u: Sequence[Any]) -> tuple[Any]:
         if self._fixed:
-            return (ibvs_fixed_depth_kernel(t, _X, as_input(u[0]), self._params),)
-        return (ibvs_kernel(t, _X, as_input(u[0]), as_input(u[1]), self._params),)
+            return (ibvs_fixed_depth_kernel(t, _X, as_input(u[0]), self._kparams),)
+        return (ibvs_kernel(t, _X, as_input(u[0]), as_input(u[1]), self._kparams),)
 
     def kernels(self) -> Kernels:
         """``ibvs_kernel`` with params ``(uv_star (2, N), lam, fu, fv, u0, v0)``, or
         ``ibvs_fixed_depth_kernel`` with ``Z`` (N,) appended; the interpreted block calls the
         same kernels."""
-        return Kernels(params=self._params,
+        return Kernels(params=self._kparams,
                        output=ibvs_fixed_depth_kernel if self._fixed else ibvs_kernel)

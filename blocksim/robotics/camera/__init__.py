@@ -9,7 +9,8 @@ Modules: :mod:`.central` (``CentralCamera``: intrinsics ``K``, camera matrix ``C
 ``project``, ``visible``, ``depth``), :mod:`.visjac` (``visjac_p``, the point-feature image
 Jacobian), :mod:`.pose` (``estpose``, pose from N >= 4 correspondences), :mod:`.ibvs`
 (``ibvs_law``) and :mod:`.kernels` (the ``@njit`` kernels ``project_nb``, ``depth_nb``,
-``camera_points_nb``, ``uv_columns_nb``, ``visjac_p_nb``, ``pinv_solve_nb``, ``ibvs_nb``).
+``camera_points_nb``, ``uv_columns_nb``, ``flatten_uv_nb``, ``visjac_p_nb``,
+``pinv_solve_nb``, ``ibvs_nb``).
 """
 
 from .central import CentralCamera, depth
@@ -17,6 +18,7 @@ from .ibvs import ibvs_law
 from .kernels import (
     camera_points_nb,
     depth_nb,
+    flatten_uv_nb,
     ibvs_nb,
     pinv_solve_nb,
     project_nb,
@@ -32,6 +34,7 @@ __all__ = [
     "depth",
     "depth_nb",
     "estpose",
+    "flatten_uv_nb",
     "ibvs_law",
     "ibvs_nb",
     "pinv_solve_nb",

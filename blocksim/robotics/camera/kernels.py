@@ -1,10 +1,10 @@
 """Numba kernels of the central perspective camera: projection, depth, image Jacobian, IBVS.
 
-All kernels are ``@njit(cache=True)`` and take C-contiguous float64 arrays and Python floats;
-the Python-facing functions of this package convert their arguments and call these kernels, and
-so do the vision blocks, so the numerics exist once. No kernel calls LAPACK or BLAS (numba's
-``np.linalg`` costs seconds of first compilation): products are loops and the pseudo-inverse is
-a one-sided Jacobi SVD (:func:`pinv_solve_nb`).
+All kernels are ``@njit(cache=True, error_model="numpy")`` and take C-contiguous float64 arrays
+and Python floats; the Python-facing functions of this package convert their arguments and call
+these kernels, and so do the vision blocks, so the numerics exist once. No kernel calls LAPACK
+or BLAS (numba's ``np.linalg`` costs seconds of first compilation): products are loops and the
+pseudo-inverse is a one-sided Jacobi SVD (:func:`pinv_solve_nb`).
 
 Conventions (Robotics Toolbox / Machine Vision Toolbox)
 -------------------------------------------------------
@@ -27,7 +27,9 @@ import math
 import numba
 import numpy as np
 
-_njit = numba.njit(cache=True)
+#: numpy's error model: a division by zero (a point at zero depth) gives inf or NaN, which the
+#: engine reports as a non-finite signal, instead of raising ZeroDivisionError
+_njit = numba.njit(cache=True, error_model="numpy")
 
 #: maximum number of Jacobi sweeps of :func:`pinv_solve_nb` (6 columns converge in < 10)
 MAX_SWEEPS = 60
@@ -84,12 +86,28 @@ def project_nb(P, T, fu, fv, u0, v0):
 def uv_columns_nb(uv):
     """Image points as a C-contiguous (2, N) array from either layout: (2, N) columns, or the
     flattened (2N,) vector ``[u0, v0, u1, v1, ...]``."""
-    flat = np.ascontiguousarray(uv.T).reshape(-1)
+    flat = np.ascontiguousarray(uv).reshape(-1)
     n = flat.size // 2
     out = np.empty((2, n))
+    if uv.ndim == 1:
+        for i in range(n):
+            out[0, i] = flat[2 * i]
+            out[1, i] = flat[2 * i + 1]
+    else:
+        for i in range(n):
+            out[0, i] = flat[i]
+            out[1, i] = flat[n + i]
+    return out
+
+
+@_njit
+def flatten_uv_nb(uv):
+    """(2, N) image points as the flattened (2N,) vector ``[u0, v0, u1, v1, ...]``."""
+    n = uv.shape[1]
+    out = np.empty(2 * n)
     for i in range(n):
-        out[0, i] = flat[2 * i]
-        out[1, i] = flat[2 * i + 1]
+        out[2 * i] = uv[0, i]
+        out[2 * i + 1] = uv[1, i]
     return out
 
 
