@@ -1,7 +1,7 @@
 """The block library. Every block is importable from here, e.g. ``from blocksim.blocks import
 Gain``; the modules group them by family."""
 
-from blocksim.blocks.continuous import PID, Derivative, Integrator, StateSpace, TransferFunction
+from blocksim.blocks.calculus import Derivative, Integrator
 from blocksim.blocks.discrete import (
     ZOH,
     DiscreteDerivative,
@@ -14,8 +14,10 @@ from blocksim.blocks.discrete import (
     discretize,
 )
 from blocksim.blocks.events import HitCrossing, Stop
+from blocksim.blocks.linear import StateSpace, TransferFunction
 from blocksim.blocks.math import Function, Gain, MathFunction, Product, Sum
 from blocksim.blocks.noise import BandLimitedWhiteNoise, RandomNumber
+from blocksim.blocks.pid import PID
 from blocksim.blocks.quantize import Quantizer
 from blocksim.blocks.rate_limits import Backlash, RateLimiter
 from blocksim.blocks.routing import Concatenate, Demux, Index, Mux, Reshape, Selector, Terminator

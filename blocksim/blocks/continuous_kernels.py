@@ -1,6 +1,13 @@
 """Numba kernels of the continuous blocks (compiled back-end) and the pure functions that the
 interpreted blocks share with them. Argument order ``(t, x, u..., params)``; see
-:mod:`blocksim.engine.compiled.kernels`."""
+:mod:`blocksim.engine.compiled.kernels`. The PID kernels are in :mod:`blocksim.blocks.pid`.
+
+Scalar kernels return floats / tuples of floats and index ``x[0], x[1]`` directly, so they
+never allocate; array kernels allocate their result only. Choices that change types or control
+flow (scalar vs array, limited or not, companion vs dense, order) select a kernel in the block's
+``kernels()``; numbers are ``params``, so a parameter sweep reuses the code. ``params`` layouts
+are documented in each block's ``kernels()``.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +15,8 @@ from typing import Any
 
 import numba
 import numpy as np
+
+from blocksim.blocks._shared import _clip
 
 #: largest order with unrolled pure-Python kernels
 MAX_FAST_ORDER = 4
@@ -37,12 +46,7 @@ def integrator_deriv_scalar(t, x, u, p):
 def integrator_output_scalar_limited(t, x, u, p):
     """y = clip(x, lower, upper); params (lower, upper)."""
     lo, hi = p
-    y = x[0]
-    if y > hi:
-        return hi
-    if y < lo:
-        return lo
-    return y
+    return _clip(x[0], lo, hi)
 
 
 @_njit
@@ -64,12 +68,7 @@ def integrator_output_array(t, x, u, p):
     n = x.size
     y = np.empty(n)
     for i in range(n):
-        v = x[i]
-        if v < lo[i]:
-            v = lo[i]
-        elif v > hi[i]:
-            v = hi[i]
-        y[i] = v
+        y[i] = _clip(x[i], lo[i], hi[i])
     return y.reshape(p[0].shape)
 
 
@@ -459,60 +458,3 @@ def derivative_array(t, x, u, p):
     for i in range(n):
         y[i] = g * (u[i] - x[i])
     return y
-
-
-# -- PID; params (Kp, Ki, Kd N, N, lower, upper, clamp_band) for every variant. The interpreted
-# PID calls the pure-Python functions (``.py_func``) of these kernels with x as a list.
-@_njit
-def pid_output(t, x, e, p):
-    """y = Kp e + Ki x_i + Kd N (e - z)."""
-    Kp, Ki, KdN, _, _, _, _ = p
-    return Kp * e + Ki * x[0] + KdN * (e - x[1])
-
-
-@_njit
-def pid_output_limited(t, x, e, p):
-    """y = Kp e + Ki x_i + Kd N (e - z) saturated to [lower, upper]."""
-    Kp, Ki, KdN, _, lower, upper, _ = p
-    v = Kp * e + Ki * x[0] + KdN * (e - x[1])
-    if v > upper:
-        return upper
-    if v < lower:
-        return lower
-    return v
-
-
-@_njit
-def pid_deriv(t, x, e, p):
-    """(e, N (e - z))."""
-    N = p[3]
-    return (e, N * (e - x[1]))
-
-
-@_njit
-def pid_deriv_limited(t, x, e, p):
-    """(e, or e faded out / stopped by the anti-windup clamp, N (e - z))."""
-    Kp, Ki, KdN, N, lower, upper, band = p
-    xi = x[0]
-    z = x[1]
-    dz = N * (e - z)
-    v = Kp * e + Ki * xi + KdN * (e - z)
-    push = Ki * e
-    # excess beyond the limit the error drives v towards
-    if push > 0.0:
-        excess = v - upper
-    elif push < 0.0:
-        excess = lower - v
-    else:
-        return (e, dz)
-    if excess > 0.0:
-        if excess >= band:
-            return (0.0, dz)
-        return (e * (1.0 - excess / band), dz)
-    return (e, dz)
-
-
-_pid_output_py = pid_output.py_func
-_pid_output_limited_py = pid_output_limited.py_func
-_pid_deriv_py = pid_deriv.py_func
-_pid_deriv_limited_py = pid_deriv_limited.py_func

@@ -51,19 +51,20 @@ import numba
 import numpy as np
 from numba.extending import overload
 
-from blocksim.blocks.continuous import (
-    StateSpace,
-    TransferFunction,
+from blocksim.blocks.continuous_kernels import (
     _carray,
-    _finite_float,
-    _limit,
     _lti_kernels,
-    _positive,
-    _real_array,
-    check_state_space,
     derivative_array,
     derivative_output_scalar,
 )
+from blocksim.blocks.continuous_params import (
+    _finite_float,
+    _limit,
+    _positive,
+    _real_array,
+    check_state_space,
+)
+from blocksim.blocks.linear import StateSpace, TransferFunction
 from blocksim.engine.block import Block, Port
 from blocksim.engine.clock import Clock, as_clock
 from blocksim.engine.compiled.kernels import Kernels

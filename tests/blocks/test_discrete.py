@@ -20,7 +20,7 @@ import pytest
 from scipy import signal
 
 from blocksim import Clock, Diagram, simulate
-from blocksim.blocks.continuous import Integrator, StateSpace, TransferFunction
+from blocksim.blocks.calculus import Integrator
 from blocksim.blocks.discrete import (
     ZOH,
     DiscreteDerivative,
@@ -32,6 +32,7 @@ from blocksim.blocks.discrete import (
     UnitDelay,
     discretize,
 )
+from blocksim.blocks.linear import StateSpace, TransferFunction
 from blocksim.blocks.math import Gain
 from blocksim.blocks.sources import Constant, Sine, Step
 from blocksim.engine.block import Block

@@ -25,10 +25,10 @@ import numpy as np
 import pytest
 from numba.core.runtime import _nrt_python, rtsys
 
-from blocksim.blocks import continuous as cont
 from blocksim.blocks import continuous_kernels as cont_kernels
 from blocksim.blocks import discrete as disc
-from blocksim.blocks.continuous import PID, Derivative, Integrator, StateSpace, TransferFunction
+from blocksim.blocks import pid as cont
+from blocksim.blocks.calculus import Derivative, Integrator
 from blocksim.blocks.discrete import (
     ZOH,
     DiscreteDerivative,
@@ -39,6 +39,8 @@ from blocksim.blocks.discrete import (
     RateTransition,
     UnitDelay,
 )
+from blocksim.blocks.linear import StateSpace, TransferFunction
+from blocksim.blocks.pid import PID
 from blocksim.engine.compiled.kernels import Kernels, kernels_of
 
 #: interpreted methods evaluated with numpy (other summation order than the kernels' loops):

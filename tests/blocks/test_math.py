@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from blocksim import Diagram, DiagramError, simulate
-from blocksim.blocks.continuous import Integrator
+from blocksim.blocks.calculus import Integrator
 from blocksim.blocks.math import Function, Gain, MathFunction, Product, Sum
 from blocksim.blocks.sources import Constant, Time
 from blocksim.engine.errors import BlockParameterError

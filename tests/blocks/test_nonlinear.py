@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from blocksim import Diagram, simulate
-from blocksim.blocks.continuous import Integrator
+from blocksim.blocks.calculus import Integrator
 from blocksim.blocks.quantize import Quantizer
 from blocksim.blocks.rate_limits import Backlash, RateLimiter
 from blocksim.blocks.saturation import DeadZone, Saturation

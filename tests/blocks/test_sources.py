@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from blocksim import Diagram, simulate
-from blocksim.blocks.continuous import Integrator
+from blocksim.blocks.calculus import Integrator
 from blocksim.blocks.sources import (
     Constant,
     Interpolate,
