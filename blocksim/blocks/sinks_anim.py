@@ -223,6 +223,13 @@ class ArmPlot(_AnimationSink):
         self.set_ports(inputs=(Port("q", shape=(robot.n,), doc="joint coordinates "
                                     "[rad or m]"),))
 
+    def _check_input_shape(self, shape: tuple[int, ...]) -> None:
+        n = self.robot.n
+        if shape != (n,):
+            raise BlockParameterError(
+                f"{self._what}: input 'q' must have shape ({n},), one coordinate per joint of "
+                f"{self.robot.name!r}, found {shape}; feed it the robot's joint vector")
+
     def _animation(self, result: Any) -> Any:
         from blocksim.viz.arm_plot import build_arm_animation
 

@@ -18,7 +18,7 @@ import pytest
 from PIL import Image
 
 from blocksim.blocks import Constant, Function, Ramp, Time
-from blocksim.blocks.sinks_anim import ArmPlot
+from blocksim.blocks.sinks_anim import ArmPlot, ImagePlane
 from blocksim.engine.diagram import Diagram
 from blocksim.engine.errors import BlockParameterError, SimulationError
 from blocksim.engine.simulate import simulate
@@ -324,15 +324,29 @@ def test_armplot_block_through_simulate(puma, tmp_path):
     assert not np.array_equal(rendered(fig)[top:], frames[-1][top:])
 
 
-def test_armplot_block_compiled_backend(puma, tmp_path):
-    d = _arm_diagram(puma, Ramp(slope=SLOPE), filename=tmp_path / "c.gif", fps=10, **SMALL)
+def test_both_sinks_run_post_run_with_the_compiled_backend(puma, tmp_path):
+    """One compiled diagram (one code generation) with an ArmPlot and an ImagePlane."""
+    uv0 = np.array([100.0, 100.0, 500.0, 100.0])
+    vel = np.array([200.0, 0.0, 0.0, 300.0])
+    d = Diagram("d")
+    src = d.add(Ramp(slope=SLOPE), name="src")
+    arm = d.add(ArmPlot(puma, tmp_path / "c.gif", fps=10, **SMALL), name="arm")
+    pts = d.add(Ramp(slope=vel, initial=uv0), name="pts")
+    ip = d.add(ImagePlane((640, 480), tmp_path / "i.gif", fps=10, **SMALL), name="ip")
+    d.connect(src, arm)
+    d.connect(pts, ip)
     res = simulate(d, T=0.5, backend="compiled", solver="rk4", dt=0.01)
     assert res.stats["backend"] == "compiled"
     assert len(gif_frames(tmp_path / "c.gif")) == 6
+    assert len(gif_frames(tmp_path / "i.gif")) == 6
     np.testing.assert_allclose(res.figures["arm"].animation.times, np.arange(6) / 10,
                                atol=1e-15)
     np.testing.assert_allclose(data3d(line(res.figures["arm"], "links")),
                                puma.fkine(0.5 * SLOPE, all=True)[:, :3, 3], atol=1e-12)
+    res.figures["ip"].animation.show_frame(3)
+    points = next(a for a in res.figures["ip"].axes[0].get_lines() if a.get_gid() == "points")
+    np.testing.assert_allclose(points.get_data(), (uv0 + 0.3 * vel).reshape(2, 2).T,
+                               rtol=1e-13)
 
 
 def test_armplot_after_a_failed_run(puma, tmp_path):
@@ -402,10 +416,13 @@ def test_armplot_without_file_keeps_the_last_frame(puma):
         gc.collect()
 
 
-def test_wrong_joint_count_is_a_compile_error(puma):
-    d = _arm_diagram(puma, Constant([0.0, 0.0, 0.0]), filename=None)
-    with pytest.raises(Exception, match=r"arm"):
+def test_wrong_joint_count_fails_before_the_run(puma, tmp_path):
+    d = _arm_diagram(puma, Constant([0.0, 0.0, 0.0]), filename=tmp_path / "w.gif")
+    with pytest.raises(BlockParameterError, match=r"ArmPlot 'arm': input 'q' must have shape "
+                       r"\(6,\).*found \(3,\)"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
         simulate(d, T=0.1)
+    assert not (tmp_path / "w.gif").exists()
 
 
 def test_import_stays_lazy():
