@@ -7,9 +7,10 @@ import pytest
 
 from blocksim import Diagram, simulate
 from blocksim.blocks import Constant, Integrator
+from blocksim.blocks.arm import PoseIntegrator
 from blocksim.blocks.vision import IBVS, Camera, ImageJacobian
 from blocksim.blocks.vision import kernels as vk
-from blocksim.engine.errors import BlockParameterError
+from blocksim.engine.errors import BlockParameterError, SimulationError
 from blocksim.robotics.camera import CentralCamera
 from blocksim.robotics.spatial import rpy2tr, transl, trotz
 
@@ -141,3 +142,27 @@ def test_diagram_runs_the_same_in_both_backends():
     np.testing.assert_allclose(b.x, a.x, rtol=1e-12, atol=1e-15)
     np.testing.assert_allclose(b["jac.jac"], a["jac.jac"], rtol=1e-14)
     np.testing.assert_allclose(b["ibvs.v"], a["ibvs.v"], rtol=1e-12)
+
+
+# ---------------------------------------------------------------------------- closed loop
+@pytest.mark.xfail(raises=SimulationError, strict=True, reason=(
+    "engine: the compile-time dry run skips a block whose inputs are not yet known even when "
+    "its outputs do not read them (PoseIntegrator in a feedback loop), so every array signal "
+    "of the loop gets shape () and the run fails at t = 0; remove this mark when fixed"))
+def test_free_flying_ibvs_loop_converges():
+    """PoseIntegrator (body frame) -> Camera -> IBVS -> PoseIntegrator: the RVC example."""
+    P = np.array([[-0.25, -0.25, 0.25, 0.25], [-0.25, 0.25, 0.25, -0.25], [3.0, 3.0, 3.0, 3.0]])
+    lam = 1.5
+    d = Diagram("ibvs")
+    pose = d.add(PoseIntegrator(x0=transl(1, 1, -3) @ trotz(0.6), frame="body"), name="pose")
+    cam = d.add(Camera(P=P), name="cam")
+    ibvs = d.add(IBVS(UV_STAR, lam=lam), name="ibvs")
+    d.connect(pose, cam["pose"])
+    d.connect(cam["uv"], ibvs["uv"])
+    d.connect(cam["depth"], ibvs["depth"])
+    d.connect(ibvs, pose)
+    res = simulate(d, 6.0, solver="rk4", dt=0.02)
+    err = np.linalg.norm(res["cam.uv"] - UV_STAR, axis=(1, 2))
+    k = np.searchsorted(res.t, [1.0, 2.0])
+    np.testing.assert_allclose(err[k] / err[0], np.exp(-lam * res.t[k]), rtol=0.02)
+    np.testing.assert_allclose(res["pose.y"][-1], transl(0, 0, 2), atol=1e-3)
