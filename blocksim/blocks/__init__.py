@@ -2,17 +2,10 @@
 Gain``; the modules group them by family."""
 
 from blocksim.blocks.calculus import Derivative, Integrator
-from blocksim.blocks.discrete import (
-    ZOH,
-    DiscreteDerivative,
-    DiscreteIntegrator,
-    DiscretePID,
-    DiscreteStateSpace,
-    DiscreteTransferFunction,
-    RateTransition,
-    UnitDelay,
-    discretize,
-)
+from blocksim.blocks.discrete_calculus import DiscreteDerivative, DiscreteIntegrator
+from blocksim.blocks.discrete_linear import DiscreteStateSpace, DiscreteTransferFunction
+from blocksim.blocks.discrete_pid import DiscretePID
+from blocksim.blocks.discretization import discretize
 from blocksim.blocks.events import HitCrossing, Stop
 from blocksim.blocks.linear import StateSpace, TransferFunction
 from blocksim.blocks.math import Function, Gain, MathFunction, Product, Sum
@@ -21,6 +14,7 @@ from blocksim.blocks.pid import PID
 from blocksim.blocks.quantize import Quantizer
 from blocksim.blocks.rate_limits import Backlash, RateLimiter
 from blocksim.blocks.routing import Concatenate, Demux, Index, Mux, Reshape, Selector, Terminator
+from blocksim.blocks.sample_hold import ZOH, RateTransition, UnitDelay
 from blocksim.blocks.saturation import DeadZone, Saturation
 from blocksim.blocks.second_order import SecondOrderIntegrator
 from blocksim.blocks.sinks import Record, Scope, XYGraph

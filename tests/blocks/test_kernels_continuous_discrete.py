@@ -26,21 +26,15 @@ import pytest
 from numba.core.runtime import _nrt_python, rtsys
 
 from blocksim.blocks import continuous_kernels as cont_kernels
-from blocksim.blocks import discrete as disc
+from blocksim.blocks import discrete_kernels as disc
 from blocksim.blocks import pid as cont
 from blocksim.blocks.calculus import Derivative, Integrator
-from blocksim.blocks.discrete import (
-    ZOH,
-    DiscreteDerivative,
-    DiscreteIntegrator,
-    DiscretePID,
-    DiscreteStateSpace,
-    DiscreteTransferFunction,
-    RateTransition,
-    UnitDelay,
-)
+from blocksim.blocks.discrete_calculus import DiscreteDerivative, DiscreteIntegrator
+from blocksim.blocks.discrete_linear import DiscreteStateSpace, DiscreteTransferFunction
+from blocksim.blocks.discrete_pid import DiscretePID
 from blocksim.blocks.linear import StateSpace, TransferFunction
 from blocksim.blocks.pid import PID
+from blocksim.blocks.sample_hold import ZOH, RateTransition, UnitDelay
 from blocksim.engine.compiled.kernels import Kernels, kernels_of
 
 #: interpreted methods evaluated with numpy (other summation order than the kernels' loops):
