@@ -432,3 +432,17 @@ def test_import_stays_lazy():
             "assert 'matplotlib' not in sys.modules, 'matplotlib imported eagerly'")
     subprocess.run([sys.executable, "-c", code], check=True)
 
+
+
+def test_show_keeps_the_animation_on_a_pyplot_figure(puma):
+    import matplotlib.pyplot as plt
+
+    d = _arm_diagram(puma, Ramp(slope=SLOPE), filename=None, frames=2, show=True, **SMALL)
+    res = simulate(d, T=0.1, solver="euler", dt=0.05)
+    fig = res.figures["arm"]
+    try:
+        assert plt.fignum_exists(fig.number)  # made through pyplot, for a GUI backend
+        assert isinstance(fig.animation, matplotlib.animation.FuncAnimation)
+        np.testing.assert_allclose(fig.animation.times, [0.0, 0.1])
+    finally:
+        plt.close(fig)
