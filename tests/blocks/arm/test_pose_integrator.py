@@ -122,44 +122,57 @@ def test_discrete_body_update_equals_repeated_trexp_products():
         np.testing.assert_allclose(b.output(0.0, x, (u,))[0], T, atol=1e-14)
 
 
-def pose_diagram() -> Diagram:
+def constant_twist_diagram() -> Diagram:
     d = Diagram("poses")
     d.add(Constant(V), name="V")
-    d.add(Sine(amplitude=[0.5, 0.2, -0.3, 1.0, 0.4, -0.7], frequency=0.7,
-               bias=[0.1, 0.0, 0.2, -0.3, 0.5, 0.0]), name="Vt")
     for frame in FRAMES:
         d.add(PoseIntegrator(x0=T0, frame=frame), name=f"c_{frame}")
         d.add(PoseIntegrator(x0=T0, frame=frame, clock=0.1), name=f"d_{frame}")
         d.connect("V", f"c_{frame}", f"d_{frame}")
-    d.add(PoseIntegrator(frame="body"), name="c_var")
-    d.add(PoseIntegrator(frame="spatial", clock=(0.1, 0.05)), name="d_var")
-    d.connect("Vt", "c_var", "d_var")
     return d
 
 
-def test_both_backends_agree_and_converge_to_the_exact_pose():
-    a = simulate(pose_diagram(), 1.0, "rk4", dt=0.01)
-    b = simulate(pose_diagram(), 1.0, "rk4", dt=0.01, backend="compiled")
-    assert b.stats["backend"] == "compiled"
-    np.testing.assert_allclose(b.t, a.t, atol=1e-12)
-    names = [f"{c}_{f}" for c in "cd" for f in FRAMES] + ["c_var", "d_var"]
-    for name in names:
-        np.testing.assert_allclose(b[f"{name}.y"], a[f"{name}.y"], rtol=1e-11, atol=1e-12,
-                                   err_msg=name)
+def test_constant_twist_discrete_exact_continuous_converges():
+    a = simulate(constant_twist_diagram(), 1.0, "rk4", dt=0.01)
     hits = np.flatnonzero(np.abs(a.t / 0.1 - np.round(a.t / 0.1)) < 1e-9)
     assert len(hits) == 11
     for frame in FRAMES:
         cont, disc = a[f"c_{frame}.y"], a[f"d_{frame}.y"]
         for i, t in enumerate(a.t):
             np.testing.assert_allclose(cont[i], exact(frame, t), atol=1e-9, err_msg=frame)
-        for i in hits:
-            np.testing.assert_allclose(disc[i], exact(frame, a.t[i]), atol=1e-13)
+            k = int(np.floor(t / 0.1 + 1e-9))  # discrete output held since hit k
+            np.testing.assert_allclose(disc[i], exact(frame, 0.1 * k), atol=1e-13)
         R = cont[:, :3, :3]
         np.testing.assert_allclose(R @ R.transpose(0, 2, 1),
                                    np.broadcast_to(np.eye(3), R.shape), atol=1e-14)
-    for name in ("c_body", "c_world", "c_spatial", "c_var"):  # quaternions stay unit
-        q = np.stack([a[f"{name}.q{c}"] for c in "sxyz"], axis=1)
+        q = np.stack([a[f"c_{frame}.q{c}"] for c in "sxyz"], axis=1)
         np.testing.assert_allclose(np.linalg.norm(q, axis=1), 1.0, atol=1e-10)
+
+
+def varying_twist_diagram() -> Diagram:
+    d = Diagram("poses_var")
+    d.add(Sine(amplitude=[0.5, 0.2, -0.3, 1.0, 0.4, -0.7], frequency=0.7,
+               bias=[0.1, 0.0, 0.2, -0.3, 0.5, 0.0]), name="Vt")
+    d.add(PoseIntegrator(x0=T0, frame="body"), name="c_body")
+    d.add(PoseIntegrator(frame="world"), name="c_world")
+    d.add(PoseIntegrator(frame="spatial", clock=(0.1, 0.05)), name="d_spatial")
+    d.connect("Vt", "c_body", "c_world", "d_spatial")
+    return d
+
+
+def test_both_backends_agree():
+    a = simulate(varying_twist_diagram(), 1.0, "rk4", dt=0.01)
+    b = simulate(varying_twist_diagram(), 1.0, "rk4", dt=0.01, backend="compiled")
+    assert b.stats["backend"] == "compiled"
+    np.testing.assert_allclose(b.t, a.t, atol=1e-12)
+    for name in ("c_body", "c_world", "d_spatial"):
+        np.testing.assert_allclose(b[f"{name}.y"], a[f"{name}.y"], rtol=1e-11, atol=1e-12,
+                                   err_msg=name)
+    np.testing.assert_allclose(b.x, a.x, rtol=1e-11, atol=1e-12)
+    d = a["d_spatial.y"]
+    # first hit at 0.05 outputs x[0] and updates; x[1] is output from the hit at 0.15
+    assert np.array_equal(d[0], np.eye(4)) and np.array_equal(d[14], np.eye(4))
+    assert not np.allclose(d[15], np.eye(4))
 
 
 def test_continuous_converges_with_the_step():
