@@ -1,14 +1,15 @@
 """The block library. Every block is importable from here, e.g. ``from blocksim.blocks import
 Gain``; the modules group them by family."""
 
+from blocksim.blocks.arithmetic import Gain, Product, Sum
 from blocksim.blocks.calculus import Derivative, Integrator
 from blocksim.blocks.discrete_calculus import DiscreteDerivative, DiscreteIntegrator
 from blocksim.blocks.discrete_linear import DiscreteStateSpace, DiscreteTransferFunction
 from blocksim.blocks.discrete_pid import DiscretePID
 from blocksim.blocks.discretization import discretize
 from blocksim.blocks.events import HitCrossing, Stop
+from blocksim.blocks.functions import Function, MathFunction
 from blocksim.blocks.linear import StateSpace, TransferFunction
-from blocksim.blocks.math import Function, Gain, MathFunction, Product, Sum
 from blocksim.blocks.noise import BandLimitedWhiteNoise, RandomNumber
 from blocksim.blocks.pid import PID
 from blocksim.blocks.quantize import Quantizer

@@ -20,13 +20,13 @@ import pytest
 from scipy import signal
 
 from blocksim import Clock, Diagram, simulate
+from blocksim.blocks.arithmetic import Gain
 from blocksim.blocks.calculus import Integrator
 from blocksim.blocks.discrete_calculus import DiscreteDerivative, DiscreteIntegrator
 from blocksim.blocks.discrete_linear import DiscreteStateSpace, DiscreteTransferFunction
 from blocksim.blocks.discrete_pid import DiscretePID
 from blocksim.blocks.discretization import discretize
 from blocksim.blocks.linear import StateSpace, TransferFunction
-from blocksim.blocks.math import Gain
 from blocksim.blocks.sample_hold import ZOH, RateTransition, UnitDelay
 from blocksim.blocks.sources import Constant, Sine, Step
 from blocksim.engine.block import Block

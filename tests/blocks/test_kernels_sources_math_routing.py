@@ -18,15 +18,8 @@ import sys
 import numpy as np
 import pytest
 
-from blocksim.blocks.math import (
-    _FUNCTION_KERNELS,
-    _FUNCTIONS,
-    Function,
-    Gain,
-    MathFunction,
-    Product,
-    Sum,
-)
+from blocksim.blocks.arithmetic import Gain, Product, Sum
+from blocksim.blocks.functions import _FUNCTION_KERNELS, _FUNCTIONS, Function, MathFunction
 from blocksim.blocks.routing import (
     Concatenate,
     Demux,
@@ -443,10 +436,11 @@ def test_kernels_compose_in_numba():
 
 
 def test_every_block_of_these_modules_defines_kernels():
-    import blocksim.blocks.math as math_blocks
+    import blocksim.blocks.arithmetic as math_blocks
+    import blocksim.blocks.functions as function_blocks
     import blocksim.blocks.routing as routing_blocks
     import blocksim.blocks.sources as source_blocks
 
-    for module in (source_blocks, math_blocks, routing_blocks):
+    for module in (source_blocks, math_blocks, function_blocks, routing_blocks):
         for name in module.__all__:
             assert "kernels" in vars(getattr(module, name)), name

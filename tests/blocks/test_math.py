@@ -8,8 +8,9 @@ import numpy as np
 import pytest
 
 from blocksim import Diagram, DiagramError, simulate
+from blocksim.blocks.arithmetic import Gain, Product, Sum
 from blocksim.blocks.calculus import Integrator
-from blocksim.blocks.math import Function, Gain, MathFunction, Product, Sum
+from blocksim.blocks.functions import Function, MathFunction
 from blocksim.blocks.sources import Constant, Time
 from blocksim.engine.errors import BlockParameterError
 

@@ -598,7 +598,7 @@ def test_relay_initial_mode_and_feedback_loop():
     d = Diagram("bangbang")
     d.add(Relay(on_point=0.1, off_point=-0.1, on_value=1.0, off_value=0.0, x0=1), "r")
     d.add(Constant(-0.5), "c")
-    from blocksim.blocks.math import Gain, Sum
+    from blocksim.blocks.arithmetic import Gain, Sum
 
     d.add(Sum("++"), "s")
     d.add(Integrator(0.0), "x")
@@ -634,7 +634,7 @@ def test_quantizer_sign_switch_steps_are_located():
     d = Diagram("steps")
     d.add(Time(), "t")
     d.add(Constant(-0.3), "off")
-    from blocksim.blocks.math import Sum
+    from blocksim.blocks.arithmetic import Sum
 
     d.add(Sum("++"), "ramp")  # t - 0.3
     d.add(Quantizer(0.25), "q")
