@@ -10,9 +10,6 @@ import numpy as np
 from blocksim.engine.errors import BlockParameterError
 from blocksim.robotics.camera import CentralCamera
 
-#: the camera keywords every vision block takes, with CentralCamera's defaults
-INTRINSIC_DEFAULTS = dict(f=0.008, rho=10e-6, pp=None, resolution=(1024, 1024))
-
 
 def intrinsics(owner: str, f: Any, rho: Any, pp: Any, resolution: Any) -> CentralCamera:
     """A :class:`CentralCamera` at the origin from the block's keywords, or a
@@ -31,8 +28,9 @@ def packed(cam: CentralCamera) -> tuple[float, float, float, float]:
 
 def checked(owner: str, name: str, value: Any, convert: Callable[..., np.ndarray],
             *args: Any) -> np.ndarray:
-    """``convert(value, *args)`` as a writeable C-contiguous float64 array of finite values;
-    a ``BlockParameterError`` naming the block and the parameter otherwise."""
+    """``convert(value, *args, label)`` as a writeable C-contiguous float64 array of finite
+    values (``label`` names the block and parameter in ``convert``'s ValueError); a
+    ``BlockParameterError`` naming the block and the parameter otherwise."""
     try:
         arr = convert(value, *args, f"{owner}: parameter '{name}'")
     except (TypeError, ValueError) as exc:
