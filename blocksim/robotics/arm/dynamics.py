@@ -279,7 +279,11 @@ def fdyn(kin: np.ndarray, dyn: np.ndarray, gravity: np.ndarray, T: float, q0: np
         q = x[:n].reshape(1, n)
         qd = x[n:].reshape(1, n)
         tau = tau_of(t, q[0], qd[0]).reshape(1, n)
-        return np.concatenate((x[n:], accel_nb(kin, dyn, q, qd, tau, gravity, f)[0]))
+        qdd = accel_nb(kin, dyn, q, qd, tau, gravity, f)[0]
+        if not np.isfinite(qdd).all():          # scipy's step control would loop on NaN
+            raise RuntimeError(f"fdyn: non-finite acceleration {qdd} at t = {t:.6g} s "
+                               f"(q = {q[0]}, qd = {qd[0]}, torque = {tau[0]})")
+        return np.concatenate((x[n:], qdd))
 
     x0 = np.concatenate((np.asarray(q0, dtype=float).reshape(n),
                          np.asarray(qd0, dtype=float).reshape(n)))
