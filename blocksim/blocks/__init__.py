@@ -18,18 +18,11 @@ from blocksim.blocks.routing import Concatenate, Demux, Index, Mux, Reshape, Sel
 from blocksim.blocks.sample_hold import ZOH, RateTransition, UnitDelay
 from blocksim.blocks.saturation import DeadZone, Saturation
 from blocksim.blocks.second_order import SecondOrderIntegrator
+from blocksim.blocks.signal_sources import Constant, Ramp, Sine, Step, Time
 from blocksim.blocks.sinks import Record, Scope, XYGraph
-from blocksim.blocks.sources import (
-    Constant,
-    Interpolate,
-    Piecewise,
-    Ramp,
-    Sine,
-    Step,
-    Time,
-    Waveform,
-)
 from blocksim.blocks.switching import MinMax, Relay, Sign, Switch
+from blocksim.blocks.tables import Interpolate, Piecewise
+from blocksim.blocks.waveform import Waveform
 from blocksim.engine.subsystem import Inport, Outport, Subsystem
 
 __all__ = [

@@ -28,7 +28,7 @@ from blocksim.blocks.discrete_pid import DiscretePID
 from blocksim.blocks.discretization import discretize
 from blocksim.blocks.linear import StateSpace, TransferFunction
 from blocksim.blocks.sample_hold import ZOH, RateTransition, UnitDelay
-from blocksim.blocks.sources import Constant, Sine, Step
+from blocksim.blocks.signal_sources import Constant, Sine, Step
 from blocksim.engine.block import Block
 from blocksim.engine.errors import BlockParameterError
 

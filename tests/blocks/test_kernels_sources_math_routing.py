@@ -29,16 +29,9 @@ from blocksim.blocks.routing import (
     Selector,
     Terminator,
 )
-from blocksim.blocks.sources import (
-    Constant,
-    Interpolate,
-    Piecewise,
-    Ramp,
-    Sine,
-    Step,
-    Time,
-    Waveform,
-)
+from blocksim.blocks.signal_sources import Constant, Ramp, Sine, Step, Time
+from blocksim.blocks.tables import Interpolate, Piecewise
+from blocksim.blocks.waveform import Waveform
 from blocksim.engine.compiled.kernels import Kernels, kernels_of
 
 X = np.zeros(0)
@@ -439,8 +432,11 @@ def test_every_block_of_these_modules_defines_kernels():
     import blocksim.blocks.arithmetic as math_blocks
     import blocksim.blocks.functions as function_blocks
     import blocksim.blocks.routing as routing_blocks
-    import blocksim.blocks.sources as source_blocks
+    import blocksim.blocks.signal_sources as source_blocks
+    import blocksim.blocks.tables as table_blocks
+    import blocksim.blocks.waveform as waveform_blocks
 
-    for module in (source_blocks, math_blocks, function_blocks, routing_blocks):
+    for module in (source_blocks, waveform_blocks, table_blocks, math_blocks, function_blocks,
+                   routing_blocks):
         for name in module.__all__:
             assert "kernels" in vars(getattr(module, name)), name

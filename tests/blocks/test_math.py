@@ -11,7 +11,7 @@ from blocksim import Diagram, DiagramError, simulate
 from blocksim.blocks.arithmetic import Gain, Product, Sum
 from blocksim.blocks.calculus import Integrator
 from blocksim.blocks.functions import Function, MathFunction
-from blocksim.blocks.sources import Constant, Time
+from blocksim.blocks.signal_sources import Constant, Time
 from blocksim.engine.errors import BlockParameterError
 
 X = np.zeros(0)

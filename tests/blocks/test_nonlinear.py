@@ -18,8 +18,9 @@ from blocksim.blocks.calculus import Integrator
 from blocksim.blocks.quantize import Quantizer
 from blocksim.blocks.rate_limits import Backlash, RateLimiter
 from blocksim.blocks.saturation import DeadZone, Saturation
-from blocksim.blocks.sources import Constant, Sine, Time, Waveform
+from blocksim.blocks.signal_sources import Constant, Sine, Time
 from blocksim.blocks.switching import MinMax, Relay, Sign, Switch
+from blocksim.blocks.waveform import Waveform
 from blocksim.engine.clock import EVENT, Clock
 from blocksim.engine.errors import BlockParameterError
 

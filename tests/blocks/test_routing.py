@@ -19,7 +19,7 @@ from blocksim.blocks.routing import (
     Selector,
     Terminator,
 )
-from blocksim.blocks.sources import Constant, Time
+from blocksim.blocks.signal_sources import Constant, Time
 from blocksim.engine.errors import BlockParameterError
 
 X = np.zeros(0)

@@ -9,16 +9,9 @@ import pytest
 
 from blocksim import Diagram, simulate
 from blocksim.blocks.calculus import Integrator
-from blocksim.blocks.sources import (
-    Constant,
-    Interpolate,
-    Piecewise,
-    Ramp,
-    Sine,
-    Step,
-    Time,
-    Waveform,
-)
+from blocksim.blocks.signal_sources import Constant, Ramp, Sine, Step, Time
+from blocksim.blocks.tables import Interpolate, Piecewise
+from blocksim.blocks.waveform import Waveform
 from blocksim.engine.errors import BlockParameterError
 
 X = np.zeros(0)
