@@ -127,7 +127,7 @@ class InverseDynamics(_ArmBlock):
             ins.append(Port("fext", shape=(6,), doc="end wrench [f; m] (N, N m), tool frame"))
         self.set_ports(inputs=ins, outputs=(joint_port("tau", n, _TAU),))
         kin, dyn = self._kin_dyn()
-        self._params = (kin, dyn, param_array(np.zeros(3) if g is None else g),
+        self._kp = (kin, dyn, param_array(np.zeros(3) if g is None else g),
                         np.zeros((1, 6)))
 
     def output(self, t: float, x: np.ndarray, u: Sequence[Any]) -> tuple[np.ndarray]:
@@ -146,7 +146,7 @@ class InverseDynamics(_ArmBlock):
         kernel = {(False, False): dk.rne_kernel, (True, False): dk.rne_gravity_kernel,
                   (False, True): dk.rne_fext_kernel,
                   (True, True): dk.rne_gravity_fext_kernel}[(self._grav_in, self._fext_in)]
-        return Kernels(params=self._params, output=kernel)
+        return Kernels(params=self._kp, output=kernel)
 
 
 class ForwardDynamics(_ArmBlock):
@@ -211,7 +211,7 @@ class ForwardDynamics(_ArmBlock):
             outs.append(joint_port("qdd", n, _QDD))
         self.set_ports(inputs=(joint_port("tau", n, _TAU),), outputs=outs)
         kin, dyn = self._kin_dyn()
-        self._params = (kin, dyn, param_array(self.robot.gravity), np.zeros((1, 6)))
+        self._kp = (kin, dyn, param_array(self.robot.gravity), np.zeros((1, 6)))
 
     def output(self, t: float, x: np.ndarray, u: Sequence[Any]) -> tuple[np.ndarray, ...]:
         n = self._n
@@ -229,7 +229,7 @@ class ForwardDynamics(_ArmBlock):
         """``fdyn_output_kernel`` (``fdyn_output_state_kernel`` without ``qdd``) and
         ``fdyn_deriv_kernel``, params ``(kin, dyn, gravity, fext0)``."""
         out = dk.fdyn_output_kernel if self._qdd else dk.fdyn_output_state_kernel
-        return Kernels(params=self._params, output=out, deriv=dk.fdyn_deriv_kernel)
+        return Kernels(params=self._kp, output=out, deriv=dk.fdyn_deriv_kernel)
 
 
 class Inertia(_ArmBlock):
@@ -259,14 +259,14 @@ class Inertia(_ArmBlock):
         n = self._setup(robot)
         self.set_ports(inputs=(joint_port("q", n, _Q),),
                        outputs=(Port("inertia", shape=(n, n), doc="joint-space inertia"),))
-        self._params = self._kin_dyn()
+        self._kp = self._kin_dyn()
 
     def output(self, t: float, x: np.ndarray, u: Sequence[Any]) -> tuple[np.ndarray]:
         return (self.robot.inertia(signal(u[0])),)
 
     def kernels(self) -> Kernels:
         """``inertia_kernel``, params ``(kin, dyn)``."""
-        return Kernels(params=self._params, output=dk.inertia_kernel)
+        return Kernels(params=self._kp, output=dk.inertia_kernel)
 
 
 class Coriolis(_ArmBlock):
@@ -298,14 +298,14 @@ class Coriolis(_ArmBlock):
         n = self._setup(robot)
         self.set_ports(inputs=(joint_port("q", n, _Q), joint_port("qd", n, _QD)),
                        outputs=(Port("coriolis", shape=(n, n), doc="Coriolis matrix"),))
-        self._params = self._kin_dyn()
+        self._kp = self._kin_dyn()
 
     def output(self, t: float, x: np.ndarray, u: Sequence[Any]) -> tuple[np.ndarray]:
         return (self.robot.coriolis(signal(u[0]), signal(u[1])),)
 
     def kernels(self) -> Kernels:
         """``coriolis_kernel``, params ``(kin, dyn)``."""
-        return Kernels(params=self._params, output=dk.coriolis_kernel)
+        return Kernels(params=self._kp, output=dk.coriolis_kernel)
 
 
 class Gravload(_ArmBlock):
@@ -338,14 +338,14 @@ class Gravload(_ArmBlock):
                                self.robot.gravity)
         self.set_ports(inputs=(joint_port("q", n, _Q),), outputs=(joint_port("tau", n, _TAU),))
         kin, dyn = self._kin_dyn()
-        self._params = (kin, dyn, param_array(self._g), np.zeros((1, 6)))
+        self._kp = (kin, dyn, param_array(self._g), np.zeros((1, 6)))
 
     def output(self, t: float, x: np.ndarray, u: Sequence[Any]) -> tuple[np.ndarray]:
         return (self.robot.gravload(signal(u[0]), gravity=self._g),)
 
     def kernels(self) -> Kernels:
         """``gravload_kernel``, params ``(kin, dyn, gravity, fext0)``."""
-        return Kernels(params=self._params, output=dk.gravload_kernel)
+        return Kernels(params=self._kp, output=dk.gravload_kernel)
 
 
 class Friction(_ArmBlock):
@@ -375,14 +375,14 @@ class Friction(_ArmBlock):
         n = self._setup(robot)
         self.set_ports(inputs=(joint_port("qd", n, _QD),),
                        outputs=(joint_port("tau", n, _TAU),))
-        self._params = (param_array(self.robot.arrays.dyn),)
+        self._kp = (param_array(self.robot.arrays.dyn),)
 
     def output(self, t: float, x: np.ndarray, u: Sequence[Any]) -> tuple[np.ndarray]:
         return (self.robot.friction(signal(u[0])),)
 
     def kernels(self) -> Kernels:
         """``friction_kernel``, params ``(dyn,)``."""
-        return Kernels(params=self._params, output=dk.friction_kernel)
+        return Kernels(params=self._kp, output=dk.friction_kernel)
 
 
 class CartesianInertia(_ArmBlock):
@@ -419,12 +419,12 @@ class CartesianInertia(_ArmBlock):
                 f"6-joint arm); the robot {self.robot.name!r} has {n} joints")
         self.set_ports(inputs=(joint_port("q", n, _Q),),
                        outputs=(Port("inertia", shape=(6, 6), doc="Cartesian inertia"),))
-        self._params = self._kin_dyn()
+        self._kp = self._kin_dyn()
 
     def output(self, t: float, x: np.ndarray, u: Sequence[Any]) -> tuple[np.ndarray]:
-        return (dk.cinertia_kernel(t, EMPTY, signal(u[0]), self._params),)
+        return (dk.cinertia_kernel(t, EMPTY, signal(u[0]), self._kp),)
 
     def kernels(self) -> Kernels:
         """``cinertia_kernel``, params ``(kin, dyn)``; the interpreted block calls the same
         kernel."""
-        return Kernels(params=self._params, output=dk.cinertia_kernel)
+        return Kernels(params=self._kp, output=dk.cinertia_kernel)

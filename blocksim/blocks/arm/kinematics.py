@@ -160,14 +160,14 @@ class FKine(Block):
         out = (Port("poses", shape=(n + 1, 4, 4), doc="poses of frames 0..n (world)")
                if self._all else Port("pose", shape=(4, 4), doc="end-effector pose (world)"))
         self.set_ports(inputs=(joint_port("q", n, _Q_DOC),), outputs=(out,))
-        self._params = (param_array(self.robot.kin),)
+        self._kp = (param_array(self.robot.kin),)
 
     def output(self, t: float, x: np.ndarray, u: Sequence[Any]) -> tuple[np.ndarray]:
         return (self.robot.fkine(signal(u[0]), all=self._all),)
 
     def kernels(self) -> Kernels:
         """``fkine_kernel`` (or ``fkine_all_kernel``), params ``(kin,)``."""
-        return Kernels(params=self._params,
+        return Kernels(params=self._kp,
                        output=ak.fkine_all_kernel if self._all else ak.fkine_kernel)
 
 
@@ -237,15 +237,15 @@ class Jacobian(Block):
                else Port("jinv", shape=(n, 6), doc=f"{inverse} of the Jacobian ({frame})"))
         self.set_ports(inputs=(joint_port("q", n, _Q_DOC),),
                        outputs=(out, Port("cond", shape=(), doc="condition number of J")))
-        self._params = (param_array(self.robot.kin), frame == "ee", _INVERSES[inverse], lam)
+        self._kp = (param_array(self.robot.kin), frame == "ee", _INVERSES[inverse], lam)
 
     def output(self, t: float, x: np.ndarray, u: Sequence[Any]) -> tuple[np.ndarray, float]:
-        return ak.jacobian_kernel(t, EMPTY, signal(u[0]), self._params)
+        return ak.jacobian_kernel(t, EMPTY, signal(u[0]), self._kp)
 
     def kernels(self) -> Kernels:
         """``jacobian_kernel``, params ``(kin, ee, mode, damping)`` (mode 0 J, 1 inv, 2 pinv,
         3 dls); the interpreted block calls the same kernel."""
-        return Kernels(params=self._params, output=ak.jacobian_kernel)
+        return Kernels(params=self._kp, output=ak.jacobian_kernel)
 
 
 class JacobDot(Block):
@@ -278,14 +278,14 @@ class JacobDot(Block):
         n = self.robot.n
         self.set_ports(inputs=(joint_port("q", n, _Q_DOC), joint_port("qd", n, _QD_DOC)),
                        outputs=(Port("jdot_qd", shape=(6,), doc="Jdot @ qd (world)"),))
-        self._params = (param_array(self.robot.kin),)
+        self._kp = (param_array(self.robot.kin),)
 
     def output(self, t: float, x: np.ndarray, u: Sequence[Any]) -> tuple[np.ndarray]:
         return (self.robot.jacob_dot(signal(u[0]), signal(u[1])),)
 
     def kernels(self) -> Kernels:
         """``jacob_dot_kernel``, params ``(kin,)``."""
-        return Kernels(params=self._params, output=ak.jacob_dot_kernel)
+        return Kernels(params=self._kp, output=ak.jacob_dot_kernel)
 
 
 class IKine(Block):
@@ -374,7 +374,7 @@ class IKine(Block):
         self._q0 = start
         self._revolute = self.robot.arrays.sigma == 0
         self._core_args = (w, param_array(limits), self._revolute, int(ilimit), tol_v, lam_v)
-        self._params = (param_array(self.robot.kin), param_array(w), param_array(limits),
+        self._kp = (param_array(self.robot.kin), param_array(w), param_array(limits),
                         param_array(self._revolute), param_array(start), int(ilimit), tol_v,
                         lam_v)
         self.set_ports(inputs=(Port("pose", shape=(4, 4), doc="goal pose (world)"),),
@@ -394,7 +394,7 @@ class IKine(Block):
         """``ikine_output_kernel`` and ``ikine_update_kernel``, params ``(kin, mask, qlim
         (n, 2), revolute (n,) as 0/1, q0, ilimit, tol, lam)``: a numba port of the robotics
         core's solver, tested equal to it."""
-        return Kernels(params=self._params, output=ak.ikine_output_kernel,
+        return Kernels(params=self._kp, output=ak.ikine_output_kernel,
                        update=ak.ikine_update_kernel if self.clock is not None else None)
 
 
@@ -435,14 +435,14 @@ class IKine6s(Block):
             code = config_code(config)
         except (TypeError, ValueError) as exc:
             raise BlockParameterError(f"{owner}: {exc}") from None
-        self._params = (param_array(g), int(code))
+        self._kp = (param_array(g), int(code))
         self.set_ports(inputs=(Port("pose", shape=(4, 4), doc="goal pose (world)"),),
                        outputs=(joint_port("q", 6, _Q_DOC),))
 
     def output(self, t: float, x: np.ndarray, u: Sequence[Any]) -> tuple[np.ndarray]:
-        return (ak.ikine6s_block_kernel(t, EMPTY, signal(u[0]), self._params),)
+        return (ak.ikine6s_block_kernel(t, EMPTY, signal(u[0]), self._kp),)
 
     def kernels(self) -> Kernels:
         """``ikine6s_block_kernel``, params ``(g (81,), code)``; the interpreted block calls the
         same kernel."""
-        return Kernels(params=self._params, output=ak.ikine6s_block_kernel)
+        return Kernels(params=self._kp, output=ak.ikine6s_block_kernel)
