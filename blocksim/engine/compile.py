@@ -450,11 +450,28 @@ def _dry_run(entries: list[BlockEntry], order: tuple[Step, ...], res: _Resolver,
     values: list[Any] = [None] * len(shapes)
     failed: set[int] = set()
 
-    def inputs_of(e: BlockEntry) -> list[Any] | None:
+    def inputs_of(e: BlockEntry, step: Step | None = None) -> list[Any] | None:
+        """The block's input values; for an output step, inputs its ports do not read at the
+        same instant (no feedthrough) may still be unknown (fed back from later blocks): they
+        get zeros of the input's declared shape (0.0 when undeclared), as the value does not
+        reach those outputs."""
+        ins = res.ins[e.name]
+        if step is not None and any(values[s] is None for s in e.in_slots):
+            ft = e.block.output_feedthrough()
+            outs = res.outs[e.name]
+            read = {name for k in step.ports for name in ft.get(outs[k].name, ())}
+            u = []
+            for p, s in zip(ins, e.in_slots):
+                if s >= 0 and values[s] is not None:
+                    u.append(values[s])
+                elif p.name in read or s < 0:
+                    return None
+                else:
+                    u.append(np.zeros(tuple(p.shape)) if p.shape else 0.0)
+            return u
         if any(s < 0 or values[s] is None for s in e.in_slots):
             return None
         u = [values[s] for s in e.in_slots]
-        ins = res.ins[e.name]
         for p, v, s in zip(ins, u, e.in_slots):
             if p.shape is not None and _shape_of(v) != tuple(p.shape):
                 problems.append(
@@ -467,7 +484,7 @@ def _dry_run(entries: list[BlockEntry], order: tuple[Step, ...], res: _Resolver,
         e = entries[step.entry]
         if step.entry in failed:
             continue
-        u = inputs_of(e)
+        u = inputs_of(e, step)
         if u is None:
             continue
         xb = (xd0 if e.discrete else x0)[e.states]

@@ -206,3 +206,17 @@ def _one_problem(build):
 def test_each_compile_error_message(build, match):
     with pytest.raises(DiagramError, match=match):
         compile_diagram(_one_problem(build))
+
+
+def test_array_feedback_through_a_stateful_block_gets_its_shapes():
+    # the integrator's output does not read its input, which is fed back from later blocks:
+    # the dry run evaluates it with a placeholder input instead of skipping the whole loop
+    d = Diagram("vector loop")
+    x = d.add(Integrator(x0=np.ones(2)), name="x")
+    g = d.add(Gain(-1.0), name="g")
+    d.connect(x, g)
+    d.connect(g, x)
+    plan = compile_diagram(d)
+    assert dict(zip(plan.signal_names, plan.signal_shapes)) == {"x.y": (2,), "g.y": (2,)}
+    res = simulate(plan, 1.0, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(res["x.y"][-1], np.exp(-1.0) * np.ones(2), rtol=1e-7)

@@ -10,7 +10,7 @@ from blocksim.blocks import Constant, Integrator
 from blocksim.blocks.arm import PoseIntegrator
 from blocksim.blocks.vision import IBVS, Camera, ImageJacobian
 from blocksim.blocks.vision import kernels as vk
-from blocksim.engine.errors import BlockParameterError, SimulationError
+from blocksim.engine.errors import BlockParameterError
 from blocksim.robotics.camera import CentralCamera
 from blocksim.robotics.spatial import rpy2tr, transl, trotz
 
@@ -145,10 +145,6 @@ def test_diagram_runs_the_same_in_both_backends():
 
 
 # ---------------------------------------------------------------------------- closed loop
-@pytest.mark.xfail(raises=SimulationError, strict=True, reason=(
-    "engine: the compile-time dry run skips a block whose inputs are not yet known even when "
-    "its outputs do not read them (PoseIntegrator in a feedback loop), so every array signal "
-    "of the loop gets shape () and the run fails at t = 0; remove this mark when fixed"))
 def test_free_flying_ibvs_loop_converges():
     """PoseIntegrator (body frame) -> Camera -> IBVS -> PoseIntegrator: the RVC example."""
     P = np.array([[-0.25, -0.25, 0.25, 0.25], [-0.25, 0.25, 0.25, -0.25], [3.0, 3.0, 3.0, 3.0]])
