@@ -28,6 +28,9 @@ import numpy as np
 from numba import njit
 
 from .dynamics_rne import (
+    _HC,
+    _IC,
+    _MC,
     _P,
     WORK,
     _add,
@@ -63,52 +66,57 @@ _ZERO16 = np.zeros((1, 6))
 def crba(kin, dyn, W, M):
     """Joint-space inertia by the composite-rigid-body method; writes ``M`` (n, n).
 
-    Works in the link frames from :func:`link_transforms`; adds ``G^2 Jm`` on the diagonal.
+    Works in the link frames from :func:`link_transforms` (``W``, whose composite-body columns
+    it uses as scratch); adds ``G^2 Jm`` on the diagonal.
     """
     n = W.shape[0]
-    mc = np.empty(n)
-    hc = np.empty((n, 3))        # first moment m c about origin i, frame i
-    ic = np.empty((n, 3, 3))     # rotational inertia about origin i, frame i
+    # composite body of links i..n about origin i, frame i: mass W[i, _MC], first moment
+    # m c at W[i, _HC:_HC+3], rotational inertia (row-major 3x3) at W[i, _IC:_IC+9]
     for i in range(n):
         m = dyn[i, MASS]
         rc = _com(dyn, i)
         rr = rc[0] * rc[0] + rc[1] * rc[1] + rc[2] * rc[2]
-        mc[i] = m
+        W[i, _MC] = m
         for r in range(3):
-            hc[i, r] = m * rc[r]
+            W[i, _HC + r] = m * rc[r]
             col = _inertia_mul(dyn, i, (1.0 * (r == 0), 1.0 * (r == 1), 1.0 * (r == 2)))
             for k in range(3):
-                ic[i, k, r] = col[k] + m * ((rr if k == r else 0.0) - rc[k] * rc[r])
+                W[i, _IC + 3 * k + r] = col[k] + m * ((rr if k == r else 0.0) - rc[k] * rc[r])
     for i in range(n - 1, 0, -1):
         # add the composite body of link i to its parent, in frame i-1 about origin i-1
         pp = _vec(W, i, _P)
-        h = _rot(W, i, (hc[i, 0], hc[i, 1], hc[i, 2]))
+        mi = W[i, _MC]
+        h = _rot(W, i, _vec(W, i, _HC))
         ph = pp[0] * h[0] + pp[1] * h[1] + pp[2] * h[2]
         pp2 = pp[0] * pp[0] + pp[1] * pp[1] + pp[2] * pp[2]
         for r in range(3):
             for k in range(3):
                 s = 0.0
                 for a in range(3):
+                    t = 0.0
                     for b in range(3):
-                        s += W[i, 3 * r + a] * ic[i, a, b] * W[i, 3 * k + b]
-                diag = 2.0 * ph + mc[i] * pp2 if r == k else 0.0
-                ic[i - 1, r, k] += (s + diag - pp[r] * h[k] - h[r] * pp[k]
-                                    - mc[i] * pp[r] * pp[k])
-            hc[i - 1, r] += h[r] + mc[i] * pp[r]
-        mc[i - 1] += mc[i]
+                        t += W[i, _IC + 3 * a + b] * W[i, 3 * k + b]
+                    s += W[i, 3 * r + a] * t
+                diag = 2.0 * ph + mi * pp2 if r == k else 0.0
+                W[i - 1, _IC + 3 * r + k] += (s + diag - pp[r] * h[k] - h[r] * pp[k]
+                                              - mi * pp[r] * pp[k])
+            W[i - 1, _HC + r] += h[r] + mi * pp[r]
+        W[i - 1, _MC] += mi
     for i in range(n):
         ax = joint_axis(kin, n, i)
-        h = (hc[i, 0], hc[i, 1], hc[i, 2])
+        h = _vec(W, i, _HC)
+        mi = W[i, _MC]
         if kin[1 + i] == 0.0:
             v = _cross(ax, joint_lever(kin, n, i))
-            iw = (ic[i, 0, 0] * ax[0] + ic[i, 0, 1] * ax[1] + ic[i, 0, 2] * ax[2],
-                  ic[i, 1, 0] * ax[0] + ic[i, 1, 1] * ax[1] + ic[i, 1, 2] * ax[2],
-                  ic[i, 2, 0] * ax[0] + ic[i, 2, 1] * ax[1] + ic[i, 2, 2] * ax[2])
+            o = _IC
+            iw = (W[i, o] * ax[0] + W[i, o + 1] * ax[1] + W[i, o + 2] * ax[2],
+                  W[i, o + 3] * ax[0] + W[i, o + 4] * ax[1] + W[i, o + 5] * ax[2],
+                  W[i, o + 6] * ax[0] + W[i, o + 7] * ax[1] + W[i, o + 8] * ax[2])
             nm = _add(iw, _cross(h, v))
-            f = _add((mc[i] * v[0], mc[i] * v[1], mc[i] * v[2]), _cross(ax, h))
+            f = _add((mi * v[0], mi * v[1], mi * v[2]), _cross(ax, h))
         else:
             nm = _cross(h, ax)
-            f = (mc[i] * ax[0], mc[i] * ax[1], mc[i] * ax[2])
+            f = (mi * ax[0], mi * ax[1], mi * ax[2])
         g = dyn[i, GR]
         M[i, i] = joint_torque(kin, n, i, nm, f) + g * g * dyn[i, JM]
         for j in range(i - 1, -1, -1):
