@@ -87,8 +87,11 @@ def zoo_names() -> dict[str, Callable[..., Any]]:
     return {}
 
 
-def _zoo(zoo: str) -> Any:
-    """A robot from the model zoo by name, e.g. ``{"zoo": "puma560"}``."""
+def _zoo(zoo: str, nofriction: str | bool = False, mass_scale: float = 1.0) -> Any:
+    """A robot from the model zoo by name, e.g. ``{"zoo": "puma560"}``; ``"nofriction"``:
+    ``true``/``"coulomb"`` removes Coulomb friction, ``"all"`` also viscous (RTB's
+    ``nofriction``); ``"mass_scale"`` multiplies every link's mass and inertia (a deliberately
+    wrong controller model, e.g. 1.1)."""
     names = zoo_names()
     if not names:
         raise ValueError("the model zoo (blocksim.robotics.models) is not available in this "
@@ -96,7 +99,17 @@ def _zoo(zoo: str) -> Any:
     if zoo not in names:
         raise ValueError(f"no model {zoo!r} in the zoo{suggest(zoo, names)}; models: "
                          f"{', '.join(names)}")
-    return names[zoo]()
+    robot = names[zoo]()
+    if nofriction not in (False, True, "coulomb", "all", "viscous"):
+        raise ValueError(f"nofriction must be true, false, \"coulomb\", \"all\" or "
+                         f"\"viscous\", got {nofriction!r}")
+    if nofriction:
+        robot = robot.nofriction("coulomb" if nofriction is True else nofriction)
+    if mass_scale != 1.0:
+        from blocksim.robotics.arm.perturb import scale_inertial
+
+        robot = scale_inertial(robot, mass_scale)
+    return robot
 
 
 def _dh(dh: Any, sigma: Any = None, offset: Any = None, modified: bool = False,
