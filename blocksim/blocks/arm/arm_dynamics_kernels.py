@@ -5,7 +5,8 @@ Every kernel follows the contract of :mod:`blocksim.engine.compiled.kernels`: a 
 robotics core's kernels (:mod:`blocksim.robotics.arm.dynamics`: ``rne_nb``, ``inertia_nb``,
 ``coriolis_nb``, ``accel_nb``, ``friction_nb``) called for one configuration, i.e. with
 (1, n) rows, exactly as the ``SerialLink`` methods call them, so both back-ends compute the
-same numbers bit for bit.
+same numbers (to rounding: LLVM may fuse multiply-adds differently once a kernel is
+inlined into a caller).
 
 Parameters: ``kin`` the packed kinematics (``robot.kin``), ``dyn`` (n, 15) the dynamics rows
 (``robot.arrays.dyn``), ``gravity`` (3,) the upward-equivalent gravity [m/s^2] and ``fext0``

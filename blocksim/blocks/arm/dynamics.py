@@ -18,7 +18,7 @@ Units: q [rad or m], qd [rad/s or m/s], qdd [rad/s^2 or m/s^2], tau [N m or N].
 
 The interpreted blocks call the ``SerialLink`` methods (``rne``, ``accel``, ``inertia``, ...);
 the compiled kernels (:mod:`blocksim.blocks.arm.arm_dynamics_kernels`) call the same numba
-kernels with the same arrays, so both back-ends agree bit for bit. :class:`CartesianInertia`
+kernels with the same arrays, so both back-ends agree to rounding. :class:`CartesianInertia`
 calls its kernel in both back-ends (tested equal to ``robot.cinertia``).
 """
 
@@ -218,6 +218,10 @@ class ForwardDynamics(_ArmBlock):
         q, qd = x[:n].copy(), x[n:].copy()
         if not self._qdd:
             return q, qd
+        if np.shape(u[0]) != (n,):
+            # the engine asks for q and qd before tau is known (partial feedthrough in a loop)
+            # and passes a placeholder; this qdd is discarded
+            return q, qd, np.full(n, np.nan)
         return q, qd, self.robot.accel(q, qd, signal(u[0]))
 
     def deriv(self, t: float, x: np.ndarray, u: Sequence[Any]) -> np.ndarray:

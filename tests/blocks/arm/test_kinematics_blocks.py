@@ -45,6 +45,13 @@ def kernel_out(block, *u, x=EMPTY):
     return k.output(0.0, x, *u, k.params)
 
 
+def close(a, b):
+    """Equal to rounding: a kernel inlined into another compiled function may round
+    differently (fused multiply-adds) from the same kernel called from Python."""
+    b = np.asarray(b)
+    np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12 * max(1.0, np.abs(b).max()))
+
+
 def interp(block, *u, x=EMPTY):
     return block.output(0.0, x, u)
 
@@ -82,7 +89,7 @@ def test_blocks_keep_their_own_copy_of_the_robot():
     robot.tool = transl(0.0, 0.0, 0.3)
     assert b.robot is not robot and b.params["robot"] is robot
     np.testing.assert_array_equal(interp(b, QS[0])[0], before)
-    np.testing.assert_array_equal(kernel_out(b, QS[0]), before)
+    close(kernel_out(b, QS[0]), before)
     assert not np.allclose(robot.fkine(QS[0]), before)
 
 
@@ -113,10 +120,10 @@ def test_fkine_equals_the_core():
     for q in QS:
         T = interp(b, q)[0]
         np.testing.assert_array_equal(T, P560.fkine(q))
-        np.testing.assert_array_equal(kernel_out(b, q), T)
+        close(kernel_out(b, q), T)
         frames = interp(ball, q)[0]
         np.testing.assert_array_equal(frames, P560.fkine(q, all=True))
-        np.testing.assert_array_equal(kernel_out(ball, q), frames)
+        close(kernel_out(ball, q), frames)
         np.testing.assert_allclose(frames[-1] @ P560.tool, T, atol=1e-15)
     # read-only and integer inputs (a Constant's output) are accepted
     q_ro = np.zeros(6, dtype=int)
@@ -140,7 +147,7 @@ def test_jacobian_equals_the_core_numpy_and_finite_differences(frame):
     for q in QS:
         J, cond = interp(b, q)
         Jk, condk = kernel_out(b, q)
-        np.testing.assert_array_equal(J, core(q))
+        close(J, core(q))
         np.testing.assert_array_equal(Jk, J)
         assert type(cond) is float and condk == cond
         assert cond == pytest.approx(np.linalg.cond(J), rel=1e-12)
@@ -206,7 +213,7 @@ def test_jacob_dot_equals_the_core_and_finite_differences():
     for q in QS:
         y = interp(b, q, QD)[0]
         np.testing.assert_array_equal(y, P560.jacob_dot(q, QD))
-        np.testing.assert_array_equal(kernel_out(b, q, QD), y)
+        close(kernel_out(b, q, QD), y)
         Jdot = (P560.jacob0(q + h * QD) - P560.jacob0(q - h * QD)) / (2 * h)
         np.testing.assert_allclose(y, Jdot @ QD, atol=1e-7)
 
@@ -218,8 +225,8 @@ def test_ikine6s_equals_the_core_and_round_trips(config):
     for q in QS:
         T = P560.fkine(q)
         got = interp(b, T)[0]
-        np.testing.assert_array_equal(got, P560.ikine6s(T, config))
-        np.testing.assert_array_equal(kernel_out(b, T), got)
+        close(got, P560.ikine6s(T, config))
+        close(kernel_out(b, T), got)
         np.testing.assert_allclose(P560.fkine(got), T, atol=1e-12)
         assert P560.arm_config(got) == config
     # a pose out of reach gives NaN (the run would stop naming the block)
@@ -319,7 +326,7 @@ def test_kinematics_diagram_agrees_in_both_backends(kin_runs):
     np.testing.assert_allclose(b.x, a.x, rtol=1e-9, atol=1e-12)
     assert sorted(a.signals) == sorted(b.signals)
     for name in a.signals:
-        span = max(np.ptp(a[name]), np.abs(a[name]).max(), 1e-300)
+        span = max(np.ptp(a[name]), np.abs(a[name]).max(), 1.0)      # noise-only: 1 SI unit
         np.testing.assert_allclose(b[name], a[name], rtol=0, atol=1e-9 * span, err_msg=name)
 
 
@@ -329,7 +336,7 @@ def test_kinematics_diagram_outputs(kin_runs):
     np.testing.assert_allclose(a["qs.y"], q, atol=1e-15)
     k = len(a.t) // 2
     np.testing.assert_array_equal(a["fk.pose"][k], P560.fkine(a["qs.y"][k]))
-    np.testing.assert_array_equal(a["jac.jac"][k], P560.jacob0(a["qs.y"][k]))
+    close(a["jac.jac"][k], P560.jacob0(a["qs.y"][k]))
     np.testing.assert_allclose(a["ik6.q"], q, atol=1e-10)         # analytic: every step
     # IKine: held between its hits, each hit the solution for that instant's pose, warm-started
     hits = np.flatnonzero(np.abs(a.t / 0.01 - np.round(a.t / 0.01)) < 1e-9)
