@@ -40,6 +40,7 @@ from .dynamics_rne import (
     _rot,
     _vec,
     add_motor_friction,
+    as_rows,
     base_acceleration,
     friction_nb,
     joint_axis,
@@ -55,7 +56,7 @@ from .layout import M as MASS
 __all__ = ["accel_nb", "chol_solve", "cinertia_from", "coriolis_nb", "crba", "fdyn",
            "friction_nb", "inertia_nb", "nofriction", "rne_nb", "rne_rows"]
 
-_ZERO16 = np.zeros((1, 6))
+_ZERO6 = np.zeros(6)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -126,32 +127,35 @@ def crba(kin, dyn, W, M):
 
 
 @njit(cache=True)
-def inertia_nb(kin, dyn, Q):
-    """Joint-space inertia matrices (m, n, n) (kg m^2, kg m, kg) for the rows of Q (m, n).
+def inertia_nb(kin, dyn, q):
+    """Joint-space inertia matrix (n, n), or (m, n, n) for q (m, n) (kg m^2, kg m, kg).
 
     Rotor inertias ``G^2 Jm`` are on the diagonal.
     """
-    m, n = Q.shape
-    if int(kin[0]) != n or dyn.shape[0] != n:
-        raise ValueError("inertia: q must be (m, n) with n = robot.n")
+    n = int(kin[0])
+    Q = as_rows(q, n)
+    if dyn.shape[0] != n:
+        raise ValueError("inertia: dyn must have one row per joint (robot.n)")
     W = np.empty((n, WORK))
-    out = np.empty((m, n, n))
-    for k in range(m):
+    out = np.empty((Q.shape[0], n, n))
+    for k in range(Q.shape[0]):
         link_transforms(kin, Q[k], W)
         crba(kin, dyn, W, out[k])
-    return out
+    return out.reshape(q.shape[:-1] + (n, n))  # noqa: RUF005 (numba: no tuple unpacking)
 
 
 @njit(cache=True)
-def coriolis_nb(kin, dyn, Q, QD):
-    """Coriolis matrices C(q, qd) (m, n, n) for the rows of Q, QD (m, n).
+def coriolis_nb(kin, dyn, q, qd):
+    """Coriolis matrix C(q, qd) (n, n), or (m, n, n) for q, qd (m, n).
 
     Column j of C is the bilinear RNE term ``b(qd, e_j)`` (Christoffel symbols of M), so
     ``C @ qd`` is the velocity-product torque; no gravity, friction or rotor terms.
     """
-    m, n = Q.shape
-    if QD.shape != Q.shape:
-        raise ValueError("coriolis: q and qd must have the same shape (m, n)")
+    n = int(kin[0])
+    Q, QD = as_rows(q, n), as_rows(qd, n)
+    m = Q.shape[0]
+    if QD.shape[0] != m:
+        raise ValueError("coriolis: q and qd must have the same number of rows")
     rows = np.empty((m * n, n))
     rates = np.empty((m * n, n))
     units = np.zeros((m * n, n))
@@ -169,7 +173,7 @@ def coriolis_nb(kin, dyn, Q, QD):
         for j in range(n):
             for i in range(n):
                 out[k, i, j] = cols[k * n + j, i]
-    return out
+    return out.reshape(q.shape[:-1] + (n, n))  # noqa: RUF005 (numba: no tuple unpacking)
 
 
 @njit(cache=True)
@@ -203,25 +207,27 @@ def chol_solve(M, b):
 
 
 @njit(cache=True)
-def accel_nb(kin, dyn, Q, QD, TAU, gravity, fext):
-    """Forward dynamics: qdd (m, n) = M(q)^-1 (tau - rne(q, qd, 0)) row by row (Cholesky).
+def accel_nb(kin, dyn, q, qd, tau, gravity, fext):
+    """Forward dynamics: qdd = M(q)^-1 (tau - rne(q, qd, 0)), shape of ``q`` (rad/s^2, m/s^2).
 
-    Q, QD, TAU (m, n); friction, rotor inertia, gravity (3,) and the end wrench fext
-    (1 | m, 6) as :func:`rne_nb`. Walker and Orin's method 1, with the inertia matrix from
-    the composite-rigid-body method and no inverse formed.
+    q, qd, tau (n,) or (m, n); friction, rotor inertia, gravity (3,) and the end wrench fext
+    (6,), (1, 6) or (m, 6) as :func:`rne_nb`. Walker and Orin's method 1, with the inertia
+    matrix from the composite-rigid-body method and a Cholesky solve (no inverse formed).
     """
+    n = int(kin[0])
+    Q, QD, TAU = as_rows(q, n), as_rows(qd, n), as_rows(tau, n)
+    if TAU.shape[0] != Q.shape[0]:
+        raise ValueError("accel: q, qd and tau must have the same number of rows")
     M = inertia_nb(kin, dyn, Q)
     h = np.empty(Q.shape)
     zero = np.zeros(Q.shape)
-    rne_rows(kin, dyn, Q, QD, QD, zero, base_acceleration(kin, gravity), fext, h)
+    rne_rows(kin, dyn, Q, QD, QD, zero, base_acceleration(kin, gravity), as_rows(fext, 6), h)
     add_motor_friction(dyn, QD, zero, h)
-    if TAU.shape != Q.shape:
-        raise ValueError("accel: q, qd and tau must have the same shape (m, n)")
     for k in range(Q.shape[0]):
-        for i in range(Q.shape[1]):
+        for i in range(n):
             h[k, i] = TAU[k, i] - h[k, i]
         chol_solve(M[k], h[k])
-    return h
+    return h.reshape(q.shape)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -272,7 +278,7 @@ def fdyn(kin: np.ndarray, dyn: np.ndarray, gravity: np.ndarray, T: float, q0: np
     from scipy.integrate import solve_ivp
 
     n = int(kin[0])
-    f = _ZERO16 if fext is None else np.ascontiguousarray(fext, dtype=np.float64).reshape(1, 6)
+    f = _ZERO6 if fext is None else np.ascontiguousarray(fext, dtype=np.float64).reshape(6)
     if torque is None or not callable(torque):
         tau_const = (np.zeros(n) if torque is None
                      else np.ascontiguousarray(torque, dtype=np.float64).reshape(n))
@@ -284,14 +290,14 @@ def fdyn(kin: np.ndarray, dyn: np.ndarray, gravity: np.ndarray, T: float, q0: np
             return np.ascontiguousarray(torque(t, q, qd), dtype=np.float64).reshape(n)
 
     def rhs(t, x):
-        q = x[:n].reshape(1, n)
-        qd = x[n:].reshape(1, n)
-        tau = tau_of(t, q[0], qd[0]).reshape(1, n)
-        qdd = accel_nb(kin, dyn, q, qd, tau, gravity, f)[0]
+        q = x[:n]
+        qd = x[n:]
+        tau = tau_of(t, q, qd)
+        qdd = accel_nb(kin, dyn, q, qd, tau, gravity, f)
         if not np.isfinite(qdd).all():          # scipy's step control would loop on NaN
             raise RuntimeError(f"fdyn: non-finite acceleration {qdd} at t = {t:.6g} s "
-                               f"(q = {q[0]}, qd = {qd[0]}, torque = {tau[0]})")
-        return np.concatenate((x[n:], qdd))
+                               f"(q = {q}, qd = {qd}, torque = {tau})")
+        return np.concatenate((qd, qdd))
 
     x0 = np.concatenate((np.asarray(q0, dtype=float).reshape(n),
                          np.asarray(qd0, dtype=float).reshape(n)))

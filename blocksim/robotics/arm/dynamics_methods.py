@@ -28,6 +28,7 @@ __all__ = ["DynamicsMethods"]
 
 _F64 = np.float64
 _ZERO3 = np.zeros(3)
+_ZERO6 = np.zeros(6)
 _ZERO16 = np.zeros((1, 6))
 _asc = np.ascontiguousarray
 
@@ -108,10 +109,8 @@ class DynamicsMethods:
         q, qd, qdd = _asc(q, _F64), _asc(qd, _F64), _asc(qdd, _F64)
         g = a.gravity if gravity is None else _vector(gravity, 3, "gravity")
         if q.ndim == 1 and qd.ndim == 1 and qdd.ndim == 1:
-            f = _ZERO16 if fext is None else _vector(fext, 6, "fext").reshape(1, 6)
-            n = q.shape[0]
-            return rne_nb(self.kin, a.dyn, q.reshape(1, n), qd.reshape(1, n), qdd.reshape(1, n),
-                          g, f)[0]
+            f = _ZERO6 if fext is None else _vector(fext, 6, "fext")
+            return rne_nb(self.kin, a.dyn, q, qd, qdd, g, f)
         q, qd, qdd = _rows(self.n, q, qd, qdd)
         return rne_nb(self.kin, a.dyn, q, qd, qdd, g, _wrenches(fext, q.shape[0]))
 
@@ -180,10 +179,8 @@ class DynamicsMethods:
         q, qd, tau = _asc(q, _F64), _asc(qd, _F64), _asc(tau, _F64)
         g = a.gravity if gravity is None else _vector(gravity, 3, "gravity")
         if q.ndim == 1 and qd.ndim == 1 and tau.ndim == 1:
-            f = _ZERO16 if fext is None else _vector(fext, 6, "fext").reshape(1, 6)
-            n = q.shape[0]
-            return accel_nb(self.kin, a.dyn, q.reshape(1, n), qd.reshape(1, n),
-                            tau.reshape(1, n), g, f)[0]
+            f = _ZERO6 if fext is None else _vector(fext, 6, "fext")
+            return accel_nb(self.kin, a.dyn, q, qd, tau, g, f)
         q, qd, tau = _rows(self.n, q, qd, tau)
         return accel_nb(self.kin, a.dyn, q, qd, tau, g, _wrenches(fext, q.shape[0]))
 

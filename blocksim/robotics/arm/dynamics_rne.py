@@ -320,24 +320,36 @@ def rne_rows(kin, dyn, Q, U, V, QDD, g0, fext, out):
 
 
 @njit(cache=True)
-def rne_nb(kin, dyn, Q, QD, QDD, gravity, fext):
-    """Inverse dynamics: joint torques/forces (m, n) (N m, N) for the rows of Q, QD, QDD.
+def as_rows(x, n):
+    """``x`` (n,) or (m, n), C-contiguous, viewed as rows (1 | m, n); ValueError otherwise."""
+    if x.shape[x.ndim - 1] != n:
+        raise ValueError("dynamics: joint arrays must have one element per joint (robot.n) "
+                         "in their last axis; fext has 6")
+    return x.reshape((-1, n))
+
+
+@njit(cache=True)
+def rne_nb(kin, dyn, q, qd, qdd, gravity, fext):
+    """Inverse dynamics: joint torques/forces (N m, N), shape of ``q``.
 
     Parameters
     ----------
     kin : float64 (25 + 26 n,), packed kinematics; dyn : float64 (n, 15), dynamics rows
-    Q, QD, QDD : float64 (m, n), joint coordinates (rad, m), rates and accelerations (one
-        configuration is m = 1)
+    q, qd, qdd : float64 (n,) or (m, n), C-contiguous: joint coordinates (rad, m), rates and
+        accelerations, one row per trajectory point
     gravity : float64 (3,), upward-equivalent gravity in the world frame (m/s^2)
-    fext : float64 (1, 6) or (m, 6), end-effector wrench on the environment, tool frame
+    fext : float64 (6,), (1, 6) or (m, 6), end-effector wrench on the environment, tool frame
         (N, N m)
 
-    Rotor inertia and friction are included (module docstring).
+    Rotor inertia and friction are included (module docstring). numba compiles one
+    specialisation per number of dimensions; the recursion itself (:func:`rne_rows`) once.
     """
+    n = int(kin[0])
+    Q, QD, QDD = as_rows(q, n), as_rows(qd, n), as_rows(qdd, n)
     out = np.empty(Q.shape)
-    rne_rows(kin, dyn, Q, QD, QD, QDD, base_acceleration(kin, gravity), fext, out)
+    rne_rows(kin, dyn, Q, QD, QD, QDD, base_acceleration(kin, gravity), as_rows(fext, 6), out)
     add_motor_friction(dyn, QD, QDD, out)
-    return out
+    return out.reshape(q.shape)
 
 
 @njit(cache=True)
