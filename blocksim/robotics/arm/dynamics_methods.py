@@ -137,7 +137,7 @@ class DynamicsMethods:
         qd = _asc(qd, _F64)
         if qd.ndim not in (1, 2):
             raise ValueError(f"friction: expected qd of shape (n,) or (m, n), got {qd.shape}")
-        return friction_nb(self.arrays.dyn, qd.reshape(-1, qd.shape[-1])).reshape(qd.shape)
+        return friction_nb(self.arrays.dyn, qd)
 
     def inertia(self, q) -> np.ndarray:
         """Joint-space inertia matrix M(q), (n, n) (kg m^2, kg m, kg); (m, n, n) for q (m, n).
@@ -145,7 +145,7 @@ class DynamicsMethods:
         Symmetric positive definite; the diagonal includes the rotor inertias ``G^2 Jm``.
         """
         q = _asc(q, _F64)
-        if q.ndim == 1:
+        if q.ndim == 1:     # as a (1, n) row: one compiled specialisation for both forms
             return inertia_nb(self.kin, self.arrays.dyn, q.reshape(1, q.shape[0]))[0]
         (q,) = _rows(self.n, q)
         return inertia_nb(self.kin, self.arrays.dyn, q)
@@ -160,7 +160,7 @@ class DynamicsMethods:
         if qd is None:
             q, qd = _split(q, self.n, 2, "coriolis")
         q, qd = _asc(q, _F64), _asc(qd, _F64)
-        if q.ndim == 1 and qd.ndim == 1:
+        if q.ndim == 1 and qd.ndim == 1:   # (1, n) rows, as inertia
             n = q.shape[0]
             return coriolis_nb(self.kin, self.arrays.dyn, q.reshape(1, n), qd.reshape(1, n))[0]
         q, qd = _rows(self.n, q, qd)

@@ -323,8 +323,8 @@ def rne_rows(kin, dyn, Q, U, V, QDD, g0, fext, out):
 def as_rows(x, n):
     """``x`` (n,) or (m, n), C-contiguous, viewed as rows (1 | m, n); ValueError otherwise."""
     if x.shape[x.ndim - 1] != n:
-        raise ValueError("dynamics: joint arrays must have one element per joint (robot.n) "
-                         "in their last axis; fext has 6")
+        raise ValueError("dynamics: the last axis of q, qd, qdd and tau must have one element "
+                         "per joint (robot.n), that of fext 6")
     return x.reshape((-1, n))
 
 
@@ -353,13 +353,12 @@ def rne_nb(kin, dyn, q, qd, qdd, gravity, fext):
 
 
 @njit(cache=True)
-def friction_nb(dyn, QD):
-    """Joint friction (m, n) for joint rates QD (m, n): :func:`joint_friction` elementwise."""
-    m, n = QD.shape
-    if dyn.shape[0] != n:
-        raise ValueError("friction: qd must have one element per joint (robot.n)")
-    out = np.empty((m, n))
-    for k in range(m):
+def friction_nb(dyn, qd):
+    """Joint friction (N m, N), shape of ``qd`` (n,) or (m, n): :func:`joint_friction`."""
+    n = dyn.shape[0]
+    QD = as_rows(qd, n)
+    out = np.empty(QD.shape)
+    for k in range(QD.shape[0]):
         for i in range(n):
             out[k, i] = joint_friction(dyn, i, QD[k, i])
-    return out
+    return out.reshape(qd.shape)
