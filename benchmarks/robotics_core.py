@@ -8,7 +8,9 @@ Prints, for the Puma 560 (the model zoo's ``puma560``; a local DH table if the z
 * the values against the Robotics Toolbox for Python numbers recorded in the planning notes
   (``anchor-benchmarks.md`` §4: same q, qd, qdd);
 * the cold first-compile time of the kernels: a new process with an empty
-  ``NUMBA_CACHE_DIR`` imports the package and makes the first call of each method;
+  ``NUMBA_CACHE_DIR`` imports the package, compiles a trivial function (numba's own set-up)
+  and makes the first call of each method (in this order: later kernels reuse the helpers
+  the earlier ones compiled);
 * when ``roboticstoolbox`` (roboticstoolbox-python) is importable, the same calls on its DH
   ``Puma560`` and the ratios; otherwise it says so.
 
@@ -84,27 +86,40 @@ def per_call_us(fn, repeat: int) -> float:
     return min(timer.repeat(repeat=repeat, number=number)) / number * 1e6
 
 
+def dispatch_floor_us(robot, repeat: int) -> float:
+    """Per-call cost of an empty numba kernel given rne's seven arrays (µs)."""
+    import numba
+
+    noop = numba.njit(lambda kin, dyn, q, qd, qdd, g, f: np.empty(q.shape[0]))
+    a = robot.arrays
+    args = (robot.kin, a.dyn, Q, QD, QDD, a.gravity, np.zeros(6))
+    return per_call_us(lambda: noop(*args), repeat)
+
+
 COLD = """
 import json, sys, time
-t0 = time.perf_counter()
+t0 = time.process_time()
 sys.path.insert(0, "benchmarks")
+import numba
 from robotics_core import Q, QD, QDD, puma
 robot, _ = puma()
-out = {"import": time.perf_counter() - t0}
+numba.njit(lambda x: x + 1)(1.0)      # numba's own first-compile set-up, not the kernels'
+out = {"import": time.process_time() - t0}
 for name, fn in (("fkine", lambda: robot.fkine(Q)), ("jacob0", lambda: robot.jacob0(Q)),
                  ("rne", lambda: robot.rne(Q, QD, QDD)), ("inertia", lambda: robot.inertia(Q)),
                  ("coriolis", lambda: robot.coriolis(Q, QD)),
                  ("accel", lambda: robot.accel(Q, QD, QDD)),
                  ("friction", lambda: robot.friction(QD))):
-    t = time.perf_counter()
+    t = time.process_time()
     fn()
-    out[name] = time.perf_counter() - t
+    out[name] = time.process_time() - t
 print(json.dumps(out))
 """
 
 
 def cold_compile() -> dict:
-    """First-call times (s) in a new process with an empty numba cache."""
+    """First-call CPU times (s) in a new process with an empty numba cache (compiling is
+    single-threaded, so CPU time is what an idle core would take)."""
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     with tempfile.TemporaryDirectory() as cache:
         env = dict(os.environ, NUMBA_CACHE_DIR=cache)
@@ -145,6 +160,10 @@ def main(argv=None) -> None:
         if theirs:
             line += f" {theirs[name]:10.2f} {theirs[name] / t:12.1f}x{flag}"
         print(line)
+    floor = dispatch_floor_us(robot, args.repeat)
+    print(f"  numba's call floor here: an empty kernel taking rne's 7 arrays and returning a "
+          f"new (6,) array costs {floor:.2f} µs; it scales with the machine's load as every "
+          f"number above")
     if theirs is None:
         print("  roboticstoolbox (roboticstoolbox-python) is not installed here: no side-by-side "
               "ratios. Its recorded times on this kind of machine (anchor-benchmarks.md §4, "
@@ -160,7 +179,8 @@ def main(argv=None) -> None:
     if not args.no_cold:
         cold = cold_compile()
         total = sum(v for k, v in cold.items() if k != "import")
-        print(f"cold first calls, new process, empty numba cache (s): import {cold['import']:.2f}; "
+        print(f"cold first calls, new process, empty numba cache (CPU s): import and numba "
+              f"set-up {cold['import']:.2f}; "
               + ", ".join(f"{k} {v:.2f}" for k, v in cold.items() if k != "import")
               + f"; total {total:.2f}")
 
