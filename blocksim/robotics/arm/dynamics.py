@@ -185,7 +185,8 @@ def chol_solve(M, b):
         for k in range(j):
             s -= M[j, k] * M[j, k]
         if not s > 0.0:
-            raise ValueError("the inertia matrix is not positive definite")
+            raise ValueError("accel: the inertia matrix is not positive definite (a link or "
+                             "joint without inertia, or non-finite q)")
         d = np.sqrt(s)
         M[j, j] = d
         for i in range(j + 1, n):
