@@ -50,7 +50,7 @@ POSE0 = np.array([[cos(THETA0), -sin(THETA0), 0.0, 0.4],
                   [cos(PHI0) * sin(THETA0), cos(PHI0) * cos(THETA0), -sin(PHI0), -0.3],
                   [sin(PHI0) * sin(THETA0), sin(PHI0) * cos(THETA0), cos(PHI0), 0.5],
                   [0.0, 0.0, 0.0, 1.0]])
-FPS = 10.0  # frames per second of simulated time in the animation
+FPS = 5.0  # frames per second of simulated time in the animation (kept short)
 
 
 def build(scope_file: str | Path | None = None, show: bool = False, with_scope: bool = True,

@@ -49,7 +49,7 @@ UV_STAR = np.array([[352.0, 352.0, 672.0, 672.0],
                     [352.0, 672.0, 672.0, 352.0]])
 #: start of the arm: qn + DQ0 [rad]
 DQ0 = np.array([0.1, -0.1, 0.15, 0.2, -0.15, 0.3])
-FPS = 10.0  # frames per second of simulated time in the animation
+FPS = 5.0  # frames per second of simulated time in the animation (kept short)
 
 
 def build(scope_file: str | Path | None = None, show: bool = False, with_scope: bool = True,
