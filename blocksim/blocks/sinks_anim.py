@@ -31,6 +31,8 @@ from blocksim.blocks.sinks import _check_bool, _check_dpi, _Sink
 from blocksim.engine.block import Port
 from blocksim.engine.errors import BlockParameterError
 
+__all__ = ["ArmPlot", "ImagePlane"]
+
 FileArg = str | os.PathLike[str] | None
 
 #: animation file suffixes the sinks can write

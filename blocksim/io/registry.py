@@ -2,7 +2,8 @@
 
 A file names a block's ``"type"``; it is looked up here and nowhere else: the library (every
 :class:`~blocksim.engine.block.Block` class exported by :mod:`blocksim.blocks`, plus ``Inport``,
-``Outport`` and ``Subsystem``) and the classes registered from Python code with
+``Outport`` and ``Subsystem``, and by :mod:`blocksim.blocks.arm`, :mod:`blocksim.blocks.vision`
+and :mod:`blocksim.blocks.sinks_anim`) and the classes registered from Python code with
 :func:`register_block`. A file can never make blocksim import a module or reach a class by a
 string it contains.
 
@@ -28,13 +29,22 @@ _USER: dict[str, type[Block]] = {}
 
 @lru_cache(maxsize=1)
 def _library() -> dict[str, type[Block]]:
-    import blocksim.blocks as lib
+    # the library's packages, a fixed list (never a name from a file): the general blocks, the
+    # arm and vision families (kept out of blocksim.blocks so that importing it does not load
+    # the robotics core) and the animation sinks
+    import blocksim.blocks as general
+    import blocksim.blocks.arm as arm
+    import blocksim.blocks.sinks_anim as anim
+    import blocksim.blocks.vision as vision
 
-    out = {}
-    for name in lib.__all__:
-        obj = getattr(lib, name)
-        if inspect.isclass(obj) and issubclass(obj, Block):
-            out[name] = obj
+    out: dict[str, type[Block]] = {}
+    for lib in (general, arm, vision, anim):
+        for name in lib.__all__:
+            obj = getattr(lib, name)
+            if inspect.isclass(obj) and issubclass(obj, Block):
+                if name in out and out[name] is not obj:
+                    raise RuntimeError(f"block type name {name!r} is used twice in the library")
+                out[name] = obj
     return out
 
 

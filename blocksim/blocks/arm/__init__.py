@@ -1,9 +1,20 @@
-"""Blocks for serial-link arms: transforms, pose integration and trajectory sources.
+"""Blocks for serial-link arms: kinematics, dynamics, transforms, pose integration and
+trajectory sources.
 
 Poses are (4, 4) float64 homogeneous transforms, angles radians, vectors (n,) float64 arrays
 (see :mod:`blocksim.blocks.arm.transforms`). Every block here has compiled kernels.
 """
 
+from blocksim.blocks.arm.dynamics import (
+    CartesianInertia,
+    Coriolis,
+    ForwardDynamics,
+    Friction,
+    Gravload,
+    Inertia,
+    InverseDynamics,
+)
+from blocksim.blocks.arm.kinematics import FKine, IKine, IKine6s, JacobDot, Jacobian
 from blocksim.blocks.arm.pose_integrator import PoseIntegrator
 from blocksim.blocks.arm.trajectories import LSPB, CirclePath, CTraj, JTraj, MSTraj, MTraj
 from blocksim.blocks.arm.transforms import (
@@ -24,10 +35,22 @@ __all__ = [
     "LSPB",
     "AngDiff",
     "CTraj",
+    "CartesianInertia",
     "CirclePath",
+    "Coriolis",
     "Delta2Tr",
     "EulToTr",
+    "FKine",
+    "ForwardDynamics",
+    "Friction",
+    "Gravload",
+    "IKine",
+    "IKine6s",
+    "Inertia",
+    "InverseDynamics",
     "JTraj",
+    "JacobDot",
+    "Jacobian",
     "MSTraj",
     "MTraj",
     "PoseIntegrator",
