@@ -325,7 +325,7 @@ def as_rows(x, n):
     if x.shape[x.ndim - 1] != n:
         raise ValueError("dynamics: the last axis of q, qd, qdd and tau must have one element "
                          "per joint (robot.n), that of fext 6")
-    return x.reshape((-1, n))
+    return x.reshape((x.size // n, n))
 
 
 @njit(cache=True)
