@@ -325,7 +325,8 @@ def as_rows(x, n):
     if x.shape[x.ndim - 1] != n:
         raise ValueError("dynamics: the last axis of q, qd, qdd and tau must have one element "
                          "per joint (robot.n), that of fext 6")
-    return x.reshape((x.size // n, n))
+    rows = x.size // n if n > 0 else (x.shape[0] if x.ndim == 2 else 1)
+    return x.reshape((rows, n))
 
 
 @njit(cache=True)
