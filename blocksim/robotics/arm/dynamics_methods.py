@@ -26,7 +26,7 @@ from .dynamics import accel_nb, cinertia_from, coriolis_nb, fdyn, friction_nb, i
 
 __all__ = ["DynamicsMethods"]
 
-_F64 = np.float64
+_F64 = np.dtype(np.float64)        # a dtype object: the cheapest form for ascontiguousarray
 _ZERO3 = np.zeros(3)
 _ZERO6 = np.zeros(6)
 _ZERO16 = np.zeros((1, 6))
