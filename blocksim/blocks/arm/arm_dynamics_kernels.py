@@ -3,14 +3,15 @@
 Every kernel follows the contract of :mod:`blocksim.engine.compiled.kernels`: a module-level
 ``numba.njit(cache=True)`` function of ``(t, x, u0, ..., params)``. The numerics are the
 robotics core's kernels (:mod:`blocksim.robotics.arm.dynamics`: ``rne_nb``, ``inertia_nb``,
-``coriolis_nb``, ``accel_nb``, ``friction_nb``) called for one configuration, i.e. with
-(1, n) rows, exactly as the ``SerialLink`` methods call them, so both back-ends compute the
-same numbers (to rounding: LLVM may fuse multiply-adds differently once a kernel is
-inlined into a caller).
+``coriolis_nb``, ``accel_nb``, ``friction_nb``) called for one configuration with the
+argument shapes the ``SerialLink`` methods use ((n,) joint vectors, (1, n) rows for
+``inertia_nb`` and ``coriolis_nb``), so one compiled specialisation of each serves both
+back-ends and they compute the same numbers (to rounding: LLVM may fuse multiply-adds
+differently once a kernel is inlined into a caller).
 
 Parameters: ``kin`` the packed kinematics (``robot.kin``), ``dyn`` (n, 15) the dynamics rows
 (``robot.arrays.dyn``), ``gravity`` (3,) the upward-equivalent gravity [m/s^2] and ``fext0``
-a (1, 6) zero wrench. Signals: joint vectors (n,) [rad, rad/s, rad/s^2 or m, m/s, m/s^2],
+a (6,) zero wrench. Signals: joint vectors (n,) [rad, rad/s, rad/s^2 or m, m/s, m/s^2],
 torques (n,) [N m or N], wrenches (6,) ``[f; m]`` [N, N m] in the tool frame.
 """
 
@@ -34,7 +35,8 @@ _njit = numba.njit(cache=True)
 
 @_njit
 def _row(v):
-    """A signal (k,) as a fresh C-contiguous (1, k) row."""
+    """A signal (k,) as a fresh C-contiguous (1, k) row (``inertia_nb`` and ``coriolis_nb`` take
+    rows, as the SerialLink methods pass them)."""
     k = v.shape[0]
     out = np.empty((1, k))
     for i in range(k):
@@ -42,59 +44,41 @@ def _row(v):
     return out
 
 
-@_njit
-def _vec(v):
-    """A signal (k,) as a fresh C-contiguous (k,) array."""
-    k = v.shape[0]
-    out = np.empty(k)
-    for i in range(k):
-        out[i] = v[i]
-    return out
-
-
 # ---------------------------------------------------------------------------- inverse dynamics
-@_njit
-def _rne1(kin, dyn, q, qd, qdd, gravity, fext):
-    return rne_nb(kin, dyn, _row(q), _row(qd), _row(qdd), gravity, fext)[0]
-
-
+# Each block kernel calls the core kernel directly: a compiled layer in between would
+# re-optimise the core's code once more (numba links callees into every caller).
 @_njit
 def rne_kernel(t, x, q, qd, qdd, p):
-    """Joint torques (n,); params ``(kin, dyn, gravity (3,), fext0 (1, 6))``."""
-    return _rne1(p[0], p[1], q, qd, qdd, p[2], p[3])
+    """Joint torques (n,); params ``(kin, dyn, gravity (3,), fext0 (6,))``."""
+    return rne_nb(p[0], p[1], q, qd, qdd, p[2], p[3])
 
 
 @_njit
 def rne_gravity_kernel(t, x, q, qd, qdd, g, p):
     """Joint torques (n,) with the gravity vector as an input (3,)."""
-    return _rne1(p[0], p[1], q, qd, qdd, _vec(g), p[3])
+    return rne_nb(p[0], p[1], q, qd, qdd, g, p[3])
 
 
 @_njit
 def rne_fext_kernel(t, x, q, qd, qdd, f, p):
     """Joint torques (n,) with the end wrench as an input (6,)."""
-    return _rne1(p[0], p[1], q, qd, qdd, p[2], _row(f))
+    return rne_nb(p[0], p[1], q, qd, qdd, p[2], f)
 
 
 @_njit
 def rne_gravity_fext_kernel(t, x, q, qd, qdd, g, f, p):
     """Joint torques (n,) with gravity (3,) and the end wrench (6,) as inputs."""
-    return _rne1(p[0], p[1], q, qd, qdd, _vec(g), _row(f))
+    return rne_nb(p[0], p[1], q, qd, qdd, g, f)
 
 
 @_njit
 def gravload_kernel(t, x, q, p):
     """Gravity torques ``rne(q, 0, 0)`` (n,); params as :func:`rne_kernel`."""
     z = np.zeros(q.shape[0])
-    return _rne1(p[0], p[1], q, z, z, p[2], p[3])
+    return rne_nb(p[0], p[1], q, z, z, p[2], p[3])
 
 
 # ---------------------------------------------------------------------------- forward dynamics
-@_njit
-def _accel1(p, q, qd, tau):
-    return accel_nb(p[0], p[1], _row(q), _row(qd), _row(tau), p[2], p[3])[0]
-
-
 @_njit
 def fdyn_output_kernel(t, x, tau, p):
     """``(q, qd, qdd)`` from the state ``x = [q; qd]`` (2n,) and the input torque; params as
@@ -102,7 +86,7 @@ def fdyn_output_kernel(t, x, tau, p):
     n = x.shape[0] // 2
     q = x[:n].copy()
     qd = x[n:].copy()
-    return q, qd, _accel1(p, q, qd, tau)
+    return q, qd, accel_nb(p[0], p[1], q, qd, tau, p[2], p[3])
 
 
 @_njit
@@ -117,7 +101,7 @@ def fdyn_deriv_kernel(t, x, tau, p):
     """``[qd; accel(q, qd, tau)]`` (2n,)."""
     n = x.shape[0] // 2
     dx = np.empty(2 * n)
-    qdd = _accel1(p, x[:n].copy(), x[n:].copy(), tau)
+    qdd = accel_nb(p[0], p[1], x[:n].copy(), x[n:].copy(), tau, p[2], p[3])
     for i in range(n):
         dx[i] = x[n + i]
         dx[n + i] = qdd[i]
@@ -140,7 +124,7 @@ def coriolis_kernel(t, x, q, qd, p):
 @_njit
 def friction_kernel(t, x, qd, p):
     """Joint friction (n,); params ``(dyn,)``."""
-    return friction_nb(p[0], _row(qd))[0]
+    return friction_nb(p[0], qd)
 
 
 @_njit
@@ -148,10 +132,10 @@ def cinertia_kernel(t, x, q, p):
     """Cartesian inertia ``J^-T M J^-1`` (6, 6) with ``J = jacob0(q)`` (6, 6); params
     ``(kin, dyn)``. NaN when J is singular to working precision."""
     kin, dyn = p
-    qc = _vec(q)
-    M = inertia_nb(kin, dyn, _row(qc))[0]
-    U, sv, V = svd_jacobi(jacobian(kin, qc, False))
-    Ji = inverse_from_svd(U, sv, V, INV, 0.0)
+    M = inertia_nb(kin, dyn, _row(q))[0]
+    # run-time False and INV (kin[0] = n > 0): literals would compile other specialisations
+    U, sv, V = svd_jacobi(jacobian(kin, q, kin[0] < 0.0))
+    Ji = inverse_from_svd(U, sv, V, INV * int(kin[0] > 0.0), 0.0)
     n = M.shape[0]
     MJ = np.zeros((n, n))                   # M @ Ji
     for i in range(n):

@@ -107,7 +107,9 @@ def _ik_error(kin, q, Td, w, e, J):
             R[i, j] = Td[i, 0] * T[j, 0] + Td[i, 1] * T[j, 1] + Td[i, 2] * T[j, 2]
     r = so3_log_nb(R)
     e[3], e[4], e[5] = r[0], r[1], r[2]
-    Jq = jacobian(kin, q, False)
+    # ee = False as a run-time bool (kin[0] = n > 0): the Python methods call the core kernel
+    # with a bool, a literal False would compile a second specialisation of it
+    Jq = jacobian(kin, q, kin[0] < 0.0)
     ss = 0.0
     for i in range(6):
         e[i] *= w[i]
@@ -179,7 +181,9 @@ def ikine_lm_nb(kin, Td, q0, w, qlim, revolute, ilimit, tol, lam):
         if not cholesky_solve(A, dq):
             lam *= 2.0
             continue
-        qn = q + dq
+        qn = np.empty(n)
+        for i in range(n):
+            qn[i] = q[i] + dq[i]
         _ik_limit(qn, revolute, qlim)
         errn = _ik_error(kin, qn, Td, w, en, Jn)
         if errn < err:
@@ -210,8 +214,11 @@ def ikine_output_kernel(t, x, pose, p):
 
 @_njit
 def ikine_update_kernel(t, x, pose, p):
-    """Next warm start: the new solution on success, the previous one otherwise."""
-    q, ok = ikine_output_kernel(t, x, pose, p)
-    if ok == 1.0:
+    """Next warm start: the new solution on success, the previous one otherwise (the solve of
+    :func:`ikine_output_kernel`, called directly: one compiled layer less)."""
+    kin, w, qlim, revolute, q0, ilimit, tol, lam = p
+    start = x.copy() if x.shape[0] > 0 else q0.copy()
+    q, _, _, status = ikine_lm_nb(kin, _pose(pose), start, w, qlim, revolute, ilimit, tol, lam)
+    if status == CONVERGED:
         return q
     return x.copy()

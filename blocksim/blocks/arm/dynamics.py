@@ -128,7 +128,7 @@ class InverseDynamics(_ArmBlock):
         self.set_ports(inputs=ins, outputs=(joint_port("tau", n, _TAU),))
         kin, dyn = self._kin_dyn()
         self._kp = (kin, dyn, param_array(np.zeros(3) if g is None else g),
-                        np.zeros((1, 6)))
+                        np.zeros(6))
 
     def output(self, t: float, x: np.ndarray, u: Sequence[Any]) -> tuple[np.ndarray]:
         k = 3
@@ -211,7 +211,7 @@ class ForwardDynamics(_ArmBlock):
             outs.append(joint_port("qdd", n, _QDD))
         self.set_ports(inputs=(joint_port("tau", n, _TAU),), outputs=outs)
         kin, dyn = self._kin_dyn()
-        self._kp = (kin, dyn, param_array(self.robot.gravity), np.zeros((1, 6)))
+        self._kp = (kin, dyn, param_array(self.robot.gravity), np.zeros(6))
 
     def output(self, t: float, x: np.ndarray, u: Sequence[Any]) -> tuple[np.ndarray, ...]:
         n = self._n
@@ -342,7 +342,7 @@ class Gravload(_ArmBlock):
                                self.robot.gravity)
         self.set_ports(inputs=(joint_port("q", n, _Q),), outputs=(joint_port("tau", n, _TAU),))
         kin, dyn = self._kin_dyn()
-        self._kp = (kin, dyn, param_array(self._g), np.zeros((1, 6)))
+        self._kp = (kin, dyn, param_array(self._g), np.zeros(6))
 
     def output(self, t: float, x: np.ndarray, u: Sequence[Any]) -> tuple[np.ndarray]:
         return (self.robot.gravload(signal(u[0]), gravity=self._g),)
