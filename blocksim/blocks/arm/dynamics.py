@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from blocksim.blocks.arm import arm_dynamics_kernels as dk
-from blocksim.blocks.arm.kinematics import (
+from blocksim.blocks.arm.arm_params import (
     EMPTY,
     check_bool,
     check_vector,

@@ -14,6 +14,7 @@ import pytest
 from scipy.integrate import solve_ivp
 
 from blocksim import BlockParameterError, Diagram, simulate
+from blocksim.blocks.arm.arm_params import EMPTY
 from blocksim.blocks.arm.dynamics import (
     CartesianInertia,
     Coriolis,
@@ -23,7 +24,6 @@ from blocksim.blocks.arm.dynamics import (
     Inertia,
     InverseDynamics,
 )
-from blocksim.blocks.arm.kinematics import EMPTY
 from blocksim.blocks.sources import Constant
 from blocksim.engine.compiled.kernels import Kernels
 from blocksim.robotics.models import puma560, twolink

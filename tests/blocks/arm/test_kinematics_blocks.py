@@ -15,7 +15,8 @@ import numpy as np
 import pytest
 
 from blocksim import BlockParameterError, Diagram, NonFiniteError, simulate
-from blocksim.blocks.arm.kinematics import EMPTY, FKine, IKine, IKine6s, JacobDot, Jacobian
+from blocksim.blocks.arm.arm_params import EMPTY
+from blocksim.blocks.arm.kinematics import FKine, IKine, IKine6s, JacobDot, Jacobian
 from blocksim.blocks.sources import Constant, Sine
 from blocksim.engine.compiled.kernels import Kernels
 from blocksim.robotics.arm.ikine import ikine
