@@ -6,13 +6,14 @@ floating-point operations are the same, so 1e-12 is ample).
 """
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from blocksim import Diagram, compile_diagram, grid, simulate, simulate_batch
 from blocksim.blocks import Constant, Gain, Integrator, Product, Sum
-from blocksim.engine.compiled.backend import CompileError, cache_dir, load_module
+from blocksim.engine.compiled.backend import CompileError, load_module
 from blocksim.engine.compiled.backend import _kernels_for as kernels_for
 from blocksim.engine.errors import NonFiniteError
 
@@ -50,7 +51,8 @@ def test_generated_loop_is_cached_and_used():
     simulate(plan, 0.1, "rk4", dt=1e-3, backend="compiled", specialize=True)
     assert module.run_fixed.signatures, "the generated loop did not run"
     # numba cached it (it refuses to cache a loop that gets dispatchers as arguments)
-    index = list((cache_dir() / "__pycache__").glob(f"{module.__name__}.run_fixed-*.nbi"))
+    where = Path(module.run_fixed._cache._cache_path)  # numba's choice (NUMBA_CACHE_DIR...)
+    index = list(where.glob(f"{module.__name__}.run_fixed-*.nbi"))
     assert index, "no numba cache index was written for run_fixed"
 
 
