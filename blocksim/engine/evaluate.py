@@ -48,7 +48,10 @@ class Evaluator:
 
     def __init__(self, plan: Plan):
         self.plan = plan
-        self.sig: list[Any] = [0.0] * len(plan.signal_names)
+        # before a signal is first computed, a block output that does not read it (fed back
+        # to a stateful block) may still be handed it: zeros of the signal's shape
+        self.sig: list[Any] = [np.zeros(shape) if shape else 0.0
+                               for shape in plan.signal_shapes]
         self._steps = []
         rates = []
         for step in plan.order:
