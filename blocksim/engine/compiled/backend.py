@@ -201,7 +201,6 @@ def run_compiled(plan: Plan, options: dict[str, Any], stats: dict[str, Any]) -> 
     solver = options["solver"]
     kernels = _kernels_for(plan, solver)
     t0 = time.perf_counter()
-    from blocksim.engine.compiled import loops  # compiles the shared loop once (then cached)
 
     specialized = bool(options.get("specialize"))
     # a single specialised run inlines its parameter values; ensembles keep them tunable
@@ -220,7 +219,12 @@ def run_compiled(plan: Plan, options: dict[str, Any], stats: dict[str, Any]) -> 
         def runner(times: np.ndarray, fired: np.ndarray, cap: int) -> tuple[Any, ...]:
             return module.run_fixed(*args, times, fired, METHODS[solver], dt, cap, True)
     else:
-        loop = module.run_fast if specialized else loops.run
+        if specialized:
+            loop = module.run_fast
+        else:
+            from blocksim.engine.compiled import shared  # compiled once per installation
+
+            loop = shared.run
         funcs = _diagram_functions(module, specialized)
         rest = (METHODS[solver], dt, float(options["rtol"]), float(options["atol"]),
                 float(options["max_step"]))
@@ -303,7 +307,6 @@ def run_batch_compiled(plans: list[Plan], options: dict[str, Any]) -> Any:
     """Run one member per plan (same structure, different parameters) in a numba prange
     loop; returns a :class:`~blocksim.engine.batch.BatchResult` without overrides."""
     from blocksim.engine.batch import BatchResult
-    from blocksim.engine.compiled import batch_loop
 
     plan = plans[0]
     solver = options["solver"]
@@ -331,7 +334,12 @@ def run_batch_compiled(plans: list[Plan], options: dict[str, Any]) -> Any:
                    times: np.ndarray, fired: np.ndarray) -> tuple[Any, ...]:
             return module.batch_fixed(PV, PI, X0, XD0, sig0, times, fired, METHODS[solver], dt)
     else:
-        loop = module.batch_fast if specialized else batch_loop.run_batch
+        if specialized:
+            loop = module.batch_fast
+        else:
+            from blocksim.engine.compiled import shared  # compiled once per installation
+
+            loop = shared.run_batch
         funcs = _diagram_functions(module, specialized)
         rest = (METHODS[solver], dt, float(options["rtol"]), float(options["atol"]),
                 float(options["max_step"]), *_event_args(module, options))

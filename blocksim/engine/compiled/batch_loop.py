@@ -5,27 +5,9 @@ compiling it.
 """
 
 import numpy as np
-from numba import njit, prange, types
+from numba import njit, prange
 
 from blocksim.engine.compiled.loops import run_impl
-from blocksim.engine.compiled.signatures import (
-    A8,
-    B1,
-    CROSSINGS,
-    EVALUATE,
-    F8,
-    FIRE,
-    I8,
-    RHS,
-    UPDATE,
-)
-
-RUN_BATCH = types.Tuple((types.float64[:, ::1], types.float64[:, :, ::1],
-                         types.float64[:, :, ::1], types.int64[::1], types.int64[::1]))(
-    types.FunctionType(EVALUATE), types.FunctionType(RHS), types.FunctionType(UPDATE),
-    types.FunctionType(CROSSINGS), types.FunctionType(FIRE), types.float64[:, ::1],
-    types.int64[:, ::1], types.float64[:, ::1], types.float64[:, ::1], A8, A8,
-    types.boolean[:, ::1], types.int64, F8, F8, F8, F8, I8, B1, F8, F8, types.int64)
 
 
 @njit(cache=True, parallel=True)
@@ -53,13 +35,3 @@ def batch_impl(evaluate, rhs, update, crossings, fire, PV, PI, X0, XD0, sig0, ti
         counts[m] = k
         status[m] = st
     return T_out, X_out, S_out, counts, status
-
-
-@njit(RUN_BATCH, cache=True)
-def run_batch(evaluate, rhs, update, crossings, fire, PV, PI, X0, XD0, sig0, times, fired_rows,
-              method, dt, rtol, atol, max_step, directions, stop_mask, event_tol, zeno_dt,
-              zeno_count):
-    """The ensemble loop compiled once for every diagram (first-class function arguments)."""
-    return batch_impl(evaluate, rhs, update, crossings, fire, PV, PI, X0, XD0, sig0, times,
-                      fired_rows, method, dt, rtol, atol, max_step, directions, stop_mask,
-                      event_tol, zeno_dt, zeno_count)
