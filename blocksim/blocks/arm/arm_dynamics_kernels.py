@@ -20,7 +20,6 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from blocksim.blocks.arm.arm_linalg import INV, inverse_from_svd, svd_jacobi
 from blocksim.robotics.arm.dynamics import (
     accel_nb,
     coriolis_nb,
@@ -29,6 +28,7 @@ from blocksim.robotics.arm.dynamics import (
     rne_nb,
 )
 from blocksim.robotics.arm.kinematics import jacobian
+from blocksim.robotics.linalg import INV, inverse_from_svd, svd_jacobi
 
 _njit = numba.njit(cache=True)
 

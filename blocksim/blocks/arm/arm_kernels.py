@@ -5,7 +5,7 @@ module-level ``numba.njit(cache=True)`` function of ``(t, x, u0, ..., params)``.
 are the robotics core's kernels over the packed kinematics vector ``kin``
 (:mod:`blocksim.robotics.arm.kinematics`: ``fkine``, ``fkine_all``, ``jacobian``,
 ``jacob_dot``; :mod:`blocksim.robotics.arm.ikine6s`: ``ikine6s_kernel``), the loop-only
-linear algebra of :mod:`blocksim.blocks.arm.arm_linalg`, and :func:`ikine_lm_nb`, the
+linear algebra of :mod:`blocksim.robotics.linalg`, and :func:`ikine_lm_nb`, the
 Levenberg–Marquardt solver of :func:`blocksim.robotics.arm.ikine.ikine_lm` step for step
 (the tests hold the two equal).
 
@@ -21,14 +21,14 @@ import math
 import numba
 import numpy as np
 
-from blocksim.blocks.arm.arm_linalg import (
+from blocksim.robotics.arm.ikine6s import ikine6s_kernel
+from blocksim.robotics.arm.kinematics import fkine, fkine_all, jacob_dot, jacobian
+from blocksim.robotics.linalg import (
     cholesky_solve,
     condition_from_svd,
     inverse_from_svd,
     svd_jacobi,
 )
-from blocksim.robotics.arm.ikine6s import ikine6s_kernel
-from blocksim.robotics.arm.kinematics import fkine, fkine_all, jacob_dot, jacobian
 from blocksim.robotics.spatial.kernels import so3_log_nb
 
 _njit = numba.njit(cache=True)
@@ -66,10 +66,9 @@ def fkine_all_kernel(t, x, q, p):
 def jacobian_kernel(t, x, q, p):
     """``(J or its inverse, cond)``; params ``(kin, ee, mode, damping)``.
 
-    ``J = jacobian(kin, q, ee)`` (6, n); ``mode`` 0 returns J, :data:`~.arm_linalg.INV`,
-    :data:`~.arm_linalg.PINV` or :data:`~.arm_linalg.DLS` its inverse (n, 6) by
-    :func:`~.arm_linalg.inverse_from_svd`; ``cond`` is the 2-norm condition number of J
-    (capped at 1/eps).
+    ``J = jacobian(kin, q, ee)`` (6, n); ``mode`` 0 returns J, ``INV``, ``PINV`` or ``DLS``
+    (:mod:`blocksim.robotics.linalg`) its inverse (n, 6) by ``inverse_from_svd``; ``cond`` is
+    the 2-norm condition number of J (capped at 1/eps).
     """
     kin, ee, mode, damping = p
     J = jacobian(kin, np.ascontiguousarray(q), ee)

@@ -25,7 +25,6 @@ from typing import Any
 import numpy as np
 
 from blocksim.blocks.arm import arm_kernels as ak
-from blocksim.blocks.arm.arm_linalg import DLS, INV, PINV
 from blocksim.blocks.arm.arm_params import (
     EMPTY,
     check_bool,
@@ -44,6 +43,7 @@ from blocksim.engine.errors import BlockParameterError
 from blocksim.robotics.arm import SerialLink
 from blocksim.robotics.arm.ikine import ikine_lm
 from blocksim.robotics.arm.ikine6s import config_code, pack_ikine6s
+from blocksim.robotics.linalg import DLS, INV, PINV
 
 __all__ = ["FKine", "IKine", "IKine6s", "JacobDot", "Jacobian"]
 

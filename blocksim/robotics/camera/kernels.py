@@ -4,7 +4,8 @@ All kernels are ``@njit(cache=True, error_model="numpy")`` and take C-contiguous
 and Python floats; the Python-facing functions of this package convert their arguments and call
 these kernels, and so do the vision blocks, so the numerics exist once. No kernel calls LAPACK
 or BLAS (numba's ``np.linalg`` costs seconds of first compilation): products are loops and the
-pseudo-inverse is a one-sided Jacobi SVD (:func:`pinv_solve_nb`).
+pseudo-inverse is the one-sided Jacobi SVD of :mod:`blocksim.robotics.linalg`
+(:func:`pinv_solve_nb`).
 
 Conventions (Robotics Toolbox / Machine Vision Toolbox)
 -------------------------------------------------------
@@ -22,18 +23,14 @@ Conventions (Robotics Toolbox / Machine Vision Toolbox)
 
 from __future__ import annotations
 
-import math
-
 import numba
 import numpy as np
+
+from blocksim.robotics.linalg import pinv_solve
 
 #: numpy's error model: a division by zero (a point at zero depth) gives inf or NaN, which the
 #: engine reports as a non-finite signal, instead of raising ZeroDivisionError
 _njit = numba.njit(cache=True, error_model="numpy")
-
-#: maximum number of Jacobi sweeps of :func:`pinv_solve_nb` (6 columns converge in < 10)
-MAX_SWEEPS = 60
-
 
 @_njit
 def camera_points_nb(P, T):
@@ -146,68 +143,8 @@ def visjac_p_nb(uv, Z, fu, fv, u0, v0):
     return J
 
 
-@_njit
-def pinv_solve_nb(A, b):
-    """``pinv(A) @ b`` for ``A`` (m, n) and ``b`` (m,): the minimum-norm least-squares solution.
-
-    One-sided (Hestenes) Jacobi SVD: plane rotations ``V`` orthogonalise the columns of
-    ``A V = U S``; then ``pinv(A) b = V S^-1 U^T b`` over the singular values above MATLAB's
-    ``pinv`` tolerance ``max(m, n) * eps * s_max`` (smaller ones count as zero). Loops only, so
-    it compiles fast; agrees with LAPACK's SVD to rounding.
-    """
-    m, n = A.shape
-    W = A.copy()
-    V = np.eye(n)
-    eps = 2.220446049250313e-16
-    for _ in range(MAX_SWEEPS):
-        rotated = False
-        for p in range(n - 1):
-            for q in range(p + 1, n):
-                alpha = 0.0
-                beta = 0.0
-                gamma = 0.0
-                for k in range(m):
-                    alpha += W[k, p] * W[k, p]
-                    beta += W[k, q] * W[k, q]
-                    gamma += W[k, p] * W[k, q]
-                if gamma == 0.0 or abs(gamma) <= eps * math.sqrt(alpha * beta):
-                    continue
-                rotated = True
-                zeta = (beta - alpha) / (2.0 * gamma)
-                tan = math.copysign(1.0, zeta) / (abs(zeta) + math.sqrt(1.0 + zeta * zeta))
-                c = 1.0 / math.sqrt(1.0 + tan * tan)
-                s = c * tan
-                for k in range(m):
-                    wp = W[k, p]
-                    wq = W[k, q]
-                    W[k, p] = c * wp - s * wq
-                    W[k, q] = s * wp + c * wq
-                for k in range(n):
-                    vp = V[k, p]
-                    vq = V[k, q]
-                    V[k, p] = c * vp - s * vq
-                    V[k, q] = s * vp + c * vq
-        if not rotated:
-            break
-    sig = np.empty(n)
-    smax = 0.0
-    for j in range(n):
-        ss = 0.0
-        for k in range(m):
-            ss += W[k, j] * W[k, j]
-        sig[j] = math.sqrt(ss)
-        smax = max(smax, sig[j])
-    tol = max(m, n) * eps * smax
-    x = np.zeros(n)
-    for j in range(n):
-        if sig[j] > tol and sig[j] > 0.0:
-            d = 0.0
-            for k in range(m):
-                d += W[k, j] * b[k]
-            d /= sig[j] * sig[j]  # (u_j . b) / s_j with u_j = W[:, j] / s_j
-            for k in range(n):
-                x[k] += d * V[k, j]
-    return x
+#: ``pinv(A) @ b`` by the robotics core's Jacobi SVD (one implementation for arms and cameras)
+pinv_solve_nb = pinv_solve
 
 
 @_njit

@@ -1,13 +1,15 @@
-"""Small dense linear algebra for the arm block kernels (numba, loops only).
+"""Small dense linear algebra for the robotics kernels (numba, loops only): Jacobians of arms
+and image Jacobians of cameras.
 
 numba's ``np.linalg`` calls LAPACK through wrappers that add seconds of first-compile time;
-the matrices of an arm block are at most a few tens of elements, so plain loops are as fast and
-compile quickly. Everything here is ``@njit(cache=True)`` over C-contiguous float64 arrays.
+these matrices are at most a few tens of elements, so plain loops are as fast and compile
+quickly. Everything here is ``@njit(cache=True)`` over C-contiguous float64 arrays.
 
 * :func:`svd_jacobi` — singular value decomposition by one-sided (Hestenes) Jacobi rotations,
   accurate to rounding (singular values to high relative accuracy);
 * :func:`inverse_from_svd` — the inverse, the Moore–Penrose pseudo-inverse or the damped
   least-squares inverse of a matrix from its SVD, and :func:`condition_from_svd`;
+* :func:`pinv_solve` — ``pinv(A) @ b`` (minimum-norm least squares) from the SVD;
 * :func:`cholesky_solve` — solve a symmetric positive-definite system, reporting failure
   instead of raising (kernels must not raise during a run).
 """
@@ -89,6 +91,29 @@ def svd_jacobi(A):
     if wide:                                # A^T = W S V^T, so A = V S W^T
         return V, sv, W
     return W, sv, V
+
+
+@_njit
+def pinv_solve(A, b):
+    """``pinv(A) @ b`` for ``A`` (m, n) and ``b`` (m,): the minimum-norm least-squares solution,
+    ``V diag(1/s) U^T b`` over the singular values above MATLAB's ``pinv`` tolerance
+    ``max(m, n) eps s_max`` (smaller ones count as zero)."""
+    U, s, V = svd_jacobi(A)
+    m, n = A.shape
+    smax = 0.0
+    for v in s:
+        smax = max(smax, v)
+    tol = max(m, n) * EPS * smax
+    x = np.zeros(n)
+    for j in range(s.shape[0]):
+        if s[j] > tol and s[j] > 0.0:
+            d = 0.0
+            for k in range(m):
+                d += U[k, j] * b[k]
+            d /= s[j]
+            for k in range(n):
+                x[k] += d * V[k, j]
+    return x
 
 
 @_njit
