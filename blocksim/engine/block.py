@@ -272,6 +272,12 @@ def _checked_init(cls: type, init: Any) -> Any:
     names = tuple(p.name for p in params if p.kind in (
         inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY))
     cls._param_names = names  # type: ignore[attr-defined]
+    # a call with keywords only (every rebuild: sweeps, overrides, files) records its arguments
+    # without inspect's bind: the defaults, updated, once every parameter without one is given
+    simple = not var_kw and all(p.kind in (inspect.Parameter.POSITIONAL_OR_KEYWORD,
+                                           inspect.Parameter.KEYWORD_ONLY) for p in params)
+    defaults = {p.name: p.default for p in params}
+    required = frozenset(k for k, v in defaults.items() if v is inspect.Parameter.empty)
 
     @functools.wraps(init)
     def checked(self: Block, *args: Any, **kwargs: Any) -> None:
@@ -283,7 +289,9 @@ def _checked_init(cls: type, init: Any) -> Any:
                 raise BlockParameterError(
                     f"{cls.__name__}: unknown parameter '{bad}'{suggest(bad, names)}; "
                     f"valid parameters: {valid}")
-        if type(self) is cls:
+        if type(self) is cls and simple and not args and required.issubset(kwargs):
+            self.__dict__["_params"] = {**defaults, **kwargs}
+        elif type(self) is cls:
             try:
                 bound = sig.bind(self, *args, **kwargs)
             except TypeError as exc:
