@@ -186,3 +186,21 @@ def test_ibvs_on_the_puma_converges_and_moves_the_camera_as_asked():
         np.testing.assert_allclose(PUMA.jacobe(q) @ res["qd.y"][j], res["ibvs.v"][j],
                                    rtol=1e-9, atol=1e-12)
     assert res["jac.cond"].max() < 10.0
+
+
+def test_computed_torque_tracks_with_an_exact_model_and_degrades_stably_with_a_wrong_one():
+    module = load_example("puma_computed_torque")
+    exact = module.main(T=3.0)
+    err = np.abs(exact["e.y"]).max(axis=1)
+    assert err[-1] < 1e-3 and err.max() < 1e-5  # only integration error
+    np.testing.assert_allclose(exact["plant.q"][-1], puma560().poses["qr"], atol=1e-6)
+    res = module.main(T=3.0, mismatch=0.1)
+    wrong = np.abs(res["e.y"]).max(axis=1)
+    assert wrong.max() > 100 * err.max()  # the model no longer cancels the dynamics...
+    assert wrong.max() < 0.05  # ...but the PD terms keep the error small
+    # at rest the wrong model's gravity leaves the offset M^(q)^-1 (g(q) - g^(q)) / Kp
+    arm = puma560().nofriction()
+    model = scale_inertial(arm, 1.1)
+    q = res["plant.q"][-1]
+    offset = np.linalg.solve(model.inertia(q), arm.gravload(q) - model.gravload(q)) / module.KP
+    np.testing.assert_allclose(res["e.y"][-1], offset, rtol=0.05, atol=1e-7)
