@@ -10,7 +10,8 @@ and the plant is the forward dynamics of the arm itself. With an exact model the
 ``e'' + Kd e' + Kp e = 0`` from e(0) = 0: the arm follows the trajectory to integration
 accuracy. ``mismatch=0.1`` gives the controller a model whose link masses are 10 % too large:
 the model no longer cancels the dynamics, tracking degrades (errors of order 1e-2 rad during
-the motion) but stays stable, and the PD terms pull the error back once the arm holds still.
+the motion) but stays stable, and at rest the error settles at the small offset
+``M^(q)^-1 (g(q) - g^(q)) / Kp`` that the model's wrong gravity leaves (about 4e-4 rad).
 
 The Puma's Coulomb friction is removed (``nofriction()``, as RTB advises for forward dynamics:
 it makes the dynamics discontinuous at zero joint rate); viscous friction and motor inertia
