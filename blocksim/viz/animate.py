@@ -11,8 +11,9 @@ Files are written by matplotlib's movie writers, chosen by the suffix:
     :class:`matplotlib.animation.PillowWriter` (Pillow ships with matplotlib). Note that
     Pillow merges consecutive frames that are identical pixel for pixel into one longer frame.
 ``.mp4``
-    :class:`matplotlib.animation.FFMpegWriter`, which needs the ``ffmpeg`` program; when it is
-    missing :class:`AnimationWriterError` says so and suggests ``.gif``.
+    :class:`matplotlib.animation.FFMpegWriter`, which needs the ``ffmpeg`` program (on PATH, or
+    the binary bundled by the ``imageio-ffmpeg`` package); when it is missing
+    :class:`AnimationWriterError` says so and suggests ``.gif``.
 
 matplotlib is imported inside the functions, so importing this module stays cheap.
 """
@@ -217,13 +218,29 @@ def check_animation_file(filename: str | os.PathLike[str], what: str = "filename
             f"(needs ffmpeg)")
     from matplotlib import animation, rcParams
 
+    if writer == "ffmpeg" and not animation.writers.is_available(writer):
+        _use_bundled_ffmpeg(rcParams)
     if not animation.writers.is_available(writer):
         raise AnimationWriterError(
             f"{what} {str(filename)!r}: writing .mp4 needs matplotlib's FFMpegWriter, but the "
             f"ffmpeg program was not found (rcParams['animation.ffmpeg_path'] = "
-            f"{rcParams['animation.ffmpeg_path']!r}); install ffmpeg and put it on PATH, or "
-            f"save the animation as .gif instead")
+            f"{rcParams['animation.ffmpeg_path']!r}); install ffmpeg and put it on PATH (or "
+            f"pip install imageio-ffmpeg, whose bundled ffmpeg is used when found), or save "
+            f"the animation as .gif instead")
     return path
+
+
+def _use_bundled_ffmpeg(rcParams: Any) -> None:
+    """Point matplotlib at the ffmpeg binary of the ``imageio-ffmpeg`` package, when that
+    package is installed and no ffmpeg is on PATH (a pip-installable ffmpeg)."""
+    try:
+        import imageio_ffmpeg
+    except ImportError:
+        return
+    try:
+        rcParams["animation.ffmpeg_path"] = imageio_ffmpeg.get_ffmpeg_exe()
+    except RuntimeError:  # the package is there but has no binary for this platform
+        return
 
 
 def movie_writer(filename: str | os.PathLike[str], fps: float) -> Any:

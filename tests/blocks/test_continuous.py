@@ -641,12 +641,9 @@ def test_docstrings_have_required_sections(cls):
 
 
 # ================================================================== through the engine
-try:
-    from blocksim import simulate
-except ImportError:  # the engine is optional for the block-level tests above
-    simulate = None
+from blocksim import simulate  # noqa: E402 - the engine-level tests below
+
 SOLVERS = ["RK45", "RK23", "DOP853", "Radau", "BDF", "LSODA"]
-needs_engine = pytest.mark.skipif(simulate is None, reason="blocksim.simulate not available")
 
 
 def _blocks():
@@ -655,7 +652,6 @@ def _blocks():
     return Constant, Step, Sum
 
 
-@needs_engine
 @pytest.mark.parametrize("solver", SOLVERS)
 @pytest.mark.parametrize(("num", "den"), [
     ([1.0], [2.0, 1.0]),  # first-order lag, tau = 2
@@ -681,7 +677,6 @@ def test_transfer_function_step_through_simulate(solver, num, den):
     np.testing.assert_allclose(y[after], y_ref, atol=2e-6)
 
 
-@needs_engine
 @pytest.mark.parametrize("solver", SOLVERS)
 def test_pid_closed_loop_through_simulate(solver):
     from blocksim import Diagram
@@ -705,7 +700,6 @@ def test_pid_closed_loop_through_simulate(solver):
     np.testing.assert_allclose(res["pid.integral"], e_int, atol=1e-2)
 
 
-@needs_engine
 def test_limited_integrator_and_state_space_through_simulate():
     from blocksim import Diagram
 

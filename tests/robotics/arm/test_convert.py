@@ -193,7 +193,6 @@ def test_mr_dynamics_round_trip_is_the_same_physical_arm():
         np.testing.assert_allclose(tau2, tau, rtol=1e-11, atol=1e-11)
 
 
-@pytest.mark.skipif(not hasattr(SerialLink, "rne"), reason="dynamics methods not available")
 def test_rtb_rne_equals_mr_inverse_dynamics():
     """Seeds section 6.3 C: rne(q, qd, qdd) == InverseDynamics(..., g = -gravity, to_mr(robot))."""
     r = dynamic_arm()
