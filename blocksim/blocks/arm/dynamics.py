@@ -218,10 +218,6 @@ class ForwardDynamics(_ArmBlock):
         q, qd = x[:n].copy(), x[n:].copy()
         if not self._qdd:
             return q, qd
-        if np.shape(u[0]) != (n,):
-            # the engine asks for q and qd before tau is known (partial feedthrough in a loop)
-            # and passes a placeholder; this qdd is discarded
-            return q, qd, np.full(n, np.nan)
         return q, qd, self.robot.accel(q, qd, signal(u[0]))
 
     def deriv(self, t: float, x: np.ndarray, u: Sequence[Any]) -> np.ndarray:
