@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from blocksim.engine.events import Events, first_crossing, has_crossed
+from blocksim.engine.crossing import has_crossed
+from blocksim.engine.events import Events, first_crossing
 from blocksim.engine.solvers import SCIPY_SOLVERS, FixedStepper, NullStepper, ScipyStepper
 
 if TYPE_CHECKING:

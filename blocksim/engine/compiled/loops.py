@@ -35,7 +35,7 @@ import math
 import numpy as np
 from numba import njit
 
-from blocksim.engine.events import has_crossed
+from blocksim.engine.crossing import has_crossed
 
 
 @njit(cache=True)
