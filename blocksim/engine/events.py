@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from blocksim.engine.crossing import has_crossed
 from blocksim.engine.errors import BlockRuntimeError, ZenoError
 
 if TYPE_CHECKING:
