@@ -37,6 +37,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+#: per output port, the pieces ``(input_port, flat_indices or None)`` it is made of
+Routes = tuple[tuple[tuple[int, tuple[int, ...] | None], ...], ...]
+
 
 @dataclass(frozen=True)
 class Kernels:
@@ -46,8 +49,15 @@ class Kernels:
     ----------
     params : tuple
         Numba-typable parameter values passed as the last argument of every kernel.
-    output, deriv, update : numba dispatcher or None
+    output, deriv, update, crossings, on_event : numba dispatcher or None
         The kernels (see the module docstring); None where the block has no such method.
+    routes : tuple, optional
+        For a pure routing block (no state, output made of input elements): one entry per
+        output port, a tuple of pieces ``(input_port, flat_indices)`` whose concatenation,
+        reshaped to the port's shape, is the output. ``flat_indices`` is None (the whole
+        input, flattened in C order) or a tuple of flat C-order element indices of that
+        input. The code generator then writes copies (an alias for a single whole input)
+        instead of calling ``output``.
     """
 
     params: tuple[Any, ...]
@@ -56,6 +66,7 @@ class Kernels:
     update: Callable[..., Any] | None = None
     crossings: Callable[..., Any] | None = None
     on_event: Callable[..., Any] | None = None
+    routes: Routes | None = None
 
 
 def kernels_of(block: Any) -> Kernels | None:
