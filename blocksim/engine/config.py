@@ -1,0 +1,203 @@
+"""The run configuration: every option of a simulation, typed and validated once.
+
+:class:`RunConfig` is what :func:`~blocksim.engine.simulate.simulate`,
+:func:`~blocksim.engine.batch.simulate_batch` and the ``blocksim run`` command build from their
+arguments, and what both back-ends read (``config.T``, ``config.solver``, ``config.dt``, ...).
+A bad option raises :class:`ValueError` when the configuration is made, before any block
+starts, with a message that names the option, the value and what is expected::
+
+    >>> RunConfig(T=1.0, solver="RK54")
+    Traceback (most recent call last):
+    ...
+    ValueError: unknown solver 'RK54' (did you mean 'RK45'?); choose one of RK45, RK23, ...
+
+Whether the solver suits the compiled back-end (euler, rk4, RK45) is checked by that back-end.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import numbers
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from blocksim.engine.errors import suggest
+from blocksim.engine.solvers import FIXED_STEP_SOLVERS, SOLVERS
+
+#: the back-ends a run can ask for
+BACKENDS = ("interpreted", "compiled", "auto")
+
+
+def _is_number(v: Any) -> bool:
+    return isinstance(v, numbers.Real) and not isinstance(v, bool)
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    """The options of one run (or of every member of a batch), validated when made.
+
+    Parameters
+    ----------
+    T : float
+        Final time [s], finite and >= 0.
+    solver : str
+        ``"RK45"`` (default), ``"RK23"``, ``"DOP853"``, ``"Radau"``, ``"BDF"``, ``"LSODA"``
+        (scipy, adaptive) or ``"euler"``, ``"rk4"`` (fixed step ``dt``).
+    rtol, atol : float
+        Relative and absolute tolerances of the adaptive solvers (scipy's meaning), > 0.
+    max_step : float
+        Largest step of the adaptive solvers [s], > 0 (``inf``: unbounded).
+    dt : float, optional
+        Step of the fixed-step solvers [s]; required by them, refused with an adaptive solver.
+    record_dt : float, optional
+        Record on the grid ``k * record_dt`` [s] instead of at every solver step.
+    event_tol : float
+        Width [s] (relative to max(1, t)) to which zero crossings are located, > 0.
+    realtime : float, optional
+        Pace major steps to the wall clock at this many simulated seconds per second
+        (interpreted back-end only).
+    backend : {"interpreted", "compiled", "auto"}
+        Which back-end runs the diagram (``"auto"``: compiled when it can).
+
+    Raises
+    ------
+    ValueError
+        An option is out of range, unknown (with a did-you-mean suggestion) or inconsistent
+        with another one (``dt`` and the solver, ``realtime`` and the back-end).
+
+    Notes
+    -----
+    Numbers are stored as ``float``. The configuration is immutable; derive another with
+    :func:`dataclasses.replace` (validated again).
+    """
+
+    T: float
+    solver: str = "RK45"
+    rtol: float = 1e-6
+    atol: float = 1e-9
+    max_step: float = math.inf
+    dt: float | None = None
+    record_dt: float | None = None
+    event_tol: float = 1e-10
+    realtime: float | None = None
+    backend: str = "interpreted"
+
+    def __post_init__(self) -> None:
+        T = self.T
+        if not (_is_number(T) and math.isfinite(T) and T >= 0):
+            raise ValueError(f"`T` (final time, s) must be a finite number >= 0, got {T!r}")
+        solver = self.solver
+        if not isinstance(solver, str) or solver not in SOLVERS:
+            raise ValueError(f"unknown solver {solver!r}{suggest(str(solver), SOLVERS)}; "
+                             f"choose one of {', '.join(SOLVERS)}")
+        self._positive("rtol")
+        self._positive("atol")
+        self._positive("max_step", allow_inf=True)
+        if solver in FIXED_STEP_SOLVERS:
+            if self.dt is None:
+                raise ValueError(f"solver {solver!r} is fixed-step and needs `dt`, the step "
+                                 f"size in seconds (e.g. dt=1e-3)")
+        elif self.dt is not None:
+            raise ValueError(f"`dt` is the step of the fixed-step solvers "
+                             f"({', '.join(FIXED_STEP_SOLVERS)}); with {solver!r} bound the "
+                             f"step with `max_step` instead")
+        if self.dt is not None:
+            self._positive("dt")
+        if self.record_dt is not None:
+            self._positive("record_dt")
+        self._positive("event_tol")
+        if self.realtime is not None:
+            self._positive("realtime", what="a positive speed factor (1.0 = real time)")
+        backend = self.backend
+        if not isinstance(backend, str) or backend not in BACKENDS:
+            raise ValueError(f"`backend` must be 'interpreted', 'compiled' or 'auto', got "
+                             f"{backend!r}{suggest(str(backend), BACKENDS)}")
+        if self.realtime is not None and backend == "compiled":
+            raise ValueError("real-time pacing (`realtime`) needs the interpreted back-end, "
+                             "not backend='compiled'")
+        object.__setattr__(self, "T", float(T))
+
+    def _positive(self, name: str, allow_inf: bool = False,
+                  what: str = "a positive number") -> None:
+        """Check that option ``name`` is > 0 (and finite unless ``allow_inf``); store it as
+        a float."""
+        v = getattr(self, name)
+        if not (_is_number(v) and v > 0 and (allow_inf or math.isfinite(v))):
+            raise ValueError(f"`{name}` must be {what}, got {v!r}")
+        object.__setattr__(self, name, float(v))
+
+    @property
+    def fixed_step(self) -> bool:
+        """Whether the solver is a fixed-step one (``euler``, ``rk4``)."""
+        return self.solver in FIXED_STEP_SOLVERS
+
+    @classmethod
+    def from_mapping(cls, options: Mapping[str, Any]) -> RunConfig:
+        """The configuration of ``options`` (e.g. a diagram file's ``simulation`` section).
+
+        Raises
+        ------
+        ValueError
+            An option is unknown (named with a did-you-mean suggestion), missing (``T``) or
+            invalid.
+        """
+        names = [f.name for f in dataclasses.fields(cls)]
+        unknown = [k for k in options if k not in names]
+        if unknown:
+            k = unknown[0]
+            raise ValueError(f"unknown run option {k!r}{suggest(str(k), names)}; options: "
+                             f"{', '.join(names)}")
+        if "T" not in options:
+            raise ValueError("the final time `T` [s] is missing")
+        return cls(**options)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The options as a plain dict (``RunConfig(**config.to_dict()) == config``)."""
+        return dataclasses.asdict(self)
+
+
+def resolve_config(T: float | RunConfig | None, config: RunConfig | None,
+                   options: Mapping[str, Any],
+                   defaults: Mapping[str, Any] | None = None) -> RunConfig:
+    """The configuration of a call that takes either a :class:`RunConfig` or ``T`` and
+    keyword options (``simulate``, ``simulate_batch``).
+
+    Parameters
+    ----------
+    T : float or RunConfig or None
+        The final time, or the whole configuration given in its place.
+    config : RunConfig or None
+        The whole configuration.
+    options : mapping
+        The other keyword options of the call, by :class:`RunConfig` field name.
+    defaults : mapping, optional
+        The call's defaults where they differ from :class:`RunConfig`'s (e.g. ``backend``).
+
+    Raises
+    ------
+    ValueError
+        Options given both in a configuration and as keywords, or an invalid option.
+    TypeError
+        ``config`` is not a :class:`RunConfig`.
+    """
+    if isinstance(T, RunConfig):
+        if config is not None:
+            raise ValueError("give the run configuration once: as `config` or in place of `T`")
+        config, T = T, None
+    if config is None:
+        return RunConfig(T=T, **options)  # type: ignore[arg-type]
+    if not isinstance(config, RunConfig):
+        raise TypeError(f"`config` must be a RunConfig, got {type(config).__name__}")
+    base = {f.name: f.default for f in dataclasses.fields(RunConfig)}
+    base.update(defaults or {})
+    given = ["T"] if T is not None else []
+    given += [k for k, v in options.items() if not (v is base[k] or v == base[k])]
+    if given:
+        raise ValueError(f"give the run options either in `config` or as keywords, not both; "
+                         f"got `config` and {', '.join(f'`{k}`' for k in given)}")
+    return config
+
+
+__all__ = ["BACKENDS", "RunConfig", "resolve_config"]
