@@ -6,6 +6,14 @@ rows of the flat parameter vectors (the diagram is compiled once); in the interp
 they run in a process pool. Noise blocks get a seed per member, written into that member's
 overrides, so ``simulate(with_overrides(diagram, batch.overrides[m]), T)`` re-runs member m
 alone and gives the same trace.
+
+The options are validated once, as a :class:`~blocksim.engine.config.RunConfig`, before any
+member runs. A member whose simulation fails (a
+:class:`~blocksim.engine.errors.SimulationError`: NaN/Inf, solver failure, a block raising,
+Zeno) is marked ``"failed"`` and keeps its error in ``batch.errors[m]`` (a
+:class:`~blocksim.engine.record.MemberError`: type, message, time reached);
+``batch.failures()`` says in one line how many failed and why. Any other exception (a
+programming error, a bad override) ends the whole batch.
 """
 
 from __future__ import annotations
@@ -24,9 +32,12 @@ from typing import Any
 import numpy as np
 
 from blocksim.engine.compile import compile_diagram
+from blocksim.engine.config import RunConfig, resolve_config
 from blocksim.engine.diagram import Diagram
-from blocksim.engine.errors import BlockParameterError, suggest
+from blocksim.engine.errors import BlockParameterError, SimulationError, suggest
 from blocksim.engine.plan import Plan
+from blocksim.engine.record import BatchResult, MemberError, SimResult
+from blocksim.engine.simulate import run_config, warn_specialize
 
 
 def grid(axes: Mapping[str, Sequence[Any]]) -> list[dict[str, Any]]:
@@ -94,129 +105,136 @@ def _seeded(plan: Plan, overrides: list[dict[str, Any]]) -> list[dict[str, Any]]
     return out
 
 
-@dataclasses.dataclass
-class BatchResult:
-    """The members of an ensemble, recorded at common times.
-
-    Attributes
-    ----------
-    t : ndarray, shape (n,)
-        Recorded times [s] (the major times: clock hits, breakpoints, the record grid, T).
-    x : ndarray, shape (M, n, nx)
-        Continuous state of each member.
-    signals : dict
-        ``"block.port"`` -> array of shape (M, n, *shape).
-    overrides : list of dict
-        Each member's overrides (including the per-member noise seeds).
-    status : ndarray of str, shape (M,)
-        ``"success"``, ``"failed"`` or ``"stopped"`` per member.
-    stats : dict
-        ``wall_time``, ``per_member`` [s], ``compile_time``, ``backend``, ...
-    """
-
-    t: np.ndarray
-    x: np.ndarray
-    signals: dict[str, np.ndarray]
-    overrides: list[dict[str, Any]]
-    status: np.ndarray
-    stats: dict[str, Any]
-
-    def __getitem__(self, name: str) -> np.ndarray:
-        if name in self.signals:
-            return self.signals[name]
-        raise KeyError(f"no signal '{name}'{suggest(name, self.signals)}")
-
-    def __len__(self) -> int:
-        return len(self.overrides)
-
-
 _POOL_PLAN: Plan | None = None
 
 
-def _run_member(args: tuple[dict[str, Any], float, dict[str, Any]]) -> Any:
-    from blocksim.engine.simulate import simulate
-
-    ov, T, options = args
+def _run_member(args: tuple[dict[str, Any], RunConfig]
+                ) -> tuple[SimResult | None, MemberError | None]:
+    """Run one member of the interpreted pool: its result, and its error if it failed."""
+    ov, config = args
     assert _POOL_PLAN is not None
     try:
-        return simulate(with_overrides(_POOL_PLAN, ov), T, **options)
-    except Exception as exc:
-        return getattr(exc, "result", None)
+        return run_config(with_overrides(_POOL_PLAN, ov), config), None
+    except SimulationError as exc:
+        return exc.result, MemberError.from_exception(exc)
 
 
-def simulate_batch(diagram: Diagram | Plan, overrides: Iterable[Mapping[str, Any]], T: float,
-                   solver: str = "RK45", *, backend: str = "auto", rtol: float = 1e-6,
-                   atol: float = 1e-9, max_step: float = math.inf, dt: float | None = None,
-                   record_dt: float | None = None, workers: int | None = None,
-                   specialize: bool = False) -> BatchResult:
+def simulate_batch(diagram: Diagram | Plan, overrides: Iterable[Mapping[str, Any]],
+                   T: float | RunConfig | None = None, solver: str = "RK45", *,
+                   backend: str = "auto", rtol: float = 1e-6, atol: float = 1e-9,
+                   max_step: float = math.inf, dt: float | None = None,
+                   record_dt: float | None = None, event_tol: float = 1e-10,
+                   config: RunConfig | None = None, workers: int | None = None,
+                   specialize: bool | None = None) -> BatchResult:
     """Run one simulation per override dict; see the module docstring.
 
-    ``backend="compiled"`` (or ``"auto"`` when every block has kernels) runs the members in a
-    numba ``prange`` loop; ``"interpreted"`` uses a pool of ``workers`` processes (default:
-    the CPU count). Results are recorded at the major times only (add ``record_dt`` for a
-    grid).
+    Parameters
+    ----------
+    diagram : Diagram or Plan
+        The diagram (compiled here) or an already compiled plan.
+    overrides : iterable of dict
+        One ``{"block.param": value}`` dict per member (see :func:`grid`,
+        :func:`monte_carlo`).
+    T, solver, rtol, atol, max_step, dt, record_dt, event_tol :
+        As for :func:`~blocksim.engine.simulate.simulate`.
+    backend : {"auto", "compiled", "interpreted"}
+        ``"compiled"`` (or ``"auto"`` when every block has kernels and the solver is one of
+        the compiled back-end's) runs the members in a numba ``prange`` loop;
+        ``"interpreted"`` uses a pool of ``workers`` processes.
+    config : RunConfig, optional
+        All the run options in one object, instead of the keywords (``realtime`` is refused).
+    workers : int, optional
+        Processes of the interpreted pool (default: the CPU count).
+    specialize : bool, optional
+        Deprecated and ignored (a :class:`DeprecationWarning`).
+
+    Returns
+    -------
+    BatchResult
+        Results recorded at the major times only (add ``record_dt`` for a grid), each
+        member's status and, for failed members, its error.
+
+    Raises
+    ------
+    ValueError
+        An invalid option (before any member runs) or an empty ``overrides``.
+    BlockParameterError
+        An override names no block or no parameter.
+    DiagramError, CompileError
+        The diagram does not compile (for the chosen back-end).
     """
+    warn_specialize(specialize)
+    config = resolve_config(T, config, dict(
+        solver=solver, rtol=rtol, atol=atol, max_step=max_step, dt=dt, record_dt=record_dt,
+        event_tol=event_tol, backend=backend), defaults={"backend": "auto"})
+    if config.realtime is not None:
+        raise ValueError("simulate_batch: real-time pacing (`realtime`) is for single runs")
     plan = diagram if isinstance(diagram, Plan) else compile_diagram(diagram)
     members = _seeded(plan, [dict(o) for o in overrides])
     if not members:
         raise ValueError("simulate_batch: `overrides` is empty; give one dict per member")
     plans = [with_overrides(plan, ov) for ov in members]
-    options = dict(T=float(T), solver=solver, rtol=rtol, atol=atol, max_step=max_step, dt=dt,
-                   record_dt=record_dt, event_tol=1e-10, specialize=specialize)
-    from blocksim.engine.compiled.backend import METHODS, can_compile
+    if config.backend != "interpreted":
+        # imported here so that interpreted batches never load numba (not a cycle)
+        from blocksim.engine.compiled.backend import METHODS, can_compile, run_batch_compiled
 
-    if backend == "auto":
-        backend = "compiled" if solver in METHODS and can_compile(plan) else "interpreted"
+        if config.backend == "auto":
+            chosen = "compiled" if config.solver in METHODS and can_compile(plan) \
+                else "interpreted"
+            config = dataclasses.replace(config, backend=chosen)
     t0 = time.perf_counter()
-    if backend == "compiled":
-        from blocksim.engine.compiled.backend import run_batch_compiled
-
-        res = run_batch_compiled(plans, options)
+    if config.backend == "compiled":
+        res = run_batch_compiled(plans, config)
     else:
-        res = _run_batch_interpreted(plans[0], members, options, workers)
+        res = _run_batch_interpreted(plans[0], members, config, workers)
+    if len(res.errors) != len(members):  # a back-end that does not report causes
+        res.errors = [None] * len(members)
     res.overrides = members
     res.stats["wall_time"] = time.perf_counter() - t0
     res.stats["per_member"] = res.stats["wall_time"] / len(members)
-    res.stats["backend"] = backend
+    res.stats["backend"] = config.backend
+    res.stats["nfailed"] = len(res.failed)
     return res
 
 
-def _run_batch_interpreted(plan: Plan, members: list[dict[str, Any]], options: dict[str, Any],
+def _run_batch_interpreted(plan: Plan, members: list[dict[str, Any]], config: RunConfig,
                            workers: int | None) -> BatchResult:
+    # imported here because compiled/backend loads numba (not a cycle): major_times moves
+    # to a numba-free schedule module
     from blocksim.engine.compiled.backend import major_times
 
     global _POOL_PLAN
-    T = options.pop("T")
-    options.pop("event_tol")
-    options.pop("specialize")
-    times, _ = major_times(plan, T, {**options, "record_dt": options["record_dt"]})
+    times, _ = major_times(plan, config.T, config.to_dict())
     _POOL_PLAN = plan
     ctx = multiprocessing.get_context("fork") if "fork" in \
         multiprocessing.get_all_start_methods() else None
     n_workers = workers or os.cpu_count() or 1
+    jobs = [(ov, config) for ov in members]
     try:
         if n_workers == 1 or ctx is None:
-            results = [_run_member((ov, T, options)) for ov in members]
+            outcomes = [_run_member(job) for job in jobs]
         else:
             with ProcessPoolExecutor(n_workers, mp_context=ctx) as pool:
-                results = list(pool.map(_run_member, [(ov, T, options) for ov in members]))
+                outcomes = list(pool.map(_run_member, jobs))
     finally:
         _POOL_PLAN = None
     x = np.full((len(members), len(times), plan.nx), np.nan)
     signals = {n: np.full((len(members), len(times), *s), np.nan)
                for n, s in zip(plan.signal_names, plan.signal_shapes)}
     status = []
-    for m, r in enumerate(results):
-        if r is None:
-            status.append("failed")
+    errors = []
+    for m, (r, err) in enumerate(outcomes):
+        errors.append(err)
+        status.append("failed" if err is not None or r is None else r.status)
+        if r is None or not len(r.t):
             continue
-        status.append(r.status)
         idx = np.searchsorted(r.t, times)
         ok = (idx < len(r.t)) & (np.abs(r.t[np.minimum(idx, len(r.t) - 1)] - times) <= 1e-9)
         x[m, ok] = r.x[idx[ok]]
         for name in plan.signal_names:
             signals[name][m, ok] = r[name][idx[ok]]
-    return BatchResult(times, x, signals, [], np.array(status), {})
+    return BatchResult(times, x, signals, [], np.array(status), {}, errors)
 
 
-__all__ = ["BatchResult", "grid", "monte_carlo", "simulate_batch", "with_overrides"]
+__all__ = ["BatchResult", "MemberError", "grid", "monte_carlo", "simulate_batch",
+           "with_overrides"]

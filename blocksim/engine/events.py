@@ -17,7 +17,7 @@ from blocksim.engine.crossing import has_crossed
 from blocksim.engine.errors import BlockRuntimeError, ZenoError
 
 if TYPE_CHECKING:
-    from blocksim.engine.simulate import Run
+    from blocksim.engine.run import Run
 
 
 class Events:
@@ -33,8 +33,8 @@ class Events:
         self.g_prev: list[float] | None = None
         self.last_time: dict[int, float] = {}
         self.burst: dict[int, int] = {}
-        T = run.options["T"]
-        self.zeno_dt = 100.0 * run.options["event_tol"] * max(1.0, T)
+        T = run.config.T
+        self.zeno_dt = 100.0 * run.config.event_tol * max(1.0, T)
         self.stopped_by: str | None = None
         run.stats["nevents"] = 0
 
@@ -124,7 +124,7 @@ def first_crossing(run: Run, stepper: Any, crossed: list[int], g_old: list[float
     Returns the time just past it (the right end of a bracket narrower than ``event_tol``),
     the state there, and all crossing values at the bracket's left end (before it)."""
     ev, xd = run.evaluator, run.xd
-    tol = run.options["event_tol"]
+    tol = run.config.event_tol
 
     def values(t: float) -> list[float]:
         y = stepper.interpolate(t)

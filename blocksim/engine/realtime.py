@@ -6,7 +6,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from blocksim.engine.simulate import Run
+    from blocksim.engine.run import Run
 
 
 class Pacer:
@@ -15,7 +15,7 @@ class Pacer:
 
     def __init__(self, run: Run):
         self.run = run
-        self.rate = float(run.options["realtime"])
+        self.rate = float(run.config.realtime)
         self.wall0 = time.perf_counter()
         self.per_clock: dict[Any, dict[str, float]] = {}
         run.stats["realtime"] = {"rate": self.rate, "max_lateness": 0.0, "clocks": {}}

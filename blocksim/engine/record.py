@@ -11,7 +11,9 @@ Shapes (N recorded time points, nx continuous states):
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -172,3 +174,112 @@ class Recorder:
         x = np.stack(self.x) if n else np.zeros((0, self.nx))
         return SimResult(np.array(self.t, dtype=float), x, signals, state_names, stats,
                          aliases, status, message)
+
+
+
+@dataclass(frozen=True)
+class MemberError:
+    """Why one member of a batch failed.
+
+    Attributes
+    ----------
+    type : str
+        Name of the :class:`~blocksim.engine.errors.SimulationError` subclass
+        (``"NonFiniteError"``, ``"SolverError"``, ``"ZenoError"``, ``"BlockRuntimeError"``, ...).
+    message : str
+        Its message (the same as a single run of the member would raise).
+    time : float or None
+        Simulated time reached [s], when known.
+    """
+
+    type: str
+    message: str
+    time: float | None = None
+
+    @classmethod
+    def from_exception(cls, exc: BaseException) -> MemberError:
+        """The error record of ``exc`` (its ``time`` attribute, when it has one)."""
+        t = getattr(exc, "time", None)
+        return cls(type(exc).__name__, str(exc), None if t is None else float(t))
+
+    def __str__(self) -> str:
+        when = f" (t = {self.time:.6g} s)" if self.time is not None else ""
+        return f"{self.type}: {self.message}{when}"
+
+
+#: numbers in messages, masked when grouping failures by message
+_NUMBER = re.compile(r"(?<![\w.])[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
+#: members listed per group in a failure summary
+_SHOWN_MEMBERS = 5
+
+
+@dataclass
+class BatchResult:
+    """The members of an ensemble, recorded at common times.
+
+    Attributes
+    ----------
+    t : ndarray, shape (n,)
+        Recorded times [s] (the major times: clock hits, breakpoints, the record grid, T).
+    x : ndarray, shape (M, n, nx)
+        Continuous state of each member (NaN after a member's failure).
+    signals : dict
+        ``"block.port"`` -> array of shape (M, n, *shape).
+    overrides : list of dict
+        Each member's overrides (including the per-member noise seeds).
+    status : ndarray of str, shape (M,)
+        ``"success"``, ``"failed"`` or ``"stopped"`` per member.
+    stats : dict
+        ``wall_time``, ``per_member`` [s], ``compile_time``, ``backend``, ...
+    errors : list of MemberError or None, length M
+        Why each failed member failed (type, message, time reached); None for the others.
+    """
+
+    t: np.ndarray
+    x: np.ndarray
+    signals: dict[str, np.ndarray]
+    overrides: list[dict[str, Any]]
+    status: np.ndarray
+    stats: dict[str, Any]
+    errors: list[MemberError | None] = field(default_factory=list)
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        if name in self.signals:
+            return self.signals[name]
+        raise KeyError(f"no signal '{name}'{suggest(name, self.signals)}")
+
+    def __len__(self) -> int:
+        return len(self.status)
+
+    @property
+    def failed(self) -> np.ndarray:
+        """Indices of the members that failed, shape (k,)."""
+        return np.flatnonzero(np.asarray(self.status) == "failed")
+
+    def failures(self) -> str:
+        """One line: how many members failed and why, grouped by error type and message
+        (numbers in messages ignored), e.g. ``"2 of 5 members failed: 2 x NonFiniteError:
+        signal 'x.y' ... (members 1, 3)"``; ``"no member failed"`` when none did."""
+        failed = [int(m) for m in self.failed]
+        if not failed:
+            return "no member failed"
+        groups: dict[tuple[str, str], list[int]] = {}
+        for m in failed:
+            err = self.errors[m] if m < len(self.errors) else None
+            key = ("", "cause not reported by the back-end") if err is None else \
+                (err.type, _NUMBER.sub("#", err.message))
+            groups.setdefault(key, []).append(m)
+        parts = []
+        for members in sorted(groups.values(), key=len, reverse=True):
+            first = self.errors[members[0]] if members[0] < len(self.errors) else None
+            why = str(first) if first is not None else "cause not reported by the back-end"
+            shown = ", ".join(str(m) for m in members[:_SHOWN_MEMBERS])
+            more = ", ..." if len(members) > _SHOWN_MEMBERS else ""
+            label = "member" if len(members) == 1 else "members"
+            parts.append(f"{len(members)} x {why} ({label} {shown}{more})")
+        return f"{len(failed)} of {len(self)} members failed: " + "; ".join(parts)
+
+    def __repr__(self) -> str:
+        return (f"<BatchResult {len(self)} members, {len(self.t)} points, "
+                f"{len(self.signals)} signals, {self.stats.get('backend', '?')} back-end; "
+                f"{self.failures()}>")

@@ -13,7 +13,7 @@ from blocksim.engine.events import Events, first_crossing
 from blocksim.engine.solvers import SCIPY_SOLVERS, FixedStepper, NullStepper, ScipyStepper
 
 if TYPE_CHECKING:
-    from blocksim.engine.simulate import Run
+    from blocksim.engine.run import Run
 
 
 class Segments:
@@ -22,9 +22,9 @@ class Segments:
 
     def __init__(self, run: Run, events: Events):
         self.run, self.events = run, events
-        plan, opts, ev = run.plan, run.options, run.evaluator
-        self.solver = opts["solver"]
-        self.record_dt = opts["record_dt"]
+        plan, opts, ev = run.plan, run.config, run.evaluator
+        self.solver = opts.solver
+        self.record_dt = opts.record_dt
         self.grid_k = 0
         self.t1 = self.t_left = 0.0
         self.last: Any = None
@@ -56,23 +56,23 @@ class Segments:
         self.rhs = rhs
         self.set_segment = set_segment
         if plan.nx == 0:
-            h = opts["dt"] or (opts["max_step"] if math.isfinite(opts["max_step"]) else None) \
+            h = opts.dt or (opts.max_step if math.isfinite(opts.max_step) else None) \
                 or self.record_dt
             if h is None:
-                h = math.inf if plan.clocks else opts["T"] / 1000.0
+                h = math.inf if plan.clocks else opts.T / 1000.0
             self.null_h = h
 
     def _stepper(self, t0: float, t1: float) -> Any:
-        run, opts = self.run, self.run.options
+        run, opts = self.run, self.run.config
         if self.stepper is not None:
             self.stepper.restart(t0, run.x, t1)
         elif run.plan.nx == 0:
             self.stepper = NullStepper(t0, t1, self.null_h)
         elif self.solver in SCIPY_SOLVERS:
-            self.stepper = ScipyStepper(self.solver, self.rhs, t0, run.x, t1, opts["rtol"],
-                                        opts["atol"], opts["max_step"], None)
+            self.stepper = ScipyStepper(self.solver, self.rhs, t0, run.x, t1, opts.rtol,
+                                        opts.atol, opts.max_step, None)
         else:
-            self.stepper = FixedStepper(self.solver, self.rhs, t0, run.x, t1, opts["dt"])
+            self.stepper = FixedStepper(self.solver, self.rhs, t0, run.x, t1, opts.dt)
         return self.stepper
 
     def record_major(self, t: float) -> None:
@@ -160,14 +160,14 @@ class Segments:
     def _reintegrate(self, ta: float, ya: np.ndarray, tb: float) -> np.ndarray:
         """Integrate afresh from an accepted point to an event time: the dense output of the
         step that straddled the event was built with stages on both sides of it."""
-        run, opts = self.run, self.run.options
+        run, opts = self.run, self.run.config
         if run.plan.nx == 0 or tb <= ta:
             return np.asarray(ya, dtype=float)
         if self.solver in SCIPY_SOLVERS:
-            sub: Any = ScipyStepper(self.solver, self.rhs, ta, ya, tb, opts["rtol"],
-                                    opts["atol"], opts["max_step"], tb - ta)
+            sub: Any = ScipyStepper(self.solver, self.rhs, ta, ya, tb, opts.rtol,
+                                    opts.atol, opts.max_step, tb - ta)
         else:
-            sub = FixedStepper(self.solver, self.rhs, ta, ya, tb, opts["dt"])
+            sub = FixedStepper(self.solver, self.rhs, ta, ya, tb, opts.dt)
         while sub.t < tb:
             sub.step()
         return np.array(sub.y, dtype=float)

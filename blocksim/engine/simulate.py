@@ -37,95 +37,44 @@ when the solver's last right-hand-side call was at that very state (explicit Run
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import time
+import warnings
 from collections.abc import Callable
-from typing import Any
 
 from blocksim.engine.compile import compile_diagram
+from blocksim.engine.config import RunConfig, resolve_config
 from blocksim.engine.diagram import Diagram
-from blocksim.engine.errors import (
-    BlocksimError,
-    SimulationError,
-    suggest,
-)
-from blocksim.engine.evaluate import Evaluator
+from blocksim.engine.errors import BlocksimError, SimulationError
 from blocksim.engine.events import Events
 from blocksim.engine.plan import Plan
 from blocksim.engine.realtime import Pacer
-from blocksim.engine.record import Recorder, SimResult
+from blocksim.engine.record import SimResult
+from blocksim.engine.run import Run
 from blocksim.engine.segments import Segments
-from blocksim.engine.solvers import FIXED_STEP_SOLVERS, SOLVERS
 
 
-class Run:
-    """The values of one run: options, evaluator (signal store), states, recorder, result.
-
-    Blocks see it in ``start(run)`` and ``stop(run)``; ``run.result`` is set before ``stop``.
-    """
-
-    def __init__(self, plan: Plan, options: dict[str, Any]):
-        self.plan = plan
-        self.options = options
-        self.evaluator = Evaluator(plan)
-        array_slots = [k for k, s in enumerate(plan.signal_shapes) if s != ()]
-        self.recorder = Recorder(plan.signal_names, array_slots, plan.nx)
-        self.t = 0.0
-        self.x = plan.x0.copy()
-        self.xd = plan.xd0.copy()
-        self.result: SimResult | None = None
-        self.progress: Callable[[float], None] | None = None
-        self.status, self.message = "success", ""
-        self.stats: dict[str, Any] = {"nfev": 0, "nsteps": 0, "nsegments": 0,
-                                      "noutput_evals": 0}
-
-
-def _check_options(T: float, solver: str, rtol: float, atol: float, max_step: float,
-                   dt: float | None, record_dt: float | None) -> None:
-    def positive(name: str, v: Any, allow_inf: bool = False) -> None:
-        ok = isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0 and (
-            allow_inf or math.isfinite(v))
-        if not ok:
-            raise ValueError(f"simulate: `{name}` must be a positive number, got {v!r}")
-
-    if not (isinstance(T, (int, float)) and not isinstance(T, bool) and math.isfinite(T)
-            and T >= 0):
-        raise ValueError(f"simulate: `T` (final time, s) must be a finite number >= 0, "
-                         f"got {T!r}")
-    if solver not in SOLVERS:
-        raise ValueError(f"simulate: unknown solver {solver!r}{suggest(str(solver), SOLVERS)}; "
-                         f"choose one of {', '.join(SOLVERS)}")
-    positive("rtol", rtol)
-    positive("atol", atol)
-    positive("max_step", max_step, allow_inf=True)
-    if solver in FIXED_STEP_SOLVERS:
-        if dt is None:
-            raise ValueError(f"simulate: solver {solver!r} is fixed-step and needs `dt`, the "
-                             f"step size in seconds (e.g. dt=1e-3)")
-    elif dt is not None:
-        raise ValueError(f"simulate: `dt` is the step of the fixed-step solvers "
-                         f"({', '.join(FIXED_STEP_SOLVERS)}); with {solver!r} bound the step "
-                         f"with `max_step` instead")
-    if dt is not None:
-        positive("dt", dt)
-    if record_dt is not None:
-        positive("record_dt", record_dt)
-
-
-def simulate(diagram: Diagram | Plan, T: float, solver: str = "RK45", *, rtol: float = 1e-6,
-             atol: float = 1e-9, max_step: float = math.inf, dt: float | None = None,
+def simulate(diagram: Diagram | Plan, T: float | RunConfig | None = None,
+             solver: str = "RK45", *, rtol: float = 1e-6, atol: float = 1e-9,
+             max_step: float = math.inf, dt: float | None = None,
              record_dt: float | None = None, event_tol: float = 1e-10,
              realtime: float | None = None, backend: str = "interpreted",
-             specialize: bool = False,
-             progress: Callable[[float], None] | None = None) -> SimResult:
+             config: RunConfig | None = None,
+             progress: Callable[[float], None] | None = None,
+             specialize: bool | None = None) -> SimResult:
     """Simulate ``diagram`` from t = 0 to ``T``.
+
+    The options are checked once, as a :class:`~blocksim.engine.config.RunConfig`, before
+    anything runs; give them as keywords or as one ``config`` (``simulate(d, config=cfg)`` or
+    ``simulate(d, cfg)``), not both.
 
     Parameters
     ----------
     diagram : Diagram or Plan
         The diagram (compiled here) or an already compiled plan.
-    T : float
-        Final time [s], >= 0.
+    T : float or RunConfig
+        Final time [s], >= 0 (or the whole configuration).
     solver : str
         ``"RK45"`` (default), ``"RK23"``, ``"DOP853"``, ``"Radau"``, ``"BDF"``, ``"LSODA"``
         (scipy, adaptive) or ``"euler"``, ``"rk4"`` (fixed step ``dt``).
@@ -143,21 +92,18 @@ def simulate(diagram: Diagram | Plan, T: float, solver: str = "RK45", *, rtol: f
         Pace major steps to the wall clock at this many simulated seconds per second (1.0 =
         real time); ``result.stats["realtime"]`` reports lateness and overruns per clock.
     backend : {"interpreted", "compiled", "auto"}
-        ``"interpreted"`` runs any block on scipy's solvers; ``"compiled"`` generates one numba
-        function for the diagram and integrates it in numba loops (solvers ``euler``, ``rk4``,
+        ``"interpreted"`` runs any block on scipy's solvers; ``"compiled"`` generates numba
+        code for the diagram and integrates it in a numba loop (solvers ``euler``, ``rk4``,
         ``RK45`` = Dormand-Prince 5(4)); it refuses blocks without kernels, naming them;
         ``"auto"`` picks compiled when every block has kernels and the solver is one of those.
-    specialize : bool
-        Compiled back-end: also compile the integration loop for this diagram, with its
-        scalar parameter values written in as constants (Simulink's inlined parameters):
-        the fastest runs. Fixed-step runs without zero crossings use a generated loop that
-        compiles in a few seconds and is cached on disk per diagram and parameter values;
-        other cases specialise the general loop (tens of seconds, per process). Without it
-        the loop shared by all diagrams is used (compiled once per installation).
-        ``simulate_batch`` keeps parameters tunable (one compile for all members).
+    config : RunConfig, optional
+        All of the above in one validated object, instead of the keywords.
     progress : callable, optional
         ``progress(t)`` is called with the simulated time [s] after every major step
         (interpreted back-end) or once at the end (compiled), e.g. to drive a progress bar.
+    specialize : bool, optional
+        Deprecated and ignored (a :class:`DeprecationWarning`): the compiled back-end always
+        specialises now.
 
     Returns
     -------
@@ -166,35 +112,43 @@ def simulate(diagram: Diagram | Plan, T: float, solver: str = "RK45", *, rtol: f
 
     Raises
     ------
+    ValueError
+        An option is invalid (see :class:`~blocksim.engine.config.RunConfig`).
     DiagramError
         The diagram does not compile (every problem listed).
     SimulationError
         The run failed part-way (NonFiniteError, SolverError, BlockRuntimeError); the partial
         result is in the exception's ``result``.
     """
-    _check_options(T, solver, rtol, atol, max_step, dt, record_dt)
-    if not (isinstance(event_tol, (int, float)) and event_tol > 0):
-        raise ValueError(f"simulate: `event_tol` must be a positive number, got {event_tol!r}")
-    if realtime is not None and not (isinstance(realtime, (int, float)) and realtime > 0):
-        raise ValueError(f"simulate: `realtime` must be a positive speed factor (1.0 = real "
-                         f"time), got {realtime!r}")
-    if backend not in ("interpreted", "compiled", "auto"):
-        raise ValueError(f"simulate: `backend` must be 'interpreted', 'compiled' or 'auto', got "
-                         f"{backend!r}{suggest(str(backend), ['interpreted', 'compiled'])}")
-    if realtime is not None and backend == "compiled":
-        raise ValueError("simulate: real-time pacing needs the interpreted back-end")
+    warn_specialize(specialize)
+    config = resolve_config(T, config, dict(
+        solver=solver, rtol=rtol, atol=atol, max_step=max_step, dt=dt, record_dt=record_dt,
+        event_tol=event_tol, realtime=realtime, backend=backend))
+    return run_config(diagram, config, progress)
+
+
+def warn_specialize(specialize: bool | None, stacklevel: int = 3) -> None:
+    """Warn that ``specialize`` (given, i.e. not None) is deprecated and has no effect."""
+    if specialize is not None:
+        warnings.warn("`specialize` is deprecated and has no effect: the compiled back-end "
+                      "always specialises now", DeprecationWarning, stacklevel=stacklevel)
+
+
+def run_config(diagram: Diagram | Plan, config: RunConfig,
+               progress: Callable[[float], None] | None = None) -> SimResult:
+    """Simulate ``diagram`` with the validated ``config``; see :func:`simulate`."""
     wall0 = time.perf_counter()
     plan = diagram if isinstance(diagram, Plan) else compile_diagram(diagram)
     compile_time = time.perf_counter() - wall0
-    if backend == "auto":
+    if config.backend == "auto":
+        # imported here so that importing blocksim does not load numba (not a cycle)
         from blocksim.engine.compiled.backend import METHODS, can_compile
 
-        backend = "compiled" if (solver in METHODS and realtime is None
-                                 and can_compile(plan)) else "interpreted"
-    options = dict(T=float(T), solver=solver, rtol=rtol, atol=atol, max_step=max_step, dt=dt,
-                   record_dt=record_dt, event_tol=float(event_tol), realtime=realtime,
-                   specialize=specialize)
-    run = Run(plan, options)
+        chosen = "compiled" if (config.solver in METHODS and config.realtime is None
+                                and can_compile(plan)) else "interpreted"
+        config = dataclasses.replace(config, backend=chosen)
+    backend = config.backend
+    run = Run(plan, config)
     run.progress = progress
     run.stats["backend"] = backend
     compiled_result: SimResult | None = None
@@ -207,11 +161,12 @@ def simulate(diagram: Diagram | Plan, T: float, solver: str = "RK45", *, rtol: f
             started.append(e)  # a block whose start() fails still gets stop() to clean up
             e.block.start(run)
         if backend == "compiled":
+            # imported here so that interpreted runs never load numba (not a cycle)
             from blocksim.engine.compiled.backend import run_compiled
 
-            compiled_result = run_compiled(plan, options, run.stats)
+            compiled_result = run_compiled(plan, config, run.stats)
             if progress is not None:
-                progress(float(compiled_result.stats.get("t_final", T)))
+                progress(float(compiled_result.stats.get("t_final", config.T)))
             status, message = compiled_result.status, compiled_result.message
         else:
             _run_loop(run)
@@ -223,16 +178,16 @@ def simulate(diagram: Diagram | Plan, T: float, solver: str = "RK45", *, rtol: f
     finally:
         wall = time.perf_counter() - wall1
         stats = run.stats
+        common = dict(solver=config.solver, rtol=config.rtol, atol=config.atol)
         if compiled_result is not None:
-            stats.update(solver=solver, rtol=rtol, atol=atol, diagram_compile_time=compile_time)
+            stats.update(common, diagram_compile_time=compile_time)
             compiled_result.stats.update(stats)
             run.result = compiled_result
             run.t = float(compiled_result.stats.get("t_final", 0.0))
             compiled_result.status = status
             compiled_result.message = message
         else:
-            stats.update(solver=solver, rtol=rtol, atol=atol, wall_time=wall,
-                         compile_time=compile_time, t_final=run.t,
+            stats.update(common, wall_time=wall, compile_time=compile_time, t_final=run.t,
                          realtime_factor=(run.t / wall) if wall > 0 else math.inf,
                          nrecorded=len(run.recorder.t))
             run.result = run.recorder.result(plan.state_names, stats, plan.aliases, status,
@@ -271,8 +226,8 @@ def simulate(diagram: Diagram | Plan, T: float, solver: str = "RK45", *, rtol: f
 
 def _run_loop(run: Run) -> None:
     """Advance ``run`` from 0 to T (see the module docstring)."""
-    plan, opts, ev, stats = run.plan, run.options, run.evaluator, run.stats
-    T = opts["T"]
+    plan, config, ev, stats = run.plan, run.config, run.evaluator, run.stats
+    T = config.T
     tb = plan.timebase
     clocks = plan.clocks
     updates_of = {c: {k for k, e in enumerate(plan.entries)
@@ -283,7 +238,7 @@ def _run_loop(run: Run) -> None:
     bp_blocks = [plan.entries[k].block for k in plan.breakpoint_entries]
     bp_times = [b.next_breakpoint(0.0) for b in bp_blocks]
     events = Events(run)
-    pacer = Pacer(run) if opts["realtime"] else None
+    pacer = Pacer(run) if config.realtime else None
     segments = Segments(run, events)
     t = 0.0
     ev.outputs_all(t, run.x, run.xd)
@@ -333,3 +288,6 @@ def _run_loop(run: Run) -> None:
         t = run.t
 
 
+
+
+__all__ = ["Run", "run_config", "simulate"]

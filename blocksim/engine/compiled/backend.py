@@ -29,6 +29,7 @@ from blocksim.engine.compiled.codegen import (
     source_hash,
 )
 from blocksim.engine.compiled.kernels import Kernels, kernels_of
+from blocksim.engine.config import RunConfig
 from blocksim.engine.errors import BlocksimError, NonFiniteError, SolverError, ZenoError
 from blocksim.engine.plan import Plan
 from blocksim.engine.record import SimResult
@@ -178,10 +179,10 @@ def _fixed_loop_serves(module: ModuleType, solver: str) -> bool:
     return METHODS[solver] in (0, 1) and module.DIRECTIONS.size == 0
 
 
-def _event_args(module: ModuleType, options: dict[str, Any]) -> tuple[Any, ...]:
+def _event_args(module: ModuleType, config: RunConfig) -> tuple[Any, ...]:
     """(directions, stop mask, event_tol, Zeno interval, Zeno count) for the loops."""
-    tol = float(options["event_tol"])
-    return (module.DIRECTIONS, module.STOP_MASK, tol, 100.0 * tol * max(1.0, options["T"]), 50)
+    tol = float(config.event_tol)
+    return (module.DIRECTIONS, module.STOP_MASK, tol, 100.0 * tol * max(1.0, config.T), 50)
 
 
 def _signals(plan: Plan, layout: Any, flat: np.ndarray) -> dict[str, np.ndarray]:
@@ -195,26 +196,26 @@ def _signals(plan: Plan, layout: Any, flat: np.ndarray) -> dict[str, np.ndarray]
     return signals
 
 
-def run_compiled(plan: Plan, options: dict[str, Any], stats: dict[str, Any]) -> SimResult:
+def run_compiled(plan: Plan, config: RunConfig, stats: dict[str, Any]) -> SimResult:
     """Simulate ``plan`` in the compiled back-end; returns the result (partial on failure,
     raised as the matching SimulationError with ``.result``)."""
-    solver = options["solver"]
+    solver = config.solver
     kernels = _kernels_for(plan, solver)
     t0 = time.perf_counter()
 
-    specialized = bool(options.get("specialize"))
+    specialized = False  # `specialize` is deprecated: no longer passed on
     # a single specialised run inlines its parameter values; ensembles keep them tunable
     module, _, fresh = load_module(plan, kernels, specialized, inline=specialized)
     params = _params(kernels)
     pv, pi = pack_params(params, param_layout(params))
     layout = signal_layout(plan)
-    T = options["T"]
-    times, fired = major_times(plan, T, options)
-    dt = float(options["dt"] or 0.0)
+    T = config.T
+    times, fired = major_times(plan, T, config.to_dict())
+    dt = float(config.dt or 0.0)
     args = (pv, pi, np.ascontiguousarray(plan.x0, dtype=float),
             np.ascontiguousarray(plan.xd0, dtype=float), np.zeros(max(layout.size, 1)))
     cap = max(16, len(times) * 2 + (int(T / dt) + 2 if dt else 0))
-    ev = _event_args(module, options)
+    ev = _event_args(module, config)
     if specialized and _fixed_loop_serves(module, solver):
         def runner(times: np.ndarray, fired: np.ndarray, cap: int) -> tuple[Any, ...]:
             return module.run_fixed(*args, times, fired, METHODS[solver], dt, cap, True)
@@ -226,8 +227,8 @@ def run_compiled(plan: Plan, options: dict[str, Any], stats: dict[str, Any]) -> 
 
             loop = shared.run
         funcs = _diagram_functions(module, specialized)
-        rest = (METHODS[solver], dt, float(options["rtol"]), float(options["atol"]),
-                float(options["max_step"]))
+        rest = (METHODS[solver], dt, float(config.rtol), float(config.atol),
+                float(config.max_step))
 
         def runner(times: np.ndarray, fired: np.ndarray, cap: int) -> tuple[Any, ...]:
             return loop(*funcs, *args, times, fired, *rest, cap, True, *ev)
@@ -242,7 +243,7 @@ def run_compiled(plan: Plan, options: dict[str, Any], stats: dict[str, Any]) -> 
         cap *= 2
     wall = time.perf_counter() - t1
     t_rec, x_rec, s_rec = t_rec[:nrec], x_rec[:nrec], s_rec[:nrec]
-    grid = options.get("record_dt")
+    grid = config.record_dt
     if grid:
         on_grid = np.abs(t_rec / grid - np.round(t_rec / grid)) <= 1e-9 * np.maximum(1, t_rec)
         t_rec, x_rec, s_rec = t_rec[on_grid], x_rec[on_grid], s_rec[on_grid]
@@ -303,16 +304,16 @@ def _member_params(plans: list[Plan], base: list[Kernels | None],
     return np.ascontiguousarray(PV), np.ascontiguousarray(PI)
 
 
-def run_batch_compiled(plans: list[Plan], options: dict[str, Any]) -> Any:
+def run_batch_compiled(plans: list[Plan], config: RunConfig) -> Any:
     """Run one member per plan (same structure, different parameters) in a numba prange
     loop; returns a :class:`~blocksim.engine.batch.BatchResult` without overrides."""
     from blocksim.engine.batch import BatchResult
 
     plan = plans[0]
-    solver = options["solver"]
+    solver = config.solver
     base = _kernels_for(plan, solver)
     t0 = time.perf_counter()
-    specialized = bool(options.get("specialize"))
+    specialized = False  # `specialize` is deprecated: no longer passed on
     playout = param_layout(_params(base))
     PV, PI = _member_params(plans, base, playout)
     # specialised ensembles inline the parameters every member shares; those the members
@@ -325,9 +326,9 @@ def run_batch_compiled(plans: list[Plan], options: dict[str, Any]) -> Any:
     XD0 = np.ascontiguousarray(np.stack([p.xd0 for p in plans]).reshape(len(plans), -1)
                                if plan.xd0.size else np.zeros((len(plans), 0)))
     layout = signal_layout(plan)
-    T = options["T"]
-    times, fired = major_times(plan, T, options)
-    dt = float(options["dt"] or 0.0)
+    T = config.T
+    times, fired = major_times(plan, T, config.to_dict())
+    dt = float(config.dt or 0.0)
     sig0 = np.zeros(max(layout.size, 1))
     if specialized and _fixed_loop_serves(module, solver):
         def runner(PV: np.ndarray, PI: np.ndarray, X0: np.ndarray, XD0: np.ndarray,
@@ -341,8 +342,8 @@ def run_batch_compiled(plans: list[Plan], options: dict[str, Any]) -> Any:
 
             loop = shared.run_batch
         funcs = _diagram_functions(module, specialized)
-        rest = (METHODS[solver], dt, float(options["rtol"]), float(options["atol"]),
-                float(options["max_step"]), *_event_args(module, options))
+        rest = (METHODS[solver], dt, float(config.rtol), float(config.atol),
+                float(config.max_step), *_event_args(module, config))
 
         def runner(PV: np.ndarray, PI: np.ndarray, X0: np.ndarray, XD0: np.ndarray,
                    times: np.ndarray, fired: np.ndarray) -> tuple[Any, ...]:
