@@ -20,9 +20,10 @@ from blocksim.cli.common import (
     load_file,
     output_path,
 )
+from blocksim.engine.config import RunConfig
 from blocksim.engine.errors import BlocksimError, SimulationError
 from blocksim.engine.record import SimResult
-from blocksim.engine.simulate import simulate
+from blocksim.engine.simulate import run_config
 
 #: default final time when neither the file nor --T gives one [s]
 DEFAULT_T = 10.0
@@ -95,15 +96,26 @@ class Progress:
             self.bar.close()
 
 
-def settings(args: argparse.Namespace, file_settings: dict[str, Any]) -> dict[str, Any]:
-    """simulate() keywords: the file's ``simulation`` section, overridden by the arguments."""
+def settings(args: argparse.Namespace, file_settings: dict[str, Any]) -> RunConfig:
+    """The run configuration: the file's ``simulation`` section, overridden by the
+    arguments (``T`` defaults to :data:`DEFAULT_T`); bad or unknown options end the command
+    with :data:`BAD_INPUT` and the reason.
+
+    A file's ``specialize`` setting is deprecated and ignored (with a note on stderr).
+    """
     out = dict(file_settings)
+    if out.pop("specialize", None) is not None:
+        echo(f"{args.file}: note: simulation.specialize is deprecated and ignored (the "
+             f"compiled back-end always specialises now)", sys.stderr)
     for key in ("T", "solver", "dt", "rtol", "atol", "record_dt", "backend"):
         v = getattr(args, key, None)
         if v is not None:
             out[key] = v
     out.setdefault("T", DEFAULT_T)
-    return out
+    try:
+        return RunConfig.from_mapping(out)
+    except (TypeError, ValueError) as exc:
+        raise CliError(BAD_INPUT, [f"{args.file}: {exc}"]) from None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -111,16 +123,16 @@ def run(args: argparse.Namespace) -> int:
     out = output_path(args.out, "--out", (".npz",)) if args.out else None
     plot = output_path(args.plot, "--plot", _FIGURE_SUFFIXES) if args.plot else None
     df = load_file(args.file, args.set)
-    opts = settings(args, df.simulation)
-    T = opts.pop("T")
+    config = settings(args, df.simulation)
+    T = config.T
     plan = compile_file(df)
-    bar = Progress(float(T) if isinstance(T, (int, float)) else 0.0, not args.quiet)
+    bar = Progress(T, not args.quiet)
     error: SimulationError | None = None
     try:
-        result = simulate(plan, T, progress=bar, **opts)
+        result = run_config(plan, config, progress=bar)
     except SimulationError as exc:
         error, result = exc, exc.result
-    except (ValueError, TypeError, BlocksimError) as exc:
+    except BlocksimError as exc:  # e.g. the compiled back-end cannot run this diagram
         raise CliError(BAD_INPUT, [f"{args.file}: {exc}"]) from None
     finally:
         bar.close()

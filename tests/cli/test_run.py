@@ -118,3 +118,41 @@ def test_plots_every_signal_when_the_diagram_has_no_scope(tmp_path, capsys):
     path.write_text(json.dumps(doc))
     assert main(["run", str(path), "--plot", str(tmp_path / "p.svg"), "--quiet"]) == 0
     assert (tmp_path / "p.svg").read_text().startswith("<?xml")
+
+
+def _loop_file(tmp_path, simulation):
+    doc = json.loads(Path(LOOP).read_text())
+    doc["simulation"] = simulation
+    path = tmp_path / "loop.json"
+    path.write_text(json.dumps(doc))
+    return str(path)
+
+
+@pytest.mark.parametrize("simulation,argv,words", [
+    ({"T": 1.0, "solver": "rk4"}, [], "solver 'rk4' is fixed-step and needs `dt`"),
+    ({"T": 1.0, "dt": 0.01}, [], "`dt` is the step of the fixed-step solvers"),
+    ({"T": 1.0, "rtol": 0.0}, [], "`rtol` must be a positive number, got 0.0"),
+    ({"T": 1.0, "solver": "RK54"}, [], "unknown solver 'RK54' (did you mean 'RK45'?)"),
+    ({"T": 1.0, "solver": "rk4", "dt": 0.01}, ["--solver", "RK45"],
+     "`dt` is the step of the fixed-step solvers"),
+    ({"T": 1.0}, ["--record-dt", "-1"], "`record_dt` must be a positive number"),
+])
+def test_bad_options_of_the_file_or_the_arguments_exit_2_naming_the_file(
+        simulation, argv, words, tmp_path, capsys):
+    path = _loop_file(tmp_path, simulation)
+    assert main(["run", path, "--quiet", *argv]) == 2
+    err = capsys.readouterr().err
+    assert f"{path}: {words}" in err
+
+
+def test_the_arguments_override_the_file_settings_of_the_run_config(tmp_path, capsys):
+    path = _loop_file(tmp_path, {"T": 3.0, "solver": "rk4", "dt": 0.5})
+    out = tmp_path / "r.npz"
+    assert main(["run", path, "--dt", "0.25", "--T", "1", "--out", str(out), "--quiet"]) == 0
+    np.testing.assert_allclose(SimResult.load(out).t, [0.0, 0.25, 0.5, 0.75, 1.0])
+
+
+def test_a_file_that_asks_to_specialize_runs_with_a_deprecation_note(tmp_path, capsys):
+    path = _loop_file(tmp_path, {"T": 1.0, "specialize": True})
+    assert main(["run", path, "--quiet"]) == 0
+    assert "simulation.specialize is deprecated and ignored" in capsys.readouterr().err
