@@ -118,19 +118,21 @@ def locate(fn: Any, a: float, b: float, ga: float, gb: float, tol: float) -> tup
 
 
 def first_crossing(run: Run, stepper: Any, crossed: list[int], g_old: list[float],
-                    g_new: list[float], restart: Any) -> tuple[float, np.ndarray, list[float]]:
+                   g_new: list[float], restart: Any,
+                   t_left: float = math.inf) -> tuple[float, np.ndarray, list[float]]:
     """Locate the earliest of the ``crossed`` zero crossings inside the last step.
 
     Returns the time just past it (the right end of a bracket narrower than ``event_tol``),
-    the state there, and all crossing values at the bracket's left end (before it)."""
+    the state there, and all crossing values at the bracket's left end (before it). The
+    blocks see times clamped to ``t_left`` (the segment's left limit, as in its steps)."""
     ev, xd = run.evaluator, run.xd
     tol = run.config.event_tol
 
     def values(t: float) -> list[float]:
         y = stepper.interpolate(t)
-        ev.outputs(t, y, xd)
+        ev.outputs(min(t, t_left), y, xd)
         run.stats["noutput_evals"] += 1
-        return ev.crossings(t, y, xd)
+        return ev.crossings(min(t, t_left), y, xd)
 
     a0, b0 = stepper.t_old, stepper.t
     best: tuple[float, float] | None = None

@@ -1,5 +1,11 @@
 """Integration segments of the interpreted run: one solver for the whole run, restarted at
-each major time, stepping to the next one while recording and watching zero crossings."""
+each major time, stepping to the next one while recording and watching zero crossings.
+
+Major times, their clusters of merged breakpoints and the recording grid follow
+:mod:`blocksim.engine.schedule`: a segment starts at the evaluation instant of a major time,
+its blocks see times clamped strictly below the next major time's cluster, and a zero crossing
+located within a few ulp before the segment's end takes effect at that end
+(:func:`~blocksim.engine.schedule.snaps_to`)."""
 
 from __future__ import annotations
 
@@ -10,6 +16,7 @@ import numpy as np
 
 from blocksim.engine.crossing import has_crossed
 from blocksim.engine.events import Events, first_crossing
+from blocksim.engine.schedule import Grid, snaps_to
 from blocksim.engine.solvers import SCIPY_SOLVERS, FixedStepper, NullStepper, ScipyStepper
 
 if TYPE_CHECKING:
@@ -25,6 +32,7 @@ class Segments:
         plan, opts, ev = run.plan, run.config, run.evaluator
         self.solver = opts.solver
         self.record_dt = opts.record_dt
+        self.grid = Grid(opts.record_dt) if opts.record_dt is not None else None
         self.grid_k = 0
         self.t1 = self.t_left = 0.0
         self.last: Any = None
@@ -41,8 +49,8 @@ class Segments:
         seg = self
 
         def rhs(t: float, y: np.ndarray) -> Any:
-            if t >= t1:
-                t = t_left  # sources see the left limit of a breakpoint ending the segment
+            if t > t_left:
+                t = t_left  # sources see the left limit of the breakpoints ending the segment
             seg.nfev += 1
             if outputs is not None:
                 outputs(t, y, xd)
@@ -60,14 +68,14 @@ class Segments:
                 or self.record_dt
             if h is None:
                 h = math.inf if plan.clocks else opts.T / 1000.0
-            self.null_h = h
+            self.null_grid = Grid(h) if h and math.isfinite(h) else None
 
     def _stepper(self, t0: float, t1: float) -> Any:
         run, opts = self.run, self.run.config
         if self.stepper is not None:
             self.stepper.restart(t0, run.x, t1)
         elif run.plan.nx == 0:
-            self.stepper = NullStepper(t0, t1, self.null_h)
+            self.stepper = NullStepper(t0, t1, self.null_grid)
         elif self.solver in SCIPY_SOLVERS:
             self.stepper = ScipyStepper(self.solver, self.rhs, t0, run.x, t1, opts.rtol,
                                         opts.atol, opts.max_step, None)
@@ -75,14 +83,19 @@ class Segments:
             self.stepper = FixedStepper(self.solver, self.rhs, t0, run.x, t1, opts.dt)
         return self.stepper
 
-    def record_major(self, t: float) -> None:
-        """Record the major time t (on the grid only, when recording on a grid)."""
-        run = self.run
-        if self.record_dt is None:
+    def record_major(self, t: float, on_grid: bool | None = None) -> None:
+        """Record the major time t: always without ``record_dt``, else when it is a grid
+        point (``on_grid``, the schedule's ``record`` flag; None for a time off the schedule,
+        an event: then when it equals the next grid time)."""
+        run, grid = self.run, self.grid
+        if grid is None:
             run.recorder.record(t, run.x, run.evaluator.sig)
-        elif abs(self.grid_k * self.record_dt - t) <= 1e-9 * max(1.0, t):
+            return
+        if on_grid is None:
+            on_grid = grid.time(self.grid_k) == t
+        if on_grid:
             run.recorder.record(t, run.x, run.evaluator.sig)
-            self.grid_k += 1
+        self.grid_k = max(self.grid_k, grid.index_after(t))
 
     def _record(self, t: float, y: np.ndarray, evaluate: bool) -> None:
         """Record (t, y); ``evaluate=False`` when the minor outputs are fresh at (t, y)."""
@@ -95,11 +108,23 @@ class Segments:
         run.evaluator.check_finite(t, y)
         run.recorder.record(t, y, run.evaluator.sig)
 
-    def integrate(self, t0: float, t1: float) -> None:
+    def integrate(self, t0: float, t1: float, left: float | None = None) -> None:
         """Integrate over [t0, t1], or up to the first located zero crossing; record inside
-        the segment; leave ``run.t``/``run.x`` at the segment's end."""
+        the segment; leave ``run.t``/``run.x`` at the segment's end.
+
+        Parameters
+        ----------
+        t0, t1 : float
+            Segment start (the evaluation instant of the last major time) and end (the
+            nominal next major time) [s].
+        left : float, optional
+            The latest time the blocks see inside the segment (the schedule's
+            ``left_times``); default just below ``t1``.
+        """
         run, ev, stats, events = self.run, self.run.evaluator, self.run.stats, self.events
-        self.t1, self.t_left = t1, math.nextafter(t1, -math.inf)
+        self.t1 = t1
+        self.t_left = min(left, math.nextafter(t1, -math.inf)) if left is not None else \
+            math.nextafter(t1, -math.inf)
         self.set_segment(t1, self.t_left, run.xd)
         self.nfev = 0
         record_dt = self.record_dt
@@ -117,16 +142,22 @@ class Segments:
                 fresh = fsal and self.last is y  # signal store already at (ts, y)
                 if watch:
                     if not fresh:
-                        ev.outputs_minor(self.t_left if end else ts, y, run.xd)
+                        ev.outputs_minor(min(ts, self.t_left), y, run.xd)
                         stats["noutput_evals"] += 1
                         fresh = True
-                    g_new = ev.crossings(ts, y, run.xd)
+                    g_new = ev.crossings(min(ts, self.t_left), y, run.xd)
                     crossed = [i for i, (_, _, d) in enumerate(events.owner)
                                if has_crossed(g_old[i], g_new[i], d)]  # type: ignore[index]
                     if crossed:
-                        t_end, y_end, g_new = first_crossing(run, stepper, crossed, g_old,
-                                                              g_new, self._reintegrate)
-                        end, ts, y, fresh = True, t_end, y_end, False
+                        t_c, y_c, g_c = first_crossing(run, stepper, crossed, g_old, g_new,
+                                                       self._reintegrate, self.t_left)
+                        if snaps_to(t_c, t1, self.t_left):
+                            # within a few ulp of the segment's end: takes effect there, so
+                            # the values before the crossing are kept for the major time
+                            g_new = g_old
+                        else:
+                            t_end, y_end, g_new = t_c, y_c, g_c
+                            end, ts, y, fresh = True, t_end, y_end, False
                     g_old = g_new
                 if record_dt is None:
                     if not end and t1 - ts > 1e-12 * max(1.0, t1):  # not a sliver before t1
@@ -146,14 +177,16 @@ class Segments:
 
     def _record_grid(self, stepper: Any, ts: float, y: np.ndarray, upto: float, end: bool,
                      fresh: bool) -> None:
-        """Record the grid points inside the last step (dense output), and ts if on grid."""
-        record_dt = self.record_dt
-        tol = 1e-9 * max(1.0, ts)
-        while self.grid_k * record_dt < upto - tol:
-            tg = self.grid_k * record_dt
+        """Record the grid points before ``upto`` inside the last step (dense output), and ts
+        if it is a grid point (grid points at major times are recorded by ``record_major``)."""
+        grid = self.grid
+        assert grid is not None
+        tg = grid.time(self.grid_k)
+        while tg < upto:
             self._record(tg, stepper.interpolate(tg), True)
             self.grid_k += 1
-        if not end and abs(self.grid_k * record_dt - ts) <= tol:
+            tg = grid.time(self.grid_k)
+        if not end and tg == ts:
             self._record(ts, y, True)
             self.grid_k += 1
 

@@ -52,6 +52,7 @@ from blocksim.engine.plan import Plan
 from blocksim.engine.realtime import Pacer
 from blocksim.engine.record import SimResult
 from blocksim.engine.run import Run
+from blocksim.engine.schedule import schedule
 from blocksim.engine.segments import Segments
 
 
@@ -228,43 +229,43 @@ def _run_loop(run: Run) -> None:
     """Advance ``run`` from 0 to T (see the module docstring)."""
     plan, config, ev, stats = run.plan, run.config, run.evaluator, run.stats
     T = config.T
-    tb = plan.timebase
     clocks = plan.clocks
     updates_of = {c: {k for k, e in enumerate(plan.entries)
                       if e.discrete and e.block.clock == e.rate and e.rate == c}
                   for c in clocks}
-    hit_ticks = [tb.next_hit(c, 0) for c in clocks]
-    hit_times = [tb.to_time(n) for n in hit_ticks]
-    bp_blocks = [plan.entries[k].block for k in plan.breakpoint_entries]
-    bp_times = [b.next_breakpoint(0.0) for b in bp_blocks]
+    # the major times of both back-ends (engine/schedule.py): clock hits, breakpoints merged
+    # into a hit within a few ulp, evaluated at their cluster's latest instant (te)
+    sched = schedule(plan, config, grid_major=False)
+    times, eval_times = sched.times.tolist(), sched.eval_times.tolist()
+    fired_at = [tuple(c for c, f in zip(clocks, row) if f) for row in sched.fired.tolist()]
     events = Events(run)
     pacer = Pacer(run) if config.realtime else None
     segments = Segments(run, events)
-    t = 0.0
-    ev.outputs_all(t, run.x, run.xd)
+    t, te = times[0], eval_times[0]
+    ev.outputs_all(te, run.x, run.xd)
     stats["noutput_evals"] += 1
     first = True
+    i = 0
     while True:
-        fired = tuple(c for c, th in zip(clocks, hit_times) if th <= t) if clocks else ()
+        on_schedule = i < len(times) and t == times[i]  # else a located zero crossing
+        fired = fired_at[i] if on_schedule else ()
+        te = eval_times[i] if on_schedule else t
         if not first:
             if fired:
-                ev.outputs_at_hit(t, run.x, run.xd, fired)
+                ev.outputs_at_hit(te, run.x, run.xd, fired)
             else:
-                ev.outputs(t, run.x, run.xd)
+                ev.outputs(te, run.x, run.xd)
             stats["noutput_evals"] += 1
         first = False
         if events.enabled:
-            events.at_major_time(t, fired)
+            events.at_major_time(te, fired)
         if fired:
             entries = set().union(*(updates_of[c] for c in fired))
             if entries:
-                run.xd = ev.update(t, run.xd, entries)
-            for j, c in enumerate(clocks):
-                if hit_times[j] <= t:
-                    hit_ticks[j] = tb.next_hit(c, hit_ticks[j] + 1)
-                    hit_times[j] = tb.to_time(hit_ticks[j])
-        ev.check_finite(t, run.x)
-        segments.record_major(t)
+                run.xd = ev.update(te, run.xd, entries)
+        ev.check_finite(te, run.x)
+        segments.record_major(t, bool(sched.record[i]) if on_schedule else None)
+        i += on_schedule
         if run.progress is not None:
             run.progress(t)
         if pacer is not None:
@@ -275,16 +276,7 @@ def _run_loop(run: Run) -> None:
             break
         if t >= T:
             break
-        t_next = T
-        for th in hit_times:
-            if th < t_next:
-                t_next = th
-        for j, tbp in enumerate(bp_times):
-            if tbp <= t:
-                bp_times[j] = tbp = bp_blocks[j].next_breakpoint(t)
-            if tbp < t_next:
-                t_next = tbp
-        segments.integrate(t, t_next)
+        segments.integrate(te, times[i], float(sched.left_times[i]))
         t = run.t
 
 

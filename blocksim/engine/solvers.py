@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from blocksim.engine.errors import SolverError
+from blocksim.engine.schedule import Grid
 
 RHS = Callable[[float, np.ndarray], Any]
 
@@ -190,12 +191,13 @@ class FixedStepper:
 
 
 class NullStepper:
-    """Time advance for a diagram without continuous state: steps of ``h`` up to t_bound."""
+    """Time advance for a diagram without continuous state: steps to the next point of
+    ``grid`` (a :class:`~blocksim.engine.schedule.Grid`; None: straight to t_bound)."""
 
-    def __init__(self, t0: float, t_bound: float, h: float):
+    def __init__(self, t0: float, t_bound: float, grid: Grid | None):
         self.y = np.zeros(0)
-        self.h = h
-        self.step_size: float | None = h
+        self.grid = grid
+        self.step_size: float | None = grid.step if grid is not None else None
         self.restart(t0, self.y, t_bound)
 
     def restart(self, t0: float, y0: np.ndarray, t_bound: float) -> None:
@@ -205,8 +207,11 @@ class NullStepper:
 
     def step(self) -> None:
         self.t_old = self.t
-        k = math.floor(self.t / self.h * (1 + 1e-12) + 1e-9) + 1
-        self.t = min(k * self.h, self.t_bound)
+        grid = self.grid
+        if grid is None:
+            self.t = self.t_bound
+        else:
+            self.t = min(grid.time(grid.index_after(self.t)), self.t_bound)
 
     def interpolate(self, t: float) -> np.ndarray:
         return self.y
