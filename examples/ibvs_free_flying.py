@@ -33,7 +33,7 @@ import numpy as np
 from blocksim import Diagram, SimResult, simulate
 from blocksim.blocks import Scope
 from blocksim.blocks.arm import PoseIntegrator
-from blocksim.blocks.sinks_anim import ImagePlane
+from blocksim.blocks.sinks.animations import ImagePlane
 from blocksim.blocks.vision import IBVS, Camera
 
 LAM = 1.0  # 1/s, IBVS gain

@@ -35,7 +35,7 @@ import numpy as np
 from blocksim import Diagram, SimResult, simulate
 from blocksim.blocks import Integrator, Product, Scope
 from blocksim.blocks.arm.kinematics import FKine, Jacobian
-from blocksim.blocks.sinks_anim import ImagePlane
+from blocksim.blocks.sinks.animations import ImagePlane
 from blocksim.blocks.vision import IBVS, Camera
 from blocksim.robotics.models import puma560
 

@@ -25,7 +25,7 @@ from blocksim import Diagram, SimResult, simulate
 from blocksim.blocks import Demux, Scope, XYGraph
 from blocksim.blocks.arm import JTraj, TrToXYZ
 from blocksim.blocks.arm.kinematics import FKine
-from blocksim.blocks.sinks_anim import ArmPlot
+from blocksim.blocks.sinks.animations import ArmPlot
 from blocksim.robotics.models import puma560
 
 T_MOVE = 2.0  # s, duration of the qz -> qr motion

@@ -1,28 +1,58 @@
 """The block library. Every block is importable from here, e.g. ``from blocksim.blocks import
-Gain``; the modules group them by family."""
+Gain``; the subpackages group them by family, each block's compiled kernels beside it:
+:mod:`~blocksim.blocks.sources`, :mod:`~blocksim.blocks.sinks`,
+:mod:`~blocksim.blocks.continuous`, :mod:`~blocksim.blocks.discrete`,
+:mod:`~blocksim.blocks.math`, :mod:`~blocksim.blocks.routing`,
+:mod:`~blocksim.blocks.nonlinear`, :mod:`~blocksim.blocks.lookup`,
+:mod:`~blocksim.blocks.events`; and, imported on their own because they load the robotics
+core, :mod:`blocksim.blocks.arm` and :mod:`blocksim.blocks.vision`. Writing a block of your
+own: ``docs/writing-blocks.md``."""
 
-from blocksim.blocks.arithmetic import Gain, Product, Sum
-from blocksim.blocks.calculus import Derivative, Integrator
-from blocksim.blocks.discrete_calculus import DiscreteDerivative, DiscreteIntegrator
-from blocksim.blocks.discrete_linear import DiscreteStateSpace, DiscreteTransferFunction
-from blocksim.blocks.discrete_pid import DiscretePID
-from blocksim.blocks.discretization import discretize
+from blocksim.blocks.continuous import (
+    PID,
+    Derivative,
+    Integrator,
+    SecondOrderIntegrator,
+    StateSpace,
+    TransferFunction,
+)
+from blocksim.blocks.discrete import (
+    ZOH,
+    DiscreteDerivative,
+    DiscreteIntegrator,
+    DiscretePID,
+    DiscreteStateSpace,
+    DiscreteTransferFunction,
+    RateTransition,
+    UnitDelay,
+    discretize,
+)
 from blocksim.blocks.events import HitCrossing, Stop
-from blocksim.blocks.functions import Function, MathFunction
-from blocksim.blocks.linear import StateSpace, TransferFunction
-from blocksim.blocks.noise import BandLimitedWhiteNoise, RandomNumber
-from blocksim.blocks.pid import PID
-from blocksim.blocks.quantize import Quantizer
-from blocksim.blocks.rate_limits import Backlash, RateLimiter
+from blocksim.blocks.lookup import Interpolate, Piecewise
+from blocksim.blocks.math import Function, Gain, MathFunction, Product, Sum
+from blocksim.blocks.nonlinear import (
+    Backlash,
+    DeadZone,
+    MinMax,
+    Quantizer,
+    RateLimiter,
+    Relay,
+    Saturation,
+    Sign,
+    Switch,
+)
 from blocksim.blocks.routing import Concatenate, Demux, Index, Mux, Reshape, Selector, Terminator
-from blocksim.blocks.sample_hold import ZOH, RateTransition, UnitDelay
-from blocksim.blocks.saturation import DeadZone, Saturation
-from blocksim.blocks.second_order import SecondOrderIntegrator
-from blocksim.blocks.signal_sources import Constant, Ramp, Sine, Step, Time
 from blocksim.blocks.sinks import Record, Scope, XYGraph
-from blocksim.blocks.switching import MinMax, Relay, Sign, Switch
-from blocksim.blocks.tables import Interpolate, Piecewise
-from blocksim.blocks.waveform import Waveform
+from blocksim.blocks.sources import (
+    BandLimitedWhiteNoise,
+    Constant,
+    Ramp,
+    RandomNumber,
+    Sine,
+    Step,
+    Time,
+    Waveform,
+)
 from blocksim.engine.subsystem import Inport, Outport, Subsystem
 
 __all__ = [

@@ -3,7 +3,7 @@
 A file names a block's ``"type"``; it is looked up here and nowhere else: the library (every
 :class:`~blocksim.engine.block.Block` class exported by :mod:`blocksim.blocks`, plus ``Inport``,
 ``Outport`` and ``Subsystem``, and by :mod:`blocksim.blocks.arm`, :mod:`blocksim.blocks.vision`
-and :mod:`blocksim.blocks.sinks_anim`) and the classes registered from Python code with
+and :mod:`blocksim.blocks.sinks.animations`) and the classes registered from Python code with
 :func:`register_block`. A file can never make blocksim import a module or reach a class by a
 string it contains.
 
@@ -34,7 +34,7 @@ def _library() -> dict[str, type[Block]]:
     # the robotics core) and the animation sinks
     import blocksim.blocks as general
     import blocksim.blocks.arm as arm
-    import blocksim.blocks.sinks_anim as anim
+    import blocksim.blocks.sinks.animations as anim
     import blocksim.blocks.vision as vision
 
     out: dict[str, type[Block]] = {}

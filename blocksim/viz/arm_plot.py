@@ -14,7 +14,7 @@ figure: its data are the origins of ``robot.fkine(q, all=True)``, shape (n + 1) 
 ``"base"``, ``"frame-x"``, ``"frame-y"``, ``"frame-z"`` (one segment per frame, separated by
 NaN), ``"trail"``.
 
-:func:`animate_arm` is the function API; :class:`~blocksim.blocks.sinks_anim.ArmPlot` is the
+:func:`animate_arm` is the function API; :class:`~blocksim.blocks.sinks.animations.ArmPlot` is the
 post-run sink block that calls it on the recorded joint signal.
 """
 

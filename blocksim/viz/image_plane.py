@@ -16,8 +16,8 @@ Image points come as (2, N) arrays, one column ``(u, v)`` per point, or flattene
 (T, 2, N) or (T, 2N).
 
 Artists carry a ``gid``: ``"points"``, ``"targets"``, ``"trail"`` (one line per point).
-:func:`animate_image_plane` is the function API; :class:`~blocksim.blocks.sinks_anim.ImagePlane`
-the post-run sink block.
+:func:`animate_image_plane` is the function API;
+:class:`~blocksim.blocks.sinks.animations.ImagePlane` the post-run sink block.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Tests of the arm animation (blocksim.viz.arm_plot), the shared frame machinery
-(blocksim.viz.animate) and the ArmPlot post-run sink (blocksim.blocks.sinks_anim)."""
+(blocksim.viz.animate) and the ArmPlot post-run sink (blocksim.blocks.sinks.animations)."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ import pytest
 from PIL import Image
 
 from blocksim.blocks import Constant, Function, Ramp, Time
-from blocksim.blocks.sinks_anim import ArmPlot, ImagePlane
+from blocksim.blocks.sinks.animations import ArmPlot, ImagePlane
 from blocksim.engine.diagram import Diagram
 from blocksim.engine.errors import BlockParameterError, SimulationError
 from blocksim.engine.simulate import simulate
@@ -427,7 +427,7 @@ def test_wrong_joint_count_fails_before_the_run(puma, tmp_path):
 
 def test_import_stays_lazy():
     code = ("import sys, blocksim.viz.arm_plot, blocksim.viz.image_plane, "
-            "blocksim.blocks.sinks_anim as s; from blocksim.robotics.models import puma560; "
+            "blocksim.blocks.sinks.animations as s; from blocksim.robotics.models import puma560; "
             "s.ArmPlot(puma560(), 'x.gif'); s.ImagePlane((640, 480), 'y.gif'); "
             "assert 'matplotlib' not in sys.modules, 'matplotlib imported eagerly'")
     subprocess.run([sys.executable, "-c", code], check=True)

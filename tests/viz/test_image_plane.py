@@ -1,5 +1,5 @@
 """Tests of the image-plane animation (blocksim.viz.image_plane) and the ImagePlane post-run
-sink (blocksim.blocks.sinks_anim)."""
+sink (blocksim.blocks.sinks.animations)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from matplotlib.figure import Figure
 from PIL import Image
 
 from blocksim.blocks import Constant, Ramp
-from blocksim.blocks.sinks_anim import ImagePlane
+from blocksim.blocks.sinks.animations import ImagePlane
 from blocksim.engine.diagram import Diagram
 from blocksim.engine.errors import BlockParameterError
 from blocksim.engine.simulate import simulate

@@ -1,11 +1,11 @@
 """Continuous-time integrating and differentiating blocks: :class:`Integrator` and
 :class:`Derivative`.
 
-Both have continuous states, integrated by the engine through ``deriv(t, x, u)``. As the
-linear blocks (:mod:`blocksim.blocks.linear`, see its performance notes), they bind pure-Python
-fast paths for scalar and array signals at construction; the class-level ``deriv`` /
-``output`` are the numpy reference implementations. Their compiled kernels (``integrator_*``,
-``derivative_*``) are in :mod:`blocksim.blocks.continuous_kernels`.
+Both have continuous states, integrated by the engine through ``deriv(t, x, u)``. As the linear
+blocks (:mod:`blocksim.blocks.continuous.linear`, see its performance notes), they bind pure-Python
+fast paths for scalar and array signals at construction; the class-level ``deriv`` / ``output`` are
+the numpy reference implementations. Their compiled kernels (``integrator_*``, ``derivative_*``) are
+in :mod:`blocksim.blocks.continuous.kernels`.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from blocksim.blocks.continuous_kernels import (
+from blocksim.blocks.continuous.kernels import (
     _carray,
     derivative_array,
     derivative_deriv_scalar,
@@ -29,7 +29,7 @@ from blocksim.blocks.continuous_kernels import (
     integrator_output_scalar,
     integrator_output_scalar_limited,
 )
-from blocksim.blocks.continuous_params import _positive, _real_array
+from blocksim.blocks.continuous.params import _positive, _real_array
 from blocksim.engine.block import Block, Port
 from blocksim.engine.compiled.kernels import Kernels
 from blocksim.engine.errors import BlockParameterError

@@ -1,6 +1,7 @@
 """Numba kernels of the continuous blocks (compiled back-end) and the pure functions that the
 interpreted blocks share with them. Argument order ``(t, x, u..., params)``; see
-:mod:`blocksim.engine.compiled.kernels`. The PID kernels are in :mod:`blocksim.blocks.pid`.
+:mod:`blocksim.engine.compiled.kernels`. The PID kernels are in
+:mod:`blocksim.blocks.continuous.pid`.
 
 Scalar kernels return floats / tuples of floats and index ``x[0], x[1]`` directly, so they
 never allocate; array kernels allocate their result only. Choices that change types or control

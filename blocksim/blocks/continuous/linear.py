@@ -4,19 +4,18 @@ Both have continuous states, integrated by the engine through ``deriv(t, x, u)``
 
 Performance notes
 -----------------
-The interpreted engine calls ``deriv`` and ``output`` once per right-hand-side evaluation, i.e.
-tens of thousands of times per run. Scalar signals are Python floats, and the
-single-input single-output blocks evaluate their equations in pure Python on ``x.tolist()``
-(unrolled for n <= 4, a ``sum(map(mul, ...))`` loop for companion-form systems up to n = 16):
-at these sizes a numpy matrix-vector product costs more than the whole pure-Python update.
-``deriv`` then returns a tuple (or list) of floats, which the contract's "array-like of shape
-(nx,)" allows. The fast path is chosen once, at construction, by binding the matching kernel
-method to the instance's ``deriv`` / ``output`` attributes; the class-level ``deriv`` /
-``output`` are the plain numpy reference implementations (the tests check the kernels against
-them). The kernels only read immutable coefficients stored on the block, so the blocks stay
-pure, copyable and picklable. Larger or multi-input/multi-output systems use numpy.
-:class:`~blocksim.blocks.calculus.Integrator` and :class:`~blocksim.blocks.calculus.Derivative`
-follow the same pattern.
+The interpreted engine calls ``deriv`` and ``output`` once per right-hand-side evaluation, i.e. tens
+of thousands of times per run. Scalar signals are Python floats, and the single-input single-output
+blocks evaluate their equations in pure Python on ``x.tolist()`` (unrolled for n <= 4, a
+``sum(map(mul, ...))`` loop for companion-form systems up to n = 16): at these sizes a numpy
+matrix-vector product costs more than the whole pure-Python update. ``deriv`` then returns a tuple
+(or list) of floats, which the contract's "array-like of shape (nx,)" allows. The fast path is
+chosen once, at construction, by binding the matching kernel method to the instance's ``deriv`` /
+``output`` attributes; the class-level ``deriv`` / ``output`` are the plain numpy reference
+implementations (the tests check the kernels against them). The kernels only read immutable
+coefficients stored on the block, so the blocks stay pure, copyable and picklable. Larger or
+multi-input/multi-output systems use numpy. :class:`~blocksim.blocks.continuous.calculus.Integrator`
+and :class:`~blocksim.blocks.continuous.calculus.Derivative` follow the same pattern.
 
 A strictly proper block (no direct feedthrough) never reads its input in ``output``: the engine
 may call it before the inputs of the current instant are known.
@@ -25,12 +24,12 @@ Compiled kernels
 ----------------
 Every block's ``kernels()`` returns the numba kernels of the compiled back-end
 (:mod:`blocksim.engine.compiled.kernels`), module-level ``@njit(cache=True)`` functions of
-:mod:`blocksim.blocks.continuous_kernels` (``integrator_*``, ``lti_*``, ``derivative_*``) and
-:mod:`blocksim.blocks.pid` (``pid_*``), chosen by shape, limits, order and realisation; their
-``params`` layouts are in each ``kernels()`` docstring. Scalar kernels return floats or tuples
-of floats and never allocate. The interpreted :class:`~blocksim.blocks.pid.PID` calls the
-kernels' own pure-Python functions (``pid_output.py_func``, ...); the other blocks keep their
-faster pure-Python paths, tested equal to the kernels.
+:mod:`blocksim.blocks.continuous.kernels` (``integrator_*``, ``lti_*``, ``derivative_*``) and
+:mod:`blocksim.blocks.continuous.pid` (``pid_*``), chosen by shape, limits, order and realisation;
+their ``params`` layouts are in each ``kernels()`` docstring. Scalar kernels return floats or tuples
+of floats and never allocate. The interpreted :class:`~blocksim.blocks.continuous.pid.PID` calls the
+kernels' own pure-Python functions (``pid_output.py_func``, ...); the other blocks keep their faster
+pure-Python paths, tested equal to the kernels.
 """
 
 from __future__ import annotations
@@ -42,8 +41,8 @@ from typing import Any
 
 import numpy as np
 
-from blocksim.blocks.continuous_kernels import MAX_FAST_ORDER, _lti_kernels
-from blocksim.blocks.continuous_params import _real_array, check_state_space
+from blocksim.blocks.continuous.kernels import MAX_FAST_ORDER, _lti_kernels
+from blocksim.blocks.continuous.params import _real_array, check_state_space
 from blocksim.engine.block import Block, Port
 from blocksim.engine.compiled.kernels import Kernels
 from blocksim.engine.errors import BlockParameterError

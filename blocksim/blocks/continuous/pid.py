@@ -15,7 +15,7 @@ from typing import Any, ClassVar
 import numba
 import numpy as np
 
-from blocksim.blocks.continuous_params import _finite_float, _limit, _positive, _real_array
+from blocksim.blocks.continuous.params import _finite_float, _limit, _positive, _real_array
 from blocksim.engine.block import Block, Port
 from blocksim.engine.compiled.kernels import Kernels
 from blocksim.engine.errors import BlockParameterError

@@ -20,6 +20,8 @@ from blocksim.engine.errors import BlockParameterError
 
 _njit = numba.njit(cache=True)
 
+__all__ = ["SecondOrderIntegrator"]
+
 
 @_njit
 def second_order_output(t, x, u, p):

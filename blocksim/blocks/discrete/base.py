@@ -1,12 +1,12 @@
 r"""What the discrete-time blocks share: their sample clock, their semantics and their
 parameter checks.
 
-Every discrete block (:mod:`blocksim.blocks.sample_hold`, :mod:`blocksim.blocks.discrete_calculus`,
-:mod:`blocksim.blocks.discrete_linear`, :mod:`blocksim.blocks.discrete_pid`) has a sample
-``clock`` (:class:`~blocksim.engine.clock.Clock`): a ``Clock``, a period T [s] or a
-``(period, offset)`` pair. The parameter is required: unlike Simulink's ``-1``, there is no
-inherited sample time for a block with discrete states, and a sampler that inherited its
-input's rate would do nothing.
+Every discrete block (:mod:`blocksim.blocks.discrete.sample_hold`,
+:mod:`blocksim.blocks.discrete.calculus`, :mod:`blocksim.blocks.discrete.linear`,
+:mod:`blocksim.blocks.discrete.pid`) has a sample ``clock`` (:class:`~blocksim.engine.clock.Clock`):
+a ``Clock``, a period T [s] or a ``(period, offset)`` pair. The parameter is required: unlike
+Simulink's ``-1``, there is no inherited sample time for a block with discrete states, and a sampler
+that inherited its input's rate would do nothing.
 
 Semantics (Simulink's)
 ----------------------
@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from blocksim.blocks.continuous_params import _positive, _real_array
+from blocksim.blocks.continuous.params import _positive, _real_array
 from blocksim.engine.clock import Clock, as_clock
 from blocksim.engine.errors import BlockParameterError
 

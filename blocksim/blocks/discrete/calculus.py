@@ -2,9 +2,9 @@
 :class:`DiscreteDerivative`.
 
 Discrete-time blocks with a required sample ``clock``, under the semantics described in
-:mod:`blocksim.blocks.discrete_base`; their compiled kernels (``dintegrator_*``,
-``dderivative_*``) are in :mod:`blocksim.blocks.discrete_kernels`, the derivative's output
-kernels in :mod:`blocksim.blocks.continuous_kernels`.
+:mod:`blocksim.blocks.discrete.base`; their compiled kernels (``dintegrator_*``,
+``dderivative_*``) are in :mod:`blocksim.blocks.discrete.kernels`, the derivative's output
+kernels in :mod:`blocksim.blocks.continuous.kernels`.
 """
 
 from __future__ import annotations
@@ -15,20 +15,20 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from blocksim.blocks.continuous_kernels import (
+from blocksim.blocks.continuous.kernels import (
     _carray,
     derivative_array,
     derivative_output_scalar,
 )
-from blocksim.blocks.continuous_params import _finite_float, _positive
-from blocksim.blocks.discrete_base import (
+from blocksim.blocks.continuous.params import _finite_float, _positive
+from blocksim.blocks.discrete.base import (
     _filter_tau,
     _limits,
     _sample_clock,
     _shaped_x0,
     _state_names,
 )
-from blocksim.blocks.discrete_kernels import (
+from blocksim.blocks.discrete.kernels import (
     dderivative_update_array,
     dderivative_update_scalar,
     delay_update_array,
@@ -311,10 +311,10 @@ class DiscreteDerivative(Block):
         with y = g (u - z), z' = z + r (u - z) (g = K / h, r = T / h, h = T + 1/N).
 
         Scalar: output
-        :func:`~blocksim.blocks.continuous_kernels.derivative_output_scalar`, update
+        :func:`~blocksim.blocks.continuous.kernels.derivative_output_scalar`, update
         :func:`dderivative_update_scalar` or, without a filter (z' = u),
         :func:`delay_update_scalar`; vector:
-        :func:`~blocksim.blocks.continuous_kernels.derivative_array` and
+        :func:`~blocksim.blocks.continuous.kernels.derivative_array` and
         :func:`dderivative_update_array` or :func:`delay_update_array`.
         """
         params = (self._g, self._r)

@@ -1,20 +1,20 @@
 """Discretisation of continuous linear blocks: :func:`discretize`.
 
-:func:`discretize` turns a continuous :class:`~blocksim.blocks.linear.TransferFunction` or
-:class:`~blocksim.blocks.linear.StateSpace` into its discrete equivalent
+:func:`discretize` turns a continuous :class:`~blocksim.blocks.continuous.linear.TransferFunction`
+or :class:`~blocksim.blocks.continuous.linear.StateSpace` into its discrete equivalent
 (:func:`scipy.signal.cont2discrete`), a
-:class:`~blocksim.blocks.discrete_linear.DiscreteTransferFunction` or
-:class:`~blocksim.blocks.discrete_linear.DiscreteStateSpace`.
+:class:`~blocksim.blocks.discrete.linear.DiscreteTransferFunction` or
+:class:`~blocksim.blocks.discrete.linear.DiscreteStateSpace`.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from blocksim.blocks.continuous_params import _finite_float
-from blocksim.blocks.discrete_base import _sample_clock
-from blocksim.blocks.discrete_linear import DiscreteStateSpace, DiscreteTransferFunction
-from blocksim.blocks.linear import StateSpace, TransferFunction
+from blocksim.blocks.continuous.linear import StateSpace, TransferFunction
+from blocksim.blocks.continuous.params import _finite_float
+from blocksim.blocks.discrete.base import _sample_clock
+from blocksim.blocks.discrete.linear import DiscreteStateSpace, DiscreteTransferFunction
 from blocksim.engine.clock import Clock
 from blocksim.engine.errors import BlockParameterError, suggest
 

@@ -3,8 +3,8 @@
 Every discrete block's ``kernels()`` returns the numba kernels of the compiled back-end
 (:mod:`blocksim.engine.compiled.kernels`): the module-level ``sample_output``, ``delay_*``,
 ``dintegrator_*``, ``dpid_*`` and ``dderivative_*`` functions below, and the linear-system and
-derivative kernels of :mod:`blocksim.blocks.continuous_kernels` (``update`` being their
-``A x + B u``). The interpreted :class:`~blocksim.blocks.discrete_pid.DiscretePID` calls the
+derivative kernels of :mod:`blocksim.blocks.continuous.kernels` (``update`` being their
+``A x + B u``). The interpreted :class:`~blocksim.blocks.discrete.pid.DiscretePID` calls the
 kernels' own pure-Python functions (``dpid_output.py_func``, ``dpid_update.py_func``); the
 other blocks keep their pure-Python paths, tested equal to the kernels.
 """
@@ -18,14 +18,14 @@ import numpy as np
 from numba.extending import overload
 
 from blocksim.blocks._shared import _clip
-from blocksim.blocks.discrete_base import _as_signal
+from blocksim.blocks.discrete.base import _as_signal
 
 _njit = numba.njit(cache=True)
 
 
 # ====================================================================== compiled kernels
 # numba kernels for the compiled back-end (contract: blocksim.engine.compiled.kernels); the
-# conventions are those of blocksim.blocks.continuous_kernels: scalar kernels return floats or
+# conventions are those of blocksim.blocks.continuous.kernels: scalar kernels return floats or
 # tuples and never allocate, choices that change types or control flow select a kernel in the
 # block's ``kernels()``, numbers travel in ``params`` (layouts in each ``kernels()`` docstring).
 def _copy_signal(u: Any) -> Any:

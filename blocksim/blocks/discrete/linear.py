@@ -2,8 +2,8 @@
 :class:`DiscreteStateSpace`.
 
 Discrete-time blocks with a required sample ``clock``, under the semantics described in
-:mod:`blocksim.blocks.discrete_base`. Their compiled kernels are those of the continuous linear
-systems (:mod:`blocksim.blocks.continuous_kernels`, the ``A x + B u`` kernel as ``update``).
+:mod:`blocksim.blocks.discrete.base`. Their compiled kernels are those of the continuous linear
+systems (:mod:`blocksim.blocks.continuous.kernels`, the ``A x + B u`` kernel as ``update``).
 """
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ from typing import Any
 
 import numpy as np
 
-from blocksim.blocks.continuous_kernels import _lti_kernels
-from blocksim.blocks.continuous_params import _real_array, check_state_space
-from blocksim.blocks.discrete_base import _sample_clock
+from blocksim.blocks.continuous.kernels import _lti_kernels
+from blocksim.blocks.continuous.params import _real_array, check_state_space
+from blocksim.blocks.discrete.base import _sample_clock
 from blocksim.engine.block import Block, Port
 from blocksim.engine.clock import Clock
 from blocksim.engine.compiled.kernels import Kernels
@@ -110,7 +110,7 @@ class _DiscreteLinear(Block):
 
     def kernels(self) -> Kernels:
         """The compiled kernels (:mod:`blocksim.engine.compiled.kernels`): those of the
-        continuous :class:`~blocksim.blocks.linear.StateSpace` (same params layouts, the
+        continuous :class:`~blocksim.blocks.continuous.linear.StateSpace` (same params layouts, the
         ``A x + B u`` kernel as ``update``); a static gain (n = 0) has no update."""
         params, output, state = _lti_kernels(self.A, self.B, self.C, self.D)
         return Kernels(params, output=output, update=state)

@@ -1,8 +1,8 @@
 """The :class:`DiscretePID` controller.
 
 A discrete-time block with a required sample ``clock``, under the semantics described in
-:mod:`blocksim.blocks.discrete_base`. The interpreted block calls the pure-Python functions of
-its compiled kernels ``dpid_output`` and ``dpid_update`` (:mod:`blocksim.blocks.discrete_kernels`).
+:mod:`blocksim.blocks.discrete.base`. The interpreted block calls the pure-Python functions of
+its compiled kernels ``dpid_output`` and ``dpid_update`` (:mod:`blocksim.blocks.discrete.kernels`).
 """
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from blocksim.blocks.continuous_params import _finite_float, _limit, _positive, _real_array
-from blocksim.blocks.discrete_base import _filter_tau, _sample_clock
-from blocksim.blocks.discrete_kernels import (
+from blocksim.blocks.continuous.params import _finite_float, _limit, _positive, _real_array
+from blocksim.blocks.discrete.base import _filter_tau, _sample_clock
+from blocksim.blocks.discrete.kernels import (
     _dpid_output_py,
     _dpid_update_py,
     dpid_output,

@@ -1,8 +1,8 @@
 """Samplers and delays: :class:`ZOH`, :class:`UnitDelay` and :class:`RateTransition`.
 
 Discrete-time blocks with a required sample ``clock``, under the semantics described in
-:mod:`blocksim.blocks.discrete_base`; their compiled kernels (``sample_output``, ``delay_*``)
-are in :mod:`blocksim.blocks.discrete_kernels`.
+:mod:`blocksim.blocks.discrete.base`; their compiled kernels (``sample_output``, ``delay_*``)
+are in :mod:`blocksim.blocks.discrete.kernels`.
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from blocksim.blocks.discrete_base import _as_signal, _sample_clock, _shaped_x0, _state_names
-from blocksim.blocks.discrete_kernels import (
+from blocksim.blocks.discrete.base import _as_signal, _sample_clock, _shaped_x0, _state_names
+from blocksim.blocks.discrete.kernels import (
     delay_output_matrix,
     delay_output_scalar,
     delay_output_vector,

@@ -17,6 +17,8 @@ from blocksim.engine.clock import EVENT
 from blocksim.engine.compiled.kernels import Kernels
 from blocksim.engine.errors import BlockParameterError
 
+__all__ = ["HitCrossing", "Stop"]
+
 
 @numba.njit(cache=True)
 def stop_crossings(t: float, x: Any, u: float, p: Any) -> tuple[float]:

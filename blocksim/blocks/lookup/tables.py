@@ -2,7 +2,7 @@
 :class:`Interpolate` (a 1-D lookup table of an input or of time), and their compiled kernels.
 
 The conventions of every source (signal types, read-only arrays, breakpoints as right limits)
-are described in :mod:`blocksim.blocks.source_base`. The interpreted blocks bisect Python lists;
+are described in :mod:`blocksim.blocks.sources.base`. The interpreted blocks bisect Python lists;
 the kernels do the same comparisons on arrays (:func:`_bisect_right`).
 """
 
@@ -17,7 +17,7 @@ import numba
 import numpy as np
 
 from blocksim.blocks._shared import _param, _short
-from blocksim.blocks.source_base import Value, _freeze, _increasing, _real_array, _rows
+from blocksim.blocks.sources.base import Value, _freeze, _increasing, _real_array, _rows
 from blocksim.engine.block import Block
 from blocksim.engine.compiled.kernels import Kernels
 from blocksim.engine.errors import BlockParameterError, suggest

@@ -6,7 +6,7 @@ combined with numpy broadcasting. Inputs whose shapes do not agree make numpy ra
 compile-time dry run reports with the block's name.
 
 Compiled back-end: every block has :meth:`kernels` (see :mod:`blocksim.engine.compiled.kernels`);
-the kernels are the numba functions ``*_kernel`` of :mod:`blocksim.blocks.arithmetic_kernels`.
+the kernels are the numba functions ``*_kernel`` of :mod:`blocksim.blocks.math.kernels`.
 They compute what the interpreted ``output`` computes, with the same operations in the same
 order (the tests hold them equal); the differences are listed in each block's ``kernels``
 docstring.
@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from blocksim.blocks._shared import _numbered, _param, _short
-from blocksim.blocks.arithmetic_kernels import (
+from blocksim.blocks.math.kernels import (
     _MATRIX_PRODUCT_KERNELS,
     _PRODUCT_KERNELS,
     _SUM_KERNELS,

@@ -1,4 +1,4 @@
-"""Compiled kernels of the arithmetic blocks (:mod:`blocksim.blocks.arithmetic`): gains, sums,
+"""Compiled kernels of the arithmetic blocks (:mod:`blocksim.blocks.math.arithmetic`): gains, sums,
 element-wise and matrix products, with loop-based matrix products and inverses.
 """
 

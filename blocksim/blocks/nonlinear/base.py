@@ -3,20 +3,22 @@ stateless nonlinear blocks that switch where an input crosses levels.
 
 Zero crossings of the stateless blocks
 --------------------------------------
-:class:`~blocksim.blocks.saturation.Saturation`, :class:`~blocksim.blocks.saturation.DeadZone`,
-:class:`~blocksim.blocks.quantize.Quantizer`, :class:`~blocksim.blocks.switching.Sign` and
-:class:`~blocksim.blocks.switching.Switch` are stateless but switch (or kink) where their input
-crosses a level. They declare zero crossings, so that the solver locates those instants and ends
-a major step there (Simulink's zero-crossing detection); they need no ``on_event``, their output
-is a function of the input alone. The number of crossings must be fixed when the block is built,
-before the input's shape is known, so these blocks take a ``size`` parameter: the number of
-elements of the input (of the ``control`` input for ``Switch``), default 1, a scalar. They
-provide one crossing per element and per level, level by level (every element for the first
-level, then for the next). ``size=None`` declares no crossings: the block then accepts any input
-shape, and the switching instants fall wherever the solver's steps happen to land. With an
-integer ``size``, an input with another number of elements makes ``zero_crossings`` raise a
-``ValueError`` that names the block, the sizes and the fix.
-:class:`~blocksim.blocks.switching.MinMax` (continuous output, kinks only) declares no crossings.
+:class:`~blocksim.blocks.nonlinear.saturation.Saturation`,
+:class:`~blocksim.blocks.nonlinear.saturation.DeadZone`,
+:class:`~blocksim.blocks.nonlinear.quantize.Quantizer`,
+:class:`~blocksim.blocks.nonlinear.switching.Sign` and
+:class:`~blocksim.blocks.nonlinear.switching.Switch` are stateless but switch (or kink) where their
+input crosses a level. They declare zero crossings, so that the solver locates those instants and
+ends a major step there (Simulink's zero-crossing detection); they need no ``on_event``, their
+output is a function of the input alone. The number of crossings must be fixed when the block is
+built, before the input's shape is known, so these blocks take a ``size`` parameter: the number of
+elements of the input (of the ``control`` input for ``Switch``), default 1, a scalar. They provide
+one crossing per element and per level, level by level (every element for the first level, then for
+the next). ``size=None`` declares no crossings: the block then accepts any input shape, and the
+switching instants fall wherever the solver's steps happen to land. With an integer ``size``, an
+input with another number of elements makes ``zero_crossings`` raise a ``ValueError`` that names the
+block, the sizes and the fix. :class:`~blocksim.blocks.nonlinear.switching.MinMax` (continuous
+output, kinks only) declares no crossings.
 
 Scalar signals are Python floats; arrays are float64 ndarrays.
 """

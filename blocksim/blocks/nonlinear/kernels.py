@@ -3,7 +3,7 @@
 Every nonlinear block provides ``kernels()`` (see :mod:`blocksim.engine.compiled.kernels`):
 these module-level ``numba.njit(cache=True)`` functions of ``(t, x, u0, ..., params)`` for its
 outputs, states, zero crossings and events. Their numerics are the small pure scalar functions
-of :mod:`blocksim.blocks.nonlinear_numerics`. The stateless kernels take a float or an array of
+of :mod:`blocksim.blocks.nonlinear.numerics`. The stateless kernels take a float or an array of
 any shape (``isinstance`` on the argument's type picks the branch when numba compiles).
 
 Array signals: the interpreted methods keep their numpy expressions (far faster in Python than
@@ -30,7 +30,7 @@ from numba import njit
 from numba.extending import register_jitable
 
 from blocksim.blocks._shared import _clip, _sign
-from blocksim.blocks.nonlinear_numerics import (
+from blocksim.blocks.nonlinear.numerics import (
     _INF,
     _array,
     _crossing_elements,

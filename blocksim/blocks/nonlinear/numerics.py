@@ -9,7 +9,7 @@ interpreted methods' inline scalar expressions, which stay inline because a Pyth
 
 Array signals: the kernels loop over the elements with the scalar functions or, where numpy's
 semantics differ from them, with helpers that have numpy's (:func:`_np_extreme`,
-:func:`_np_min_max`); see :mod:`blocksim.blocks.nonlinear_kernels`.
+:func:`_np_min_max`); see :mod:`blocksim.blocks.nonlinear.kernels`.
 """
 
 from __future__ import annotations

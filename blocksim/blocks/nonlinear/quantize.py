@@ -1,8 +1,8 @@
 """The :class:`Quantizer` block: rounding to a multiple of an interval.
 
 Stateless, with one zero crossing per element at the jumps, sized by its ``size`` parameter
-(see :mod:`blocksim.blocks.nonlinear_base` for the rules); its compiled kernels are in
-:mod:`blocksim.blocks.nonlinear_kernels`. Scalar signals are Python floats; arrays are float64
+(see :mod:`blocksim.blocks.nonlinear.base` for the rules); its compiled kernels are in
+:mod:`blocksim.blocks.nonlinear.kernels`. Scalar signals are Python floats; arrays are float64
 ndarrays.
 """
 
@@ -14,9 +14,9 @@ from typing import Any
 
 import numpy as np
 
-from blocksim.blocks.nonlinear_base import _check_size, _LevelCrossings, _positive
-from blocksim.blocks.nonlinear_kernels import quantizer_crossings, quantizer_output
-from blocksim.blocks.nonlinear_numerics import _INF
+from blocksim.blocks.nonlinear.base import _check_size, _LevelCrossings, _positive
+from blocksim.blocks.nonlinear.kernels import quantizer_crossings, quantizer_output
+from blocksim.blocks.nonlinear.numerics import _INF
 from blocksim.engine.compiled.kernels import Kernels
 
 __all__ = ["Quantizer"]

@@ -2,7 +2,7 @@
 
 Both are discrete (exact Simulink difference equations) when given a ``clock``, continuous ODE
 approximations with a small time constant ``tau`` otherwise; see their notes. Their compiled
-kernels are in :mod:`blocksim.blocks.nonlinear_kernels`. Scalar signals are Python floats;
+kernels are in :mod:`blocksim.blocks.nonlinear.kernels`. Scalar signals are Python floats;
 arrays are float64 ndarrays.
 """
 
@@ -14,14 +14,14 @@ from typing import Any
 import numpy as np
 
 from blocksim.blocks._shared import _clip, _short
-from blocksim.blocks.nonlinear_base import (
+from blocksim.blocks.nonlinear.base import (
     _flat_input,
     _initial,
     _positive,
     _real,
     _state_names,
 )
-from blocksim.blocks.nonlinear_kernels import (
+from blocksim.blocks.nonlinear.kernels import (
     backlash_crossings,
     backlash_deriv,
     backlash_output,

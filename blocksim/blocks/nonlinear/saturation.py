@@ -1,8 +1,8 @@
 """Limiting blocks: :class:`Saturation` and :class:`DeadZone`.
 
 Both are stateless and declare a zero crossing per element and per level, sized by their
-``size`` parameter (see :mod:`blocksim.blocks.nonlinear_base` for the rules); their compiled
-kernels are in :mod:`blocksim.blocks.nonlinear_kernels`. Scalar signals are Python floats;
+``size`` parameter (see :mod:`blocksim.blocks.nonlinear.base` for the rules); their compiled
+kernels are in :mod:`blocksim.blocks.nonlinear.kernels`. Scalar signals are Python floats;
 arrays are float64 ndarrays.
 """
 
@@ -14,8 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from blocksim.blocks.nonlinear_base import _check_size, _LevelCrossings, _real
-from blocksim.blocks.nonlinear_kernels import (
+from blocksim.blocks.nonlinear.base import _check_size, _LevelCrossings, _real
+from blocksim.blocks.nonlinear.kernels import (
     dead_zone_crossings,
     dead_zone_output,
     saturation_crossings,

@@ -2,11 +2,11 @@
 
 :class:`Sign` and :class:`Switch` are stateless and declare a zero crossing per element of
 their (control) input, sized by their ``size`` parameter (see
-:mod:`blocksim.blocks.nonlinear_base` for the rules); :class:`MinMax` (continuous output, kinks
+:mod:`blocksim.blocks.nonlinear.base` for the rules); :class:`MinMax` (continuous output, kinks
 only) declares no crossings. :class:`Relay` keeps its on/off mode as the discrete state of an
 ``EVENT``-clocked block, changed only by ``on_event`` at located crossings: the switching
 instants are exact to the engine's event tolerance. The compiled kernels are in
-:mod:`blocksim.blocks.nonlinear_kernels`. Scalar signals are Python floats; arrays are float64
+:mod:`blocksim.blocks.nonlinear.kernels`. Scalar signals are Python floats; arrays are float64
 ndarrays.
 """
 
@@ -18,8 +18,8 @@ from typing import Any
 import numpy as np
 
 from blocksim.blocks._shared import _is_int, _short
-from blocksim.blocks.nonlinear_base import _check_size, _LevelCrossings, _real
-from blocksim.blocks.nonlinear_kernels import (
+from blocksim.blocks.nonlinear.base import _check_size, _LevelCrossings, _real
+from blocksim.blocks.nonlinear.kernels import (
     minmax_output,
     minmax_reduce_output,
     relay_crossings,

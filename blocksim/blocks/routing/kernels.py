@@ -1,5 +1,5 @@
-"""Compiled kernels of the routing blocks (:mod:`blocksim.blocks.routing`): mux, demux,
-selector, concatenate and reshape."""
+"""Compiled kernels of the routing blocks (:mod:`blocksim.blocks.routing.signal_routing`): mux,
+demux, selector, concatenate and reshape."""
 
 from __future__ import annotations
 

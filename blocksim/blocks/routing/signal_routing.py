@@ -7,7 +7,7 @@ blocks use Python's 0-based indexing (Simulink's are 1-based).
 
 Compiled back-end: every block here has :meth:`kernels` (see
 :mod:`blocksim.engine.compiled.kernels`); the kernels are the numba functions ``*_kernel`` of
-:mod:`blocksim.blocks.routing_kernels` and give the same values as the interpreted ``output``
+:mod:`blocksim.blocks.routing.kernels` and give the same values as the interpreted ``output``
 (the tests hold them equal). A wrong shape raises in the kernel with a shorter message; the
 compile-time dry run of the interpreted blocks reports it first, with names.
 """
@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from blocksim.blocks._shared import _is_int, _numbered, _short
-from blocksim.blocks.routing_kernels import (
+from blocksim.blocks.routing.kernels import (
     _CONCATENATE_KERNELS,
     _DEMUX_KERNELS,
     _MUX_KERNELS,

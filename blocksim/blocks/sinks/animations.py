@@ -1,15 +1,15 @@
 """Animation sinks: :class:`ArmPlot` (a 3-D robot arm) and :class:`ImagePlane` (image points).
 
-Like :class:`~blocksim.blocks.sinks.Scope` these are *post-run* sinks: inputs, no outputs, no
-state. During the run they do nothing at all (so they never stop or restart the integrator,
-unlike bdsim's animation, and need no compiled kernels: the compiled back-end runs them after
-the run as it does Scope). When the run ends, on every exit path, :meth:`stop` reads the
-recorded input signal from ``run.result``, resamples it onto the uniform frame grid
-``t[0] + k / fps`` by linear interpolation in time (:mod:`blocksim.viz.animate`), writes the
-animation to ``filename`` (``.gif`` through Pillow, ``.mp4`` through ffmpeg) and stores the
-figure, left at the last frame, in ``run.result.figures[name]``; when the animation was
-written or shown, the figure keeps it as ``figure.animation`` (a FuncAnimation with the frame
-``times``, ``show_frame(k)`` and ``write(filename)``).
+Like :class:`~blocksim.blocks.sinks.recorders.Scope` these are *post-run* sinks: inputs, no outputs,
+no state. During the run they do nothing at all (so they never stop or restart the integrator,
+unlike bdsim's animation, and need no compiled kernels: the compiled back-end runs them after the
+run as it does Scope). When the run ends, on every exit path, :meth:`stop` reads the recorded input
+signal from ``run.result``, resamples it onto the uniform frame grid ``t[0] + k / fps`` by linear
+interpolation in time (:mod:`blocksim.viz.animate`), writes the animation to ``filename`` (``.gif``
+through Pillow, ``.mp4`` through ffmpeg) and stores the figure, left at the last frame, in
+``run.result.figures[name]``; when the animation was written or shown, the figure keeps it as
+``figure.animation`` (a FuncAnimation with the frame ``times``, ``show_frame(k)`` and
+``write(filename)``).
 
 Files: the directory of ``filename`` must exist and, for ``.mp4``, ffmpeg must be installed
 when the run starts; :meth:`start` checks both, so that a bad path fails before any
@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from blocksim.blocks.sinks import _check_bool, _check_dpi, _Sink
+from blocksim.blocks.sinks.recorders import _check_bool, _check_dpi, _Sink
 from blocksim.engine.block import Port
 from blocksim.engine.errors import BlockParameterError
 

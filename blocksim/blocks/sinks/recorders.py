@@ -44,6 +44,8 @@ FIGURE_SUFFIXES = (".png", ".pdf", ".svg", ".eps", ".ps", ".jpg", ".jpeg", ".tif
 #: file formats Record can write
 RECORD_SUFFIXES = (".npz", ".csv")
 
+__all__ = ["Record", "Scope", "XYGraph"]
+
 
 # ---------------------------------------------------------------------------- validation helpers
 def _bad(cls: str, param: str, expected: str, found: Any) -> BlockParameterError:

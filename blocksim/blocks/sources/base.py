@@ -1,10 +1,10 @@
 """What the source blocks share: their conventions and their parameter checks.
 
-Source blocks produce signals that depend on time only (:mod:`blocksim.blocks.signal_sources`,
-:mod:`blocksim.blocks.waveform`, :mod:`blocksim.blocks.tables`). Every source has no input
-(except :class:`~blocksim.blocks.tables.Interpolate` used as a table lookup) and one output
-``y``. A value given as a number gives a scalar signal (a Python ``float``); a value given as a
-sequence or array gives a float64 array signal of that shape. Array outputs are read-only:
+Source blocks produce signals that depend on time only (:mod:`blocksim.blocks.sources.signals`,
+:mod:`blocksim.blocks.sources.waveform`, :mod:`blocksim.blocks.lookup.tables`). Every source has no
+input (except :class:`~blocksim.blocks.lookup.tables.Interpolate` used as a table lookup) and one
+output ``y``. A value given as a number gives a scalar signal (a Python ``float``); a value given
+as a sequence or array gives a float64 array signal of that shape. Array outputs are read-only:
 blocks must never modify their inputs in place.
 
 Time-driven discontinuities (steps, edges, corners, table points) are reported by

@@ -390,7 +390,7 @@ class RandomNumber(_CounterNoise):
     seed : int or None
         Seed in [0, 2**64). Blocks with equal seeds give equal sequences. None (default)
         derives the seed from the block's name in its diagram (see
-        :mod:`blocksim.blocks.noise`), so two noise blocks are independent unless told
+        :mod:`blocksim.blocks.sources.noise`), so two noise blocks are independent unless told
         otherwise, and every run of the diagram gives the same sequence.
     clock : Clock, float or (float, float)
         Sample clock: a :class:`~blocksim.engine.clock.Clock`, a period [s] or a

@@ -2,7 +2,7 @@
 :class:`Sine`, and their compiled kernels.
 
 The conventions of every source (signal types, read-only arrays, breakpoints as right limits)
-are described in :mod:`blocksim.blocks.source_base`.
+are described in :mod:`blocksim.blocks.sources.base`.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import numba
 import numpy as np
 
 from blocksim.blocks._shared import _param, _short
-from blocksim.blocks.source_base import (
+from blocksim.blocks.sources.base import (
     _TWO_PI,
     Value,
     _common_values,

@@ -1,7 +1,7 @@
 """The :class:`Waveform` source (square, triangle or sine wave) and its compiled kernels.
 
 The conventions of every source (signal types, read-only arrays, breakpoints as right limits)
-are described in :mod:`blocksim.blocks.source_base`. The block's ``output`` calls the pure
+are described in :mod:`blocksim.blocks.sources.base`. The block's ``output`` calls the pure
 functions ``_waveform_*`` that its kernels compile.
 """
 
@@ -15,7 +15,7 @@ import numba
 import numpy as np
 
 from blocksim.blocks._shared import _param, _short
-from blocksim.blocks.source_base import (
+from blocksim.blocks.sources.base import (
     _TWO_PI,
     Value,
     _common_values,

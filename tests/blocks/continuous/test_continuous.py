@@ -17,9 +17,9 @@ import pytest
 from scipy import signal
 from scipy.integrate import solve_ivp
 
-from blocksim.blocks.calculus import Derivative, Integrator
-from blocksim.blocks.linear import StateSpace, TransferFunction
-from blocksim.blocks.pid import PID
+from blocksim.blocks.continuous.calculus import Derivative, Integrator
+from blocksim.blocks.continuous.linear import StateSpace, TransferFunction
+from blocksim.blocks.continuous.pid import PID
 from blocksim.engine.block import Block
 from blocksim.engine.errors import BlockParameterError
 

@@ -25,16 +25,16 @@ import numpy as np
 import pytest
 from numba.core.runtime import _nrt_python, rtsys
 
-from blocksim.blocks import continuous_kernels as cont_kernels
-from blocksim.blocks import discrete_kernels as disc
-from blocksim.blocks import pid as cont
-from blocksim.blocks.calculus import Derivative, Integrator
-from blocksim.blocks.discrete_calculus import DiscreteDerivative, DiscreteIntegrator
-from blocksim.blocks.discrete_linear import DiscreteStateSpace, DiscreteTransferFunction
-from blocksim.blocks.discrete_pid import DiscretePID
-from blocksim.blocks.linear import StateSpace, TransferFunction
-from blocksim.blocks.pid import PID
-from blocksim.blocks.sample_hold import ZOH, RateTransition, UnitDelay
+from blocksim.blocks.continuous import kernels as cont_kernels
+from blocksim.blocks.continuous import pid as cont
+from blocksim.blocks.continuous.calculus import Derivative, Integrator
+from blocksim.blocks.continuous.linear import StateSpace, TransferFunction
+from blocksim.blocks.continuous.pid import PID
+from blocksim.blocks.discrete import kernels as disc
+from blocksim.blocks.discrete.calculus import DiscreteDerivative, DiscreteIntegrator
+from blocksim.blocks.discrete.linear import DiscreteStateSpace, DiscreteTransferFunction
+from blocksim.blocks.discrete.pid import DiscretePID
+from blocksim.blocks.discrete.sample_hold import ZOH, RateTransition, UnitDelay
 from blocksim.engine.compiled.kernels import Kernels, kernels_of
 
 #: interpreted methods evaluated with numpy (other summation order than the kernels' loops):

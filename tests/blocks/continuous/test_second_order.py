@@ -7,7 +7,7 @@ import pytest
 
 from blocksim import Diagram, simulate
 from blocksim.blocks import Constant, SecondOrderIntegrator, Step
-from blocksim.blocks import second_order as so
+from blocksim.blocks.continuous import second_order as so
 from blocksim.engine.errors import BlockParameterError
 
 G = 9.81

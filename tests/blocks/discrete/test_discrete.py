@@ -20,15 +20,15 @@ import pytest
 from scipy import signal
 
 from blocksim import Clock, Diagram, simulate
-from blocksim.blocks.arithmetic import Gain
-from blocksim.blocks.calculus import Integrator
-from blocksim.blocks.discrete_calculus import DiscreteDerivative, DiscreteIntegrator
-from blocksim.blocks.discrete_linear import DiscreteStateSpace, DiscreteTransferFunction
-from blocksim.blocks.discrete_pid import DiscretePID
-from blocksim.blocks.discretization import discretize
-from blocksim.blocks.linear import StateSpace, TransferFunction
-from blocksim.blocks.sample_hold import ZOH, RateTransition, UnitDelay
-from blocksim.blocks.signal_sources import Constant, Sine, Step
+from blocksim.blocks.continuous.calculus import Integrator
+from blocksim.blocks.continuous.linear import StateSpace, TransferFunction
+from blocksim.blocks.discrete.calculus import DiscreteDerivative, DiscreteIntegrator
+from blocksim.blocks.discrete.discretization import discretize
+from blocksim.blocks.discrete.linear import DiscreteStateSpace, DiscreteTransferFunction
+from blocksim.blocks.discrete.pid import DiscretePID
+from blocksim.blocks.discrete.sample_hold import ZOH, RateTransition, UnitDelay
+from blocksim.blocks.math.arithmetic import Gain
+from blocksim.blocks.sources.signals import Constant, Sine, Step
 from blocksim.engine.block import Block
 from blocksim.engine.errors import BlockParameterError
 

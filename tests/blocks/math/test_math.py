@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 
 from blocksim import Diagram, DiagramError, simulate
-from blocksim.blocks.arithmetic import Gain, Product, Sum
-from blocksim.blocks.calculus import Integrator
-from blocksim.blocks.functions import Function, MathFunction
-from blocksim.blocks.signal_sources import Constant, Time
+from blocksim.blocks.continuous.calculus import Integrator
+from blocksim.blocks.math.arithmetic import Gain, Product, Sum
+from blocksim.blocks.math.functions import Function, MathFunction
+from blocksim.blocks.sources.signals import Constant, Time
 from blocksim.engine.errors import BlockParameterError
 
 X = np.zeros(0)

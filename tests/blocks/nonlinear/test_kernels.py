@@ -25,13 +25,13 @@ import pytest
 from numba import njit
 
 from blocksim import Diagram
-from blocksim.blocks import noise
-from blocksim.blocks import nonlinear_kernels as nonlinear
-from blocksim.blocks.noise import BandLimitedWhiteNoise, RandomNumber
-from blocksim.blocks.quantize import Quantizer
-from blocksim.blocks.rate_limits import Backlash, RateLimiter
-from blocksim.blocks.saturation import DeadZone, Saturation
-from blocksim.blocks.switching import MinMax, Relay, Sign, Switch
+from blocksim.blocks.nonlinear import kernels as nonlinear
+from blocksim.blocks.nonlinear.quantize import Quantizer
+from blocksim.blocks.nonlinear.rate_limits import Backlash, RateLimiter
+from blocksim.blocks.nonlinear.saturation import DeadZone, Saturation
+from blocksim.blocks.nonlinear.switching import MinMax, Relay, Sign, Switch
+from blocksim.blocks.sources import noise
+from blocksim.blocks.sources.noise import BandLimitedWhiteNoise, RandomNumber
 from blocksim.engine.compiled.kernels import Kernels
 
 INF, NAN = math.inf, math.nan

@@ -14,13 +14,13 @@ import numpy as np
 import pytest
 
 from blocksim import Diagram, simulate
-from blocksim.blocks.calculus import Integrator
-from blocksim.blocks.quantize import Quantizer
-from blocksim.blocks.rate_limits import Backlash, RateLimiter
-from blocksim.blocks.saturation import DeadZone, Saturation
-from blocksim.blocks.signal_sources import Constant, Sine, Time
-from blocksim.blocks.switching import MinMax, Relay, Sign, Switch
-from blocksim.blocks.waveform import Waveform
+from blocksim.blocks.continuous.calculus import Integrator
+from blocksim.blocks.nonlinear.quantize import Quantizer
+from blocksim.blocks.nonlinear.rate_limits import Backlash, RateLimiter
+from blocksim.blocks.nonlinear.saturation import DeadZone, Saturation
+from blocksim.blocks.nonlinear.switching import MinMax, Relay, Sign, Switch
+from blocksim.blocks.sources.signals import Constant, Sine, Time
+from blocksim.blocks.sources.waveform import Waveform
 from blocksim.engine.clock import EVENT, Clock
 from blocksim.engine.errors import BlockParameterError
 
@@ -599,7 +599,7 @@ def test_relay_initial_mode_and_feedback_loop():
     d = Diagram("bangbang")
     d.add(Relay(on_point=0.1, off_point=-0.1, on_value=1.0, off_value=0.0, x0=1), "r")
     d.add(Constant(-0.5), "c")
-    from blocksim.blocks.arithmetic import Gain, Sum
+    from blocksim.blocks.math.arithmetic import Gain, Sum
 
     d.add(Sum("++"), "s")
     d.add(Integrator(0.0), "x")
@@ -635,7 +635,7 @@ def test_quantizer_sign_switch_steps_are_located():
     d = Diagram("steps")
     d.add(Time(), "t")
     d.add(Constant(-0.3), "off")
-    from blocksim.blocks.arithmetic import Sum
+    from blocksim.blocks.math.arithmetic import Sum
 
     d.add(Sum("++"), "ramp")  # t - 0.3
     d.add(Quantizer(0.25), "q")

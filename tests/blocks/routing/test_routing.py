@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from blocksim import Diagram, simulate
-from blocksim.blocks.routing import (
+from blocksim.blocks.routing.signal_routing import (
     Concatenate,
     Demux,
     Index,
@@ -19,7 +19,7 @@ from blocksim.blocks.routing import (
     Selector,
     Terminator,
 )
-from blocksim.blocks.signal_sources import Constant, Time
+from blocksim.blocks.sources.signals import Constant, Time
 from blocksim.engine.errors import BlockParameterError
 
 X = np.zeros(0)

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from matplotlib.figure import Figure
 
-from blocksim.blocks.sinks import Record, Scope, XYGraph
+from blocksim.blocks.sinks.recorders import Record, Scope, XYGraph
 from blocksim.engine.block import Block
 from blocksim.engine.diagram import Diagram
 from blocksim.engine.errors import BlockParameterError, BlocksimError

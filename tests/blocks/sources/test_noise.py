@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from blocksim.blocks import noise
-from blocksim.blocks.noise import BandLimitedWhiteNoise, RandomNumber
+from blocksim.blocks.sources import noise
+from blocksim.blocks.sources.noise import BandLimitedWhiteNoise, RandomNumber
 from blocksim.engine.clock import Clock
 from blocksim.engine.errors import BlockParameterError
 

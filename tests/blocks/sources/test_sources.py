@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 
 from blocksim import Diagram, simulate
-from blocksim.blocks.calculus import Integrator
-from blocksim.blocks.signal_sources import Constant, Ramp, Sine, Step, Time
-from blocksim.blocks.tables import Interpolate, Piecewise
-from blocksim.blocks.waveform import Waveform
+from blocksim.blocks.continuous.calculus import Integrator
+from blocksim.blocks.lookup.tables import Interpolate, Piecewise
+from blocksim.blocks.sources.signals import Constant, Ramp, Sine, Step, Time
+from blocksim.blocks.sources.waveform import Waveform
 from blocksim.engine.errors import BlockParameterError
 
 X = np.zeros(0)
