@@ -37,6 +37,7 @@ from blocksim.engine.diagram import Diagram
 from blocksim.engine.errors import BlockParameterError, SimulationError, suggest
 from blocksim.engine.plan import Plan
 from blocksim.engine.record import BatchResult, MemberError, SimResult
+from blocksim.engine.schedule import major_times
 from blocksim.engine.simulate import run_config, warn_specialize
 
 
@@ -199,12 +200,8 @@ def simulate_batch(diagram: Diagram | Plan, overrides: Iterable[Mapping[str, Any
 
 def _run_batch_interpreted(plan: Plan, members: list[dict[str, Any]], config: RunConfig,
                            workers: int | None) -> BatchResult:
-    # imported here because compiled/backend loads numba (not a cycle): major_times moves
-    # to a numba-free schedule module
-    from blocksim.engine.compiled.backend import major_times
-
     global _POOL_PLAN
-    times, _ = major_times(plan, config.T, config.to_dict())
+    times, _ = major_times(plan, config)
     _POOL_PLAN = plan
     ctx = multiprocessing.get_context("fork") if "fork" in \
         multiprocessing.get_all_start_methods() else None
