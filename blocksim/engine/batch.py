@@ -185,7 +185,7 @@ def simulate_batch(diagram: Diagram | Plan, overrides: Iterable[Mapping[str, Any
             config = dataclasses.replace(config, backend=chosen)
     t0 = time.perf_counter()
     if config.backend == "compiled":
-        res = run_batch_compiled(plans, config)
+        res = _from_compiled(run_batch_compiled(plans, config))
     else:
         res = _run_batch_interpreted(plans[0], members, config, workers)
     if len(res.errors) != len(members):  # a back-end that does not report causes
@@ -196,6 +196,17 @@ def simulate_batch(diagram: Diagram | Plan, overrides: Iterable[Mapping[str, Any
     res.stats["backend"] = config.backend
     res.stats["nfailed"] = len(res.failed)
     return res
+
+
+def _from_compiled(run: Any) -> BatchResult:
+    """The :class:`BatchResult` of what the compiled back-end returns: its ``BatchRun``
+    (``times``, ``x``, ``signals``, ``status``, ``errors`` as exceptions or None, ``stats``),
+    or a finished :class:`BatchResult` (the back-end before its rewrite)."""
+    if isinstance(run, BatchResult):
+        return run
+    errors = [None if e is None else MemberError.from_exception(e) for e in run.errors]
+    return BatchResult(np.asarray(run.times), run.x, dict(run.signals), [],
+                       np.asarray(run.status), dict(run.stats), errors)
 
 
 def _run_batch_interpreted(plan: Plan, members: list[dict[str, Any]], config: RunConfig,

@@ -24,6 +24,7 @@ from blocksim.blocks import (
     Sum,
     TransferFunction,
 )
+from blocksim.engine.config import RunConfig
 from blocksim.engine.errors import BlockRuntimeError
 
 from .helpers import Counter, Explode, Lag, Lifecycle, NanDeriv, NumpySqrt
@@ -285,3 +286,43 @@ def test_sum_of_step_and_feedback_block_order_does_not_matter():
     d.connect(step, s[0])
     res = simulate(d, 2.0, **TIGHT)
     np.testing.assert_allclose(res["i.y"], 1 - np.exp(-res.t), atol=1e-8)
+
+
+def test_a_run_config_replaces_the_keywords_and_is_kept_on_the_run():
+    seen = []
+
+    class Spy(Lag):
+        def start(self, run):
+            seen.append(run.config)
+
+    d = Diagram("spy")
+    d.add(Spy(), name="s")
+    d.connect(d.add(Constant(1.0), name="c"), "s.u")
+    config = RunConfig(T=1.0, solver="rk4", dt=0.1)
+    a = simulate(d, config=config)
+    b = simulate(compile_diagram(d), config)
+    c = simulate(d, 1.0, "rk4", dt=0.1)
+    np.testing.assert_array_equal(a["s.y"], c["s.y"])
+    np.testing.assert_array_equal(b.t, c.t)
+    assert seen == [config, config, config]
+    with pytest.raises(ValueError, match=r"not both; got `config` and `solver`"):
+        simulate(d, config=config, solver="euler")
+
+
+def test_specialize_is_a_deprecated_no_op():
+    plain = simulate(first_order_lag(), 1.0, "rk4", dt=0.01)
+    with pytest.warns(DeprecationWarning, match="the compiled back-end always specialises"):
+        res = simulate(first_order_lag(), 1.0, "rk4", dt=0.01, specialize=True)
+    np.testing.assert_array_equal(res["lag.y"], plain["lag.y"])
+
+
+def test_bad_options_raise_before_any_block_starts():
+    log: list = []
+    d = Diagram("lifecycle")
+    life = d.add(Lifecycle(log), name="life")
+    d.connect(d.add(Constant(1.0), name="c"), life)
+    with pytest.raises(ValueError, match=r"unknown solver 'RK54'"):
+        simulate(d, 1.0, "RK54")
+    assert log == []
+    simulate(d, 1.0)
+    assert log == [("start", "life"), ("stop", "life", "success")]
