@@ -3,19 +3,20 @@
 A :class:`Diagram` only records what the user asked for. Whether the references resolve, every
 input is driven exactly once and the shapes agree is checked by :func:`compile_diagram`, which
 reports every problem at once.
+
+Diagram files are read and written by :mod:`blocksim.io` (``blocksim.io.load(path)``,
+``blocksim.io.save(diagram, path)``, ``dumps``/``loads``); the engine does not import it.
 """
 
 from __future__ import annotations
 
-import os
 import re
 import sys
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
 
 from blocksim.engine.block import Block, PortRef
-from blocksim.engine.errors import DiagramError
+from blocksim.engine.errors import DiagramError, suggest
+from blocksim.engine.subsystem import Subsystem
 
 End = Block | PortRef | str
 
@@ -67,8 +68,6 @@ class Diagram:
         named after the diagram unless ``name`` is given.
         """
         if isinstance(block, Diagram):
-            from blocksim.engine.subsystem import Subsystem
-
             if name is None and _NAME.match(block.name) and block.name not in self.blocks:
                 name = block.name
             block = Subsystem(block)
@@ -114,7 +113,6 @@ class Diagram:
         try:
             return self.blocks[name]
         except KeyError:
-            from blocksim.engine.errors import suggest
             raise KeyError(f"diagram '{self.name}' has no block '{name}'"
                            f"{suggest(name, self.blocks)}") from None
 
@@ -123,30 +121,3 @@ class Diagram:
 
     def __repr__(self) -> str:
         return f"<Diagram '{self.name}': {len(self.blocks)} blocks, {len(self.wires)} wires>"
-
-    # ------------------------------------------------------------------ diagram files
-    def to_json(self, **options: Any) -> str:
-        """This diagram as diagram-file JSON text (see :func:`blocksim.io.dumps`)."""
-        from blocksim.io import dumps
-
-        return dumps(self, **options)
-
-    @classmethod
-    def from_json(cls, text: str, **options: Any) -> Diagram:
-        """The diagram described by the JSON ``text`` (see :func:`blocksim.io.loads`)."""
-        from blocksim.io import loads
-
-        return loads(text, **options).diagram
-
-    def save(self, path: str | os.PathLike[str], **options: Any) -> Path:
-        """Write this diagram to the diagram file ``path`` (see :func:`blocksim.io.save`)."""
-        from blocksim.io import save
-
-        return save(self, path, **options)
-
-    @classmethod
-    def load(cls, path: str | os.PathLike[str], **options: Any) -> Diagram:
-        """The diagram of the diagram file ``path`` (see :func:`blocksim.io.load`)."""
-        from blocksim.io import load
-
-        return load(path, **options).diagram

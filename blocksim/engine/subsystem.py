@@ -62,9 +62,9 @@ class Subsystem(Block):
     """
 
     def __init__(self, diagram: Diagram) -> None:
-        from blocksim.engine.diagram import Diagram
-
-        if not isinstance(diagram, Diagram):
+        # a Diagram by its contents: diagram.py imports this module, not the other way
+        if not (isinstance(getattr(diagram, "blocks", None), dict)
+                and isinstance(getattr(diagram, "wires", None), list)):
             raise DiagramError("subsystem", [f"Subsystem expects a Diagram, got "
                                              f"{type(diagram).__name__}"])
         self.diagram = diagram

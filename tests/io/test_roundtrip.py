@@ -1,15 +1,18 @@
 """Python -> JSON -> Python round trip of every library block (the registry is walked)."""
 
+import ast
 import json
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
 
+import blocksim.engine
 from blocksim import Clock, Diagram, simulate
 from blocksim.blocks import Constant, Function, Gain, Integrator, Step, Sum
 from blocksim.engine.subsystem import Inport, Outport
-from blocksim.io import SaveError, dumps, loads
+from blocksim.io import SaveError, dumps, load, loads, save
 from blocksim.io.registry import library_types
 from blocksim.io.save import encode_value, same_value
 
@@ -297,17 +300,28 @@ def test_saving_a_loaded_file_keeps_what_was_written():
     assert json.loads(dumps(loaded.diagram))["blocks"]["g"]["params"]["K"] == 4.0
 
 
-def test_diagram_methods_save_load_to_json_from_json(tmp_path):
-    d = Diagram("methods")
+def test_io_saves_and_loads_a_python_diagram_and_the_engine_does_not_import_io(tmp_path):
+    d = Diagram("files")
     c = d.add(Constant(2.0), name="c")
     g = d.add(Gain(3.0), name="g")
     d.connect(c, g)
-    path = d.save(tmp_path / "m.json")
+    path = save(d, tmp_path / "m.json")
     assert json.loads(path.read_text())["blocks"]["g"] == {"type": "Gain",
                                                            "params": {"K": 3.0}}
-    for back in (Diagram.load(path), Diagram.from_json(d.to_json())):
-        assert isinstance(back, Diagram) and back.name == "methods"
+    for back in (load(path).diagram, loads(dumps(d)).diagram):
+        assert isinstance(back, Diagram) and back.name == "files"
         assert simulate(back, 0.0)["g.y"][-1] == 6.0
+    for method in ("save", "load", "to_json", "from_json"):
+        assert not hasattr(Diagram, method)
+    engine = Path(blocksim.engine.__file__).parent
+    importers = []
+    for path in sorted(engine.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = [node.module or ""] if isinstance(node, ast.ImportFrom) else \
+                [a.name for a in node.names] if isinstance(node, ast.Import) else []
+            if any(n == "blocksim.io" or n.startswith("blocksim.io.") for n in names):
+                importers.append(f"{path.relative_to(engine)}:{node.lineno}")
+    assert importers == []
 
 
 @pytest.mark.parametrize("name", sorted(ROBOT_CASES))
