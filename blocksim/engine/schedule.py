@@ -95,13 +95,9 @@ class Grid:
         return k
 
     def times_upto(self, T: float) -> list[float]:
-        """Every grid time <= T; plus T itself when the next grid time lies within
-        :func:`snap_tolerance` after T (a grid written as ``T = N * step``)."""
+        """Every grid time <= T."""
         n = self.index_after(T)  # time(n - 1) <= T < time(n)
-        times = [k * self._num / self._den for k in range(n)]
-        if self.time(n) - T <= snap_tolerance(T) and times[-1] != T:
-            times.append(float(T))
-        return times
+        return [k * self._num / self._den for k in range(n)]
 
 
 class Schedule(NamedTuple):
@@ -110,8 +106,10 @@ class Schedule(NamedTuple):
     Attributes
     ----------
     times : (n,) float64
-        Nominal major times [s], strictly increasing, ``times[0] = 0``, ``times[-1] = T``:
-        where each integration segment ends and under which the major time is recorded.
+        Nominal major times [s], strictly increasing, ``times[0] = 0``, ``times[-1]`` the
+        final time (T, or the clock hit or grid point within ``SNAP_ULPS`` ulp of T: a run
+        with ``T = N * 0.1`` ends at the hit 0.3, not one ulp later): where each integration
+        segment ends and under which the major time is recorded.
     eval_times : (n,) float64
         The time the blocks see at each major time (outputs, events, discrete updates), and
         where the next segment starts: the latest instant of the cluster, ``>= times``.
@@ -122,7 +120,7 @@ class Schedule(NamedTuple):
         strictly before the cluster's earliest instant (left limit of its breakpoints).
     record : (n,) bool
         Whether the major time is recorded: all of them without ``record_dt``, else those on
-        the grid (``k * record_dt`` on the time base; T when it ends the grid).
+        the grid (``k * record_dt`` on the time base).
     """
 
     times: np.ndarray
@@ -205,9 +203,16 @@ def schedule(plan: Plan, config: Any, *, grid_major: bool = True) -> Schedule:
     """
     T = float(config.T)
     tb = plan.timebase
-    hits = [np.asarray(clock_hits(tb, c, T), dtype=float) for c in plan.clocks]
+    reach = T + snap_tolerance(T)
+    hits = [np.asarray(clock_hits(tb, c, reach), dtype=float) for c in plan.clocks]
     grid = record_grid(plan, config)
-    grid_times = np.asarray(grid.times_upto(T) if grid else [], dtype=float)
+    grid_times = np.asarray(grid.times_upto(reach) if grid else [], dtype=float)
+    near_T = [float(v[-1]) for v in (*hits, grid_times)
+              if v.size and abs(v[-1] - T) <= snap_tolerance(T)]
+    if near_T:  # the run ends at the clock hit / grid point T was meant to be
+        T = min(near_T, key=lambda v: (abs(v - T), v))
+        hits = [h[h <= T] for h in hits]
+        grid_times = grid_times[grid_times <= T]
     fixed = [np.array([0.0, T]), *hits]
     anchors = np.unique(np.concatenate([*fixed, grid_times]))
     major = set(np.unique(np.concatenate(fixed + ([grid_times] if grid_major else []))).tolist())

@@ -16,7 +16,7 @@ import numpy as np
 
 from blocksim.engine.crossing import has_crossed
 from blocksim.engine.events import Events, first_crossing
-from blocksim.engine.schedule import Grid, snaps_to
+from blocksim.engine.schedule import Grid, free_run_step, snaps_to
 from blocksim.engine.solvers import SCIPY_SOLVERS, FixedStepper, NullStepper, ScipyStepper
 
 if TYPE_CHECKING:
@@ -63,12 +63,9 @@ class Segments:
 
         self.rhs = rhs
         self.set_segment = set_segment
-        if plan.nx == 0:
-            h = opts.dt or (opts.max_step if math.isfinite(opts.max_step) else None) \
-                or self.record_dt
-            if h is None:
-                h = math.inf if plan.clocks else opts.T / 1000.0
-            self.null_grid = Grid(h) if h and math.isfinite(h) else None
+        if plan.nx == 0:  # time advances on the grid of the compiled back-end's major times
+            step = free_run_step(plan, opts)
+            self.null_grid = Grid(step) if step else None
 
     def _stepper(self, t0: float, t1: float) -> Any:
         run, opts = self.run, self.run.config

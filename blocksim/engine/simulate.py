@@ -228,7 +228,6 @@ def run_config(diagram: Diagram | Plan, config: RunConfig,
 def _run_loop(run: Run) -> None:
     """Advance ``run`` from 0 to T (see the module docstring)."""
     plan, config, ev, stats = run.plan, run.config, run.evaluator, run.stats
-    T = config.T
     clocks = plan.clocks
     updates_of = {c: {k for k, e in enumerate(plan.entries)
                       if e.discrete and e.block.clock == e.rate and e.rate == c}
@@ -274,7 +273,7 @@ def _run_loop(run: Run) -> None:
             run.status = "stopped"
             run.message = f"stopped by block '{events.stopped_by}' at t={t:.9g} s"
             break
-        if t >= T:
+        if i == len(times):  # T, or the clock hit within a few ulp of it (schedule.py)
             break
         segments.integrate(te, times[i], float(sched.left_times[i]))
         t = run.t
