@@ -8,6 +8,7 @@ from blocksim.engine.batch import BatchResult, grid, monte_carlo, simulate_batch
 from blocksim.engine.block import Block, Port
 from blocksim.engine.clock import Clock
 from blocksim.engine.compile import compile_diagram
+from blocksim.engine.config import RunConfig
 from blocksim.engine.diagram import Diagram
 from blocksim.engine.errors import (
     BlockParameterError,
@@ -18,7 +19,7 @@ from blocksim.engine.errors import (
     SolverError,
 )
 from blocksim.engine.plan import Plan
-from blocksim.engine.record import SimResult
+from blocksim.engine.record import MemberError, SimResult
 from blocksim.engine.simulate import simulate
 
 __all__ = [
@@ -29,9 +30,11 @@ __all__ = [
     "Clock",
     "Diagram",
     "DiagramError",
+    "MemberError",
     "NonFiniteError",
     "Plan",
     "Port",
+    "RunConfig",
     "SimResult",
     "SimulationError",
     "SolverError",

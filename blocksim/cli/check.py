@@ -6,7 +6,18 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from blocksim.cli.common import BAD_INPUT, FAILED, OK, CliError, compile_file, echo, load_file
+from blocksim.cli.common import (
+    BAD_INPUT,
+    FAILED,
+    OK,
+    CliError,
+    compile_file,
+    echo,
+    load_file,
+    problem_report,
+)
+from blocksim.cli.run import DEFAULT_T
+from blocksim.engine.config import RunConfig
 
 
 def add_parser(sub: Any) -> None:
@@ -30,11 +41,19 @@ def check(args: argparse.Namespace) -> int:
         raise CliError(BAD_INPUT, [f"{args.file}: no such file"])
     try:
         df = load_file(args.file, args.set)
-        plan = compile_file(df)
     except CliError as exc:
         if exc.lines and exc.lines[0].startswith("--set"):
             raise
         for line in exc.lines:
+            echo(line)
+        return FAILED
+    problems = [] if (p := simulation_problem(df.source.name, df.simulation)) is None else [p]
+    try:
+        plan = compile_file(df)
+    except CliError as exc:
+        problems = [line.strip() for line in exc.lines[1:]] + problems
+    if problems:
+        for line in problem_report(df.source.name, problems):
             echo(line)
         return FAILED
     n_sub = sum(1 for e in plan.entries if "/" in e.name)
@@ -45,3 +64,14 @@ def check(args: argparse.Namespace) -> int:
     if args.verbose:
         echo(plan.describe())
     return OK
+
+
+def simulation_problem(file: str, simulation: dict[str, Any]) -> str | None:
+    """What is wrong with the file's ``simulation`` settings as a run configuration (``T``
+    defaulting as for ``blocksim run``; the deprecated ``specialize`` ignored), or None."""
+    options = {k: v for k, v in simulation.items() if k != "specialize"}
+    try:
+        RunConfig.from_mapping({"T": DEFAULT_T, **options})
+    except (TypeError, ValueError) as exc:
+        return f"{file}: simulation: {exc}"
+    return None

@@ -44,6 +44,27 @@ def test_check_reports_compile_problems_too(tmp_path, capsys):
         capsys.readouterr().out
 
 
+def test_check_reports_bad_simulation_settings_with_the_other_problems(tmp_path, capsys):
+    doc = {"blocksim": 1, "blocks": {"g": {"type": "Gain", "params": {"K": 1}}},
+           "simulation": {"T": 1.0, "solver": "rk4"}}
+    path = tmp_path / "settings.json"
+    path.write_text(json.dumps(doc, indent=1))
+    assert main(["check", str(path)]) == 1
+    out = capsys.readouterr().out
+    assert f"{path}: 2 problems:" in out and "input 'g.u' (Gain) is not connected" in out
+    assert f"{path}: simulation: solver 'rk4' is fixed-step and needs `dt`" in out
+    doc = json.loads(Path(LOOP).read_text())
+    doc["simulation"] = {"T": 1.0, "rtol": -1}
+    path.write_text(json.dumps(doc))
+    assert main(["check", str(path)]) == 1
+    out = capsys.readouterr().out
+    assert f"{path}: 1 problem:\n  {path}: simulation: `rtol` must be a positive number, got -1" \
+        in out
+    doc["simulation"] = {"T": 1.0, "solver": "rk4", "dt": 0.01, "specialize": True}
+    path.write_text(json.dumps(doc))
+    assert main(["check", str(path)]) == 0
+
+
 @pytest.mark.parametrize("suffix", [".png", ".svg"])
 def test_draw_writes_the_picture(suffix, tmp_path, capsys):
     out = tmp_path / f"d{suffix}"
