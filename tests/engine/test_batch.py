@@ -2,6 +2,8 @@
 per-member noise seeds that re-run alone, options validated up front, failed members that keep
 their error."""
 
+from types import SimpleNamespace
+
 import numpy as np
 import pytest
 
@@ -27,7 +29,7 @@ from blocksim.blocks import (
     TransferFunction,
 )
 from blocksim.engine.config import RunConfig
-from blocksim.engine.errors import BlockParameterError
+from blocksim.engine.errors import BlockParameterError, NonFiniteError, ZenoError
 from blocksim.engine.record import BatchResult, MemberError
 
 from .helpers import Lifecycle
@@ -207,3 +209,19 @@ def test_failures_group_members_by_error_type_and_message_numbers_aside():
     assert str(MemberError("ZenoError", "chattering")) == "ZenoError: chattering"
     err = MemberError.from_exception(ValueError("bad"))
     assert err == MemberError("ValueError", "bad", None)
+
+
+def test_the_compiled_back_ends_member_exceptions_become_member_errors():
+    """The contract with ``run_batch_compiled``: it returns times, x, signals, status, stats
+    and per member None or the exception a single run would raise."""
+    run = SimpleNamespace(
+        times=np.array([0.0, 1.0]), x=np.zeros((3, 2, 1)), signals={"x.y": np.zeros((3, 2))},
+        status=["success", "failed", "failed"], stats={"compile_time": 0.5},
+        errors=[None, NonFiniteError("signal 'x.y' is inf at t=0.5 s", time=0.5),
+                ZenoError("block 'b' is chattering", time=0.25)])
+    batch = batch_module._from_compiled(run)
+    assert isinstance(batch, BatchResult) and list(batch.failed) == [1, 2]
+    assert batch.errors == [None, MemberError("NonFiniteError", "signal 'x.y' is inf at "
+                                              "t=0.5 s", 0.5),
+                            MemberError("ZenoError", "block 'b' is chattering", 0.25)]
+    assert batch.stats == {"compile_time": 0.5} and batch["x.y"].shape == (3, 2)
