@@ -1,9 +1,10 @@
 """Small helpers shared by the block modules.
 
-Short reprs for error messages, integer checks, numbered port names and kernel parameters; and
-two scalar functions, :func:`_clip` and :func:`_sign`, used by interpreted methods and compiled
+Short reprs for error messages, integer checks, numbered port names and kernel parameters; two
+scalar functions, :func:`_clip` and :func:`_sign`, used by interpreted methods and compiled
 kernels alike (registered with :func:`numba.extending.register_jitable`: plain Python when
-called from Python, compiled inline when called from a kernel).
+called from Python, compiled inline when called from a kernel); and the type guards of kernels
+that branch on ``isinstance(u, float)`` (:func:`_scalar`, :func:`_array`).
 """
 
 from __future__ import annotations
@@ -11,7 +12,8 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from numba.extending import register_jitable
+from numba import types
+from numba.extending import overload, register_jitable
 
 
 def _short(value: Any) -> str:
@@ -50,3 +52,47 @@ def _clip(v: float, lo: float, hi: float) -> float:
 def _sign(v: float) -> float:
     """1.0, -1.0 or 0.0 (NaN for NaN; ``-0.0`` for ``-0.0``)."""
     return 1.0 if v > 0.0 else (-1.0 if v < 0.0 else 0.0 * v)
+
+
+# ---------------------------------------------------------------------------- compiled code only
+#
+# A kernel branches on ``isinstance(u, float)``; numba drops the branch that does not apply,
+# but only after typing it, which compiles every function called there for the other type
+# (the scalar functions are valid numba code for arrays too: that would double the compile
+# time). So the float branch reads ``_scalar(u)`` and the array branch ``_array(u)``: these
+# identities are typed only for floats (arrays), and the dead branch fails typing at once.
+def _scalar(u: float) -> float:
+    """``u``; compiled for a float only."""
+    return u
+
+
+@overload(_scalar)
+def _scalar_compiled(u):  # type: ignore[no-untyped-def]
+    if isinstance(u, types.Float):
+        return lambda u: u
+    return None
+
+
+def _array(u: np.ndarray) -> np.ndarray:
+    """``u``; compiled for an array only."""
+    return u
+
+
+@overload(_array)
+def _array_compiled(u):  # type: ignore[no-untyped-def]
+    if isinstance(u, types.Array):
+        return lambda u: u
+    return None
+
+
+@register_jitable
+def _element(v: Any, i: int) -> float:
+    """A float, or element ``i`` of a flat array."""
+    if isinstance(v, float):
+        return _scalar(v)
+    return _array(v)[i]
+
+
+def _compiled_only(*args: Any) -> Any:
+    """The Python body of a function that has a compiled implementation only (an overload)."""
+    raise NotImplementedError("compiled code only (a numba overload)")

@@ -21,12 +21,16 @@ import numpy as np
 
 from blocksim.blocks._shared import _numbered, _param, _short
 from blocksim.blocks.math.kernels import (
-    _MATRIX_PRODUCT_KERNELS,
-    _PRODUCT_KERNELS,
-    _SUM_KERNELS,
+    ADD,
+    DIV,
+    MUL,
+    SUB,
     gain_kernel,
     gain_matrix_kernel,
     gain_matrix_right_kernel,
+    matrix_product_kernel,
+    product_kernel,
+    sum_kernel,
 )
 from blocksim.engine.block import Block
 from blocksim.engine.compiled.kernels import Kernels
@@ -125,16 +129,12 @@ class Sum(Block):
                 y = y + u[i] if add else y - u[i]
         return (y,)
 
-    def kernels(self) -> Kernels | None:
-        """``sum<n>_kernel`` for n inputs (n <= 8; None above), params ``(s_0, ..., s_{n-1})``:
-        one float per input, +1.0 or -1.0. ``y = s_0*u0 + s_1*u1 + ...`` left to right is
-        bitwise the interpreted sum (``s*u`` is exact and ``y + -u`` is ``y - u``), and numba
-        fuses it into one loop for arrays."""
-        n = len(self._ops)
-        if n > len(_SUM_KERNELS):
-            return None
-        return Kernels(params=tuple(1.0 if c == "+" else -1.0 for c in self._ops),
-                       output=_SUM_KERNELS[n - 1])
+    def kernels(self) -> Kernels:
+        """``sum_kernel`` (variadic, any number of inputs), params one int per input: ``ADD``
+        or ``SUB`` (:mod:`blocksim.blocks.math.kernels`). Left to right, as the interpreted
+        sum: bitwise equal. Arrays are added in loops over the broadcast shape."""
+        return Kernels(params=tuple(ADD if c == "+" else SUB for c in self._ops),
+                       output=sum_kernel)
 
 
 _GAIN_ORDERS = ("K*u", "u*K", "K.*u")
@@ -315,21 +315,18 @@ class Product(Block):
                 y = np.linalg.solve(np.transpose(v), np.transpose(y)).T
         return y
 
-    def kernels(self) -> Kernels | None:
-        """n inputs (n <= 8; None above). Element-wise: ``product<n>_kernel``, params
-        ``(mul_0, ..., mul_{n-1})``, one bool per input, True for ``'*'``. Matrix mode:
-        ``matrix_product<n>_kernel``, params one per input: ``1.0`` (a float) for ``'*'``, ``-1``
+    def kernels(self) -> Kernels:
+        """Variadic kernels (any number of inputs). Element-wise: ``product_kernel``, params
+        one int per input, ``MUL`` or ``DIV``. Matrix mode: ``matrix_product_kernel``, params
+        one per input: ``1.0`` (a float) for ``'*'``, ``-1``
         (an int) for ``'/'`` -- the operator is told by the parameter's *type*, so that numba
         compiles only the operation valid for each operand's shape. Scalar division by zero
         raises ZeroDivisionError and a singular matrix numpy's LinAlgError, as in the
         interpreted block. ``y @ inv(v)`` is computed as such, with a Gauss-Jordan inverse
         (``_inv``; the interpreted block solves a linear system) and loop products
         (``_matmul``): equal to numpy's to rounding."""
-        n = len(self._ops)
-        if n > len(_PRODUCT_KERNELS):
-            return None
         if self._matrix:
             return Kernels(params=tuple(1.0 if c == "*" else -1 for c in self._ops),
-                           output=_MATRIX_PRODUCT_KERNELS[n - 1])
-        return Kernels(params=tuple(c == "*" for c in self._ops),
-                       output=_PRODUCT_KERNELS[n - 1])
+                           output=matrix_product_kernel)
+        return Kernels(params=tuple(MUL if c == "*" else DIV for c in self._ops),
+                       output=product_kernel)

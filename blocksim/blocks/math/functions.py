@@ -6,7 +6,7 @@ instant (:class:`Function` can declare otherwise). Scalar signals are Python flo
 Python floats; array signals are float64 arrays.
 
 Compiled back-end: :class:`MathFunction` has :meth:`kernels` (see
-:mod:`blocksim.engine.compiled.kernels`), the numba functions ``mathfunction_*_kernel`` at the
+:mod:`blocksim.engine.compiled.kernels`), the numba function ``mathfunction_kernel`` at the
 end of this module; they compute what the interpreted ``output`` computes, except that a scalar
 outside a function's domain gives NaN or Inf (reported by the engine as a non-finite signal)
 instead of raising. :class:`Function` calls Python and cannot be compiled.
@@ -21,8 +21,10 @@ from typing import Any
 
 import numba
 import numpy as np
+from numba.extending import register_jitable
 
-from blocksim.blocks._shared import _numbered, _short, _sign
+from blocksim.blocks._shared import _array, _numbered, _scalar, _short, _sign
+from blocksim.blocks.math.kernels import _ieee_div
 from blocksim.engine.block import Block
 from blocksim.engine.compiled.kernels import Kernels
 from blocksim.engine.errors import BlockParameterError, suggest
@@ -244,126 +246,70 @@ class MathFunction(Block):
             ) from None
 
     def kernels(self) -> Kernels:
-        """``mathfunction_<func>_kernel`` (numpy's function, for a float or an array), params
-        ``()``. Unlike the interpreted block, a scalar outside the domain or overflowing gives
-        NaN or Inf (as for arrays), which the engine reports as a non-finite signal."""
-        return Kernels(params=(), output=_FUNCTION_KERNELS[self._fname])
+        """``mathfunction_kernel``, params ``(code,)``, the function's number (an int). Unlike
+        the interpreted block, a scalar outside the domain or overflowing gives NaN or Inf (as
+        for arrays), which the engine reports as a non-finite signal."""
+        return Kernels(params=(_FUNCTION_CODES[self._fname],), output=mathfunction_kernel)
 
 
 # ---------------------------------------------------------------------------- kernels
-@numba.njit(cache=True)
-def mathfunction_sin_kernel(t, x, u, p):
-    return np.sin(u)
+#: function name -> the int code of ``mathfunction_kernel``
+_FUNCTION_CODES: dict[str, int] = {name: code for code, name in enumerate(_FUNCTIONS)}
+
+
+@register_jitable
+def _mathfunction(code: int, v: float) -> float:
+    """Function number ``code`` (the order of ``_FUNCTIONS``) of the float ``v``; NaN or Inf
+    outside the domain or on overflow (numba's math functions do not raise)."""
+    if code == 0:
+        return math.sin(v)
+    if code == 1:
+        return math.cos(v)
+    if code == 2:
+        return math.tan(v)
+    if code == 3:
+        return math.asin(v)
+    if code == 4:
+        return math.acos(v)
+    if code == 5:
+        return math.atan(v)
+    if code == 6:
+        return math.sinh(v)
+    if code == 7:
+        return math.cosh(v)
+    if code == 8:
+        return math.tanh(v)
+    if code == 9:
+        return math.exp(v)
+    if code == 10:
+        return math.log(v)
+    if code == 11:
+        return math.log10(v)
+    if code == 12:
+        return math.sqrt(v)
+    if code == 13:
+        return math.fabs(v)
+    if code == 14:
+        return v * v
+    if code == 15:
+        return _ieee_div(1.0, v)
+    if code == 16:
+        return _sign(v)
+    if code == 17:
+        return np.floor(v)
+    return np.ceil(v)
 
 
 @numba.njit(cache=True)
-def mathfunction_cos_kernel(t, x, u, p):
-    return np.cos(u)
-
-
-@numba.njit(cache=True)
-def mathfunction_tan_kernel(t, x, u, p):
-    return np.tan(u)
-
-
-@numba.njit(cache=True)
-def mathfunction_asin_kernel(t, x, u, p):
-    return np.arcsin(u)
-
-
-@numba.njit(cache=True)
-def mathfunction_acos_kernel(t, x, u, p):
-    return np.arccos(u)
-
-
-@numba.njit(cache=True)
-def mathfunction_atan_kernel(t, x, u, p):
-    return np.arctan(u)
-
-
-@numba.njit(cache=True)
-def mathfunction_sinh_kernel(t, x, u, p):
-    return np.sinh(u)
-
-
-@numba.njit(cache=True)
-def mathfunction_cosh_kernel(t, x, u, p):
-    return np.cosh(u)
-
-
-@numba.njit(cache=True)
-def mathfunction_tanh_kernel(t, x, u, p):
-    return np.tanh(u)
-
-
-@numba.njit(cache=True)
-def mathfunction_exp_kernel(t, x, u, p):
-    return np.exp(u)
-
-
-@numba.njit(cache=True)
-def mathfunction_log_kernel(t, x, u, p):
-    return np.log(u)
-
-
-@numba.njit(cache=True)
-def mathfunction_log10_kernel(t, x, u, p):
-    return np.log10(u)
-
-
-@numba.njit(cache=True)
-def mathfunction_sqrt_kernel(t, x, u, p):
-    return np.sqrt(u)
-
-
-@numba.njit(cache=True)
-def mathfunction_abs_kernel(t, x, u, p):
-    return np.abs(u)
-
-
-@numba.njit(cache=True)
-def mathfunction_square_kernel(t, x, u, p):
-    return np.square(u)
-
-
-@numba.njit(cache=True)
-def mathfunction_reciprocal_kernel(t, x, u, p):
-    return np.reciprocal(u)
-
-
-@numba.njit(cache=True)
-def mathfunction_sign_kernel(t, x, u, p):
-    return np.sign(u)
-
-
-@numba.njit(cache=True)
-def mathfunction_floor_kernel(t, x, u, p):
-    return np.floor(u)
-
-
-@numba.njit(cache=True)
-def mathfunction_ceil_kernel(t, x, u, p):
-    return np.ceil(u)
-
-
-_FUNCTION_KERNELS = {
-    "sin": mathfunction_sin_kernel,
-    "cos": mathfunction_cos_kernel,
-    "tan": mathfunction_tan_kernel,
-    "asin": mathfunction_asin_kernel,
-    "acos": mathfunction_acos_kernel,
-    "atan": mathfunction_atan_kernel,
-    "sinh": mathfunction_sinh_kernel,
-    "cosh": mathfunction_cosh_kernel,
-    "tanh": mathfunction_tanh_kernel,
-    "exp": mathfunction_exp_kernel,
-    "log": mathfunction_log_kernel,
-    "log10": mathfunction_log10_kernel,
-    "sqrt": mathfunction_sqrt_kernel,
-    "abs": mathfunction_abs_kernel,
-    "square": mathfunction_square_kernel,
-    "reciprocal": mathfunction_reciprocal_kernel,
-    "sign": mathfunction_sign_kernel,
-    "floor": mathfunction_floor_kernel,
-    "ceil": mathfunction_ceil_kernel,
-}
+def mathfunction_kernel(t, x, u, p):
+    """:class:`MathFunction`, params ``(code,)``: the function's number in ``_FUNCTIONS``, a
+    run-time int (one compiled version serves every function). Element by element for an
+    array (a new array of its shape)."""
+    code = p[0]
+    if isinstance(u, float):
+        return _mathfunction(code, _scalar(u))
+    a = np.ravel(_array(u))
+    y = np.empty(a.size)
+    for i in range(a.size):
+        y[i] = _mathfunction(code, a[i])
+    return y.reshape(u.shape)

@@ -4,14 +4,23 @@ element-wise and matrix products, with loop-based matrix products and inverses.
 
 from __future__ import annotations
 
+import math
+from typing import Any
+
 import numba
 import numpy as np
+from numba import types
+from numba.cpython.unsafe.tuple import tuple_setitem
+from numba.extending import overload, register_jitable
+
+from blocksim.blocks._shared import _array, _compiled_only, _scalar
 
 
 # ---------------------------------------------------------------------------- kernels
 # The compiled numerics (contract: blocksim.engine.compiled.kernels): the same operations in
-# the same order as the interpreted ``output``. Blocks with n inputs use the kernel of arity n;
-# each input may be a float or an array (numba compiles one version per combination).
+# the same order as the interpreted ``output``. The kernels of blocks with several inputs are
+# variadic (``*args``); each input may be a float or an array (numba compiles one version per
+# combination of argument types).
 @numba.njit(cache=True)
 def gain_kernel(t, x, u, p):
     return p[0] * u
@@ -130,194 +139,261 @@ def _matrix_times(y, v, op):
     return _matmul(y, _inv(v))
 
 
-@numba.njit(cache=True)
-def sum1_kernel(t, x, u0, p):
-    return p[0] * u0
+# -- Sum and element-wise Product: one variadic kernel each, args = (u0, ..., u_{n-1}, params)
+# with params one int operator code per input. The operators apply from left to right as in the
+# interpreted blocks; only the operators' codes are run-time values, so one compiled version
+# serves every sign/operator pattern of one arity and input types.
+ADD, SUB, MUL, DIV = 0, 1, 2, 3
+
+
+@register_jitable
+def _ieee_div(a: float, b: float) -> float:
+    """``a / b`` with IEEE semantics (numpy's for arrays): +-inf or NaN for ``b == 0``."""
+    if b == 0.0:
+        if a != a or a == 0.0:
+            return math.nan
+        return math.copysign(math.inf, a) * math.copysign(1.0, b)
+    return a / b
+
+
+@register_jitable
+def _unary(v: float, op: int) -> float:
+    """The first operand: ``v``, ``-v`` (SUB) or ``1 / v`` (DIV; ZeroDivisionError for 0.0, as
+    Python's float division in the interpreted block)."""
+    if op == SUB:
+        return -v
+    if op == DIV:
+        return 1.0 / v
+    return v
+
+
+@register_jitable
+def _binary(y: float, v: float, op: int) -> float:
+    """``y + v``, ``y - v``, ``y * v`` or ``y / v`` (ZeroDivisionError for 0.0)."""
+    if op == ADD:
+        return y + v
+    if op == SUB:
+        return y - v
+    if op == MUL:
+        return y * v
+    return y / v
+
+
+@register_jitable
+def _unary_ieee(v: float, op: int) -> float:
+    """:func:`_unary` of an array element (numpy's division: inf or NaN)."""
+    if op == SUB:
+        return -v
+    if op == DIV:
+        return _ieee_div(1.0, v)
+    return v
+
+
+@register_jitable
+def _binary_ieee(y: float, v: float, op: int) -> float:
+    """:func:`_binary` of array elements (numpy's division: inf or NaN)."""
+    if op == ADD:
+        return y + v
+    if op == SUB:
+        return y - v
+    if op == MUL:
+        return y * v
+    return _ieee_div(y, v)
+
+
+def _shape_of(values: tuple[Any, ...]) -> tuple[int, ...]:
+    """The broadcast shape of floats and arrays (numpy's rules; ValueError when they do not
+    broadcast)."""
+    return _compiled_only()
+
+
+@overload(_shape_of)
+def _shape_of_compiled(values):  # type: ignore[no-untyped-def]
+    arrays = [i for i, ty in enumerate(values) if isinstance(ty, types.Array)]
+    widest = max(arrays, key=lambda i: values[i].ndim)
+    if len(arrays) == 1:
+        return lambda values: values[widest].shape
+    return lambda values: _merge_shapes(values[widest].shape, values)
+
+
+def _merge_shapes(shape: tuple[int, ...], values: tuple[Any, ...]) -> tuple[int, ...]:
+    """``shape`` broadcast with the shape of each array of ``values``."""
+    return _compiled_only()
+
+
+@overload(_merge_shapes)
+def _merge_shapes_compiled(shape, values):  # type: ignore[no-untyped-def]
+    if len(values) == 0:
+        return lambda shape, values: shape
+    if isinstance(values[0], types.Array):
+        return lambda shape, values: _merge_shapes(_merge_shape(shape, values[0].shape),
+                                                   values[1:])
+    return lambda shape, values: _merge_shapes(shape, values[1:])
+
+
+@register_jitable
+def _merge_shape(shape: Any, other: Any) -> Any:
+    """``shape`` (at least as many dimensions as ``other``) broadcast with ``other``."""
+    off = len(shape) - len(other)
+    out = shape
+    for k in range(len(other)):
+        a = shape[off + k]
+        b = other[k]
+        if a == 1:
+            out = tuple_setitem(out, off + k, b)
+        elif b != 1 and b != a:
+            raise ValueError("operands could not be broadcast together")
+    return out
+
+
+@register_jitable
+def _source_index(shape: Any, src: Any) -> np.ndarray:
+    """For each element of an array of ``shape`` (C order), the flat index of the element of
+    an array of shape ``src`` that broadcasts onto it."""
+    n = 1
+    for d in shape:
+        n *= d
+    off = len(shape) - len(src)
+    index = np.zeros(n, dtype=np.int64)
+    for i in range(n):
+        rest = i
+        j = 0
+        stride = 1
+        for k in range(len(shape) - 1, off - 1, -1):
+            d = shape[k]
+            pos = rest % d
+            rest //= d
+            m = src[k - off]
+            if m != 1:
+                j += pos * stride
+            stride *= m
+        index[i] = j
+    return index
+
+
+@register_jitable
+def _flat_operand(v: Any, shape: Any) -> Any:
+    """An array operand as ``(flat array, source index or None)``: read element ``i`` of the
+    broadcast result as ``flat[index[i]]``; a float as it is."""
+    if isinstance(v, float):
+        return _scalar(v), np.zeros(0, dtype=np.int64)
+    a = _array(v)
+    if a.shape == shape:
+        return np.ravel(a), np.zeros(0, dtype=np.int64)
+    return np.ravel(a), _source_index(shape, a.shape)
+
+
+@register_jitable
+def _read(a: Any, index: np.ndarray, i: int) -> float:
+    """Element ``i`` of the broadcast operand ``a`` (see :func:`_flat_operand`)."""
+    if isinstance(a, float):
+        return _scalar(a)
+    if index.size == 0:
+        return _array(a)[i]
+    return _array(a)[index[i]]
+
+
+@register_jitable
+def _apply_first(flat: np.ndarray, shape: Any, v: Any, op: int) -> None:
+    """``flat[i] = op(v[i])`` (the first operand)."""
+    a, index = _flat_operand(v, shape)
+    for i in range(flat.size):
+        flat[i] = _unary_ieee(_read(a, index, i), op)
+
+
+@register_jitable
+def _apply_next(flat: np.ndarray, shape: Any, v: Any, op: int) -> None:
+    """``flat[i] = flat[i] op v[i]``."""
+    a, index = _flat_operand(v, shape)
+    for i in range(flat.size):
+        flat[i] = _binary_ieee(flat[i], _read(a, index, i), op)
+
+
+def _apply_rest(flat: np.ndarray, shape: Any, values: tuple[Any, ...], ops: Any) -> None:
+    """:func:`_apply_next` for each of ``values`` in order (a float or an array each)."""
+    return _compiled_only()
+
+
+@overload(_apply_rest)
+def _apply_rest_compiled(flat, shape, values, ops):  # type: ignore[no-untyped-def]
+    if len(values) == 0:
+        return lambda flat, shape, values, ops: None
+    if isinstance(values, types.UniTuple):
+        def same(flat, shape, values, ops):  # type: ignore[no-untyped-def]
+            for k in range(len(values)):
+                _apply_next(flat, shape, values[k], ops[k])
+
+        return same
+
+    def mixed(flat, shape, values, ops):  # type: ignore[no-untyped-def]
+        _apply_next(flat, shape, values[0], ops[0])
+        _apply_rest(flat, shape, values[1:], ops[1:])
+
+    return mixed
+
+
+def _fold(values: tuple[Any, ...], ops: tuple[int, ...]) -> Any:
+    """``op_0(u0) op_1 u1 op_2 u2 ...`` from left to right, element-wise: a float for floats,
+    else a new float64 array of the inputs' broadcast shape (loops, no numpy ufuncs)."""
+    return _compiled_only()
+
+
+@overload(_fold)
+def _fold_compiled(values, ops):  # type: ignore[no-untyped-def]
+    if all(isinstance(ty, types.Float) for ty in values):
+        def floats(values, ops):  # type: ignore[no-untyped-def]
+            y = _unary(values[0], ops[0])
+            for k in range(1, len(values)):
+                y = _binary(y, values[k], ops[k])
+            return y
+
+        return floats
+
+    def arrays(values, ops):  # type: ignore[no-untyped-def]
+        shape = _shape_of(values)
+        y = np.empty(shape)
+        flat = y.reshape(-1)
+        _apply_first(flat, shape, values[0], ops[0])
+        _apply_rest(flat, shape, values[1:], ops[1:])
+        return y
+
+    return arrays
 
 
 @numba.njit(cache=True)
-def sum2_kernel(t, x, u0, u1, p):
-    return p[0] * u0 + p[1] * u1
+def sum_kernel(t, x, *args):
+    """:class:`Sum`: ``args = (u0, ..., u_{n-1}, params)``, params one code per input, ADD or
+    SUB. ``(+-)u0 +- u1 +- ...`` left to right, bitwise the interpreted sum."""
+    return _fold(args[:-1], args[-1])
 
 
 @numba.njit(cache=True)
-def sum3_kernel(t, x, u0, u1, u2, p):
-    return p[0] * u0 + p[1] * u1 + p[2] * u2
+def product_kernel(t, x, *args):
+    """Element-wise :class:`Product`: ``args = (u0, ..., u_{n-1}, params)``, params one code per
+    input, MUL or DIV. A scalar division by zero raises ZeroDivisionError (as Python's float
+    division); array elements divide as numpy's (inf or NaN)."""
+    return _fold(args[:-1], args[-1])
+
+
+# -- matrix Product: the operand types change along the chain (matrix @ vector is a vector),
+# so the chain unrolls over the inputs at compile time
+def _matrix_chain(y: Any, values: tuple[Any, ...], ops: tuple[Any, ...]) -> Any:
+    """``y`` times (or divided by) each of ``values`` in turn, by :func:`_matrix_times`."""
+    return _compiled_only()
+
+
+@overload(_matrix_chain)
+def _matrix_chain_compiled(y, values, ops):  # type: ignore[no-untyped-def]
+    if len(values) == 0:
+        return lambda y, values, ops: y
+    return lambda y, values, ops: _matrix_chain(_matrix_times(y, values[0], ops[0]),
+                                                values[1:], ops[1:])
 
 
 @numba.njit(cache=True)
-def sum4_kernel(t, x, u0, u1, u2, u3, p):
-    return p[0] * u0 + p[1] * u1 + p[2] * u2 + p[3] * u3
-
-
-@numba.njit(cache=True)
-def sum5_kernel(t, x, u0, u1, u2, u3, u4, p):
-    return p[0] * u0 + p[1] * u1 + p[2] * u2 + p[3] * u3 + p[4] * u4
-
-
-@numba.njit(cache=True)
-def sum6_kernel(t, x, u0, u1, u2, u3, u4, u5, p):
-    return p[0] * u0 + p[1] * u1 + p[2] * u2 + p[3] * u3 + p[4] * u4 + p[5] * u5
-
-
-@numba.njit(cache=True)
-def sum7_kernel(t, x, u0, u1, u2, u3, u4, u5, u6, p):
-    return p[0] * u0 + p[1] * u1 + p[2] * u2 + p[3] * u3 + p[4] * u4 + p[5] * u5 + p[6] * u6
-
-
-@numba.njit(cache=True)
-def sum8_kernel(t, x, u0, u1, u2, u3, u4, u5, u6, u7, p):
-    return (p[0] * u0 + p[1] * u1 + p[2] * u2 + p[3] * u3
-            + p[4] * u4 + p[5] * u5 + p[6] * u6 + p[7] * u7)
-
-
-_SUM_KERNELS = (
-    sum1_kernel, sum2_kernel, sum3_kernel, sum4_kernel, sum5_kernel, sum6_kernel, sum7_kernel,
-    sum8_kernel,
-)
-
-
-@numba.njit(cache=True)
-def product1_kernel(t, x, u0, p):
-    return u0 if p[0] else 1.0 / u0
-
-
-@numba.njit(cache=True)
-def product2_kernel(t, x, u0, u1, p):
-    y = u0 if p[0] else 1.0 / u0
-    return y * u1 if p[1] else y / u1
-
-
-@numba.njit(cache=True)
-def product3_kernel(t, x, u0, u1, u2, p):
-    y = u0 if p[0] else 1.0 / u0
-    y = y * u1 if p[1] else y / u1
-    return y * u2 if p[2] else y / u2
-
-
-@numba.njit(cache=True)
-def product4_kernel(t, x, u0, u1, u2, u3, p):
-    y = u0 if p[0] else 1.0 / u0
-    y = y * u1 if p[1] else y / u1
-    y = y * u2 if p[2] else y / u2
-    return y * u3 if p[3] else y / u3
-
-
-@numba.njit(cache=True)
-def product5_kernel(t, x, u0, u1, u2, u3, u4, p):
-    y = u0 if p[0] else 1.0 / u0
-    y = y * u1 if p[1] else y / u1
-    y = y * u2 if p[2] else y / u2
-    y = y * u3 if p[3] else y / u3
-    return y * u4 if p[4] else y / u4
-
-
-@numba.njit(cache=True)
-def product6_kernel(t, x, u0, u1, u2, u3, u4, u5, p):
-    y = u0 if p[0] else 1.0 / u0
-    y = y * u1 if p[1] else y / u1
-    y = y * u2 if p[2] else y / u2
-    y = y * u3 if p[3] else y / u3
-    y = y * u4 if p[4] else y / u4
-    return y * u5 if p[5] else y / u5
-
-
-@numba.njit(cache=True)
-def product7_kernel(t, x, u0, u1, u2, u3, u4, u5, u6, p):
-    y = u0 if p[0] else 1.0 / u0
-    y = y * u1 if p[1] else y / u1
-    y = y * u2 if p[2] else y / u2
-    y = y * u3 if p[3] else y / u3
-    y = y * u4 if p[4] else y / u4
-    y = y * u5 if p[5] else y / u5
-    return y * u6 if p[6] else y / u6
-
-
-@numba.njit(cache=True)
-def product8_kernel(t, x, u0, u1, u2, u3, u4, u5, u6, u7, p):
-    y = u0 if p[0] else 1.0 / u0
-    y = y * u1 if p[1] else y / u1
-    y = y * u2 if p[2] else y / u2
-    y = y * u3 if p[3] else y / u3
-    y = y * u4 if p[4] else y / u4
-    y = y * u5 if p[5] else y / u5
-    y = y * u6 if p[6] else y / u6
-    return y * u7 if p[7] else y / u7
-
-
-@numba.njit(cache=True)
-def matrix_product1_kernel(t, x, u0, p):
-    return _matrix_first(u0, p[0])
-
-
-@numba.njit(cache=True)
-def matrix_product2_kernel(t, x, u0, u1, p):
-    y = _matrix_first(u0, p[0])
-    return _matrix_times(y, u1, p[1])
-
-
-@numba.njit(cache=True)
-def matrix_product3_kernel(t, x, u0, u1, u2, p):
-    y = _matrix_first(u0, p[0])
-    y = _matrix_times(y, u1, p[1])
-    return _matrix_times(y, u2, p[2])
-
-
-@numba.njit(cache=True)
-def matrix_product4_kernel(t, x, u0, u1, u2, u3, p):
-    y = _matrix_first(u0, p[0])
-    y = _matrix_times(y, u1, p[1])
-    y = _matrix_times(y, u2, p[2])
-    return _matrix_times(y, u3, p[3])
-
-
-@numba.njit(cache=True)
-def matrix_product5_kernel(t, x, u0, u1, u2, u3, u4, p):
-    y = _matrix_first(u0, p[0])
-    y = _matrix_times(y, u1, p[1])
-    y = _matrix_times(y, u2, p[2])
-    y = _matrix_times(y, u3, p[3])
-    return _matrix_times(y, u4, p[4])
-
-
-@numba.njit(cache=True)
-def matrix_product6_kernel(t, x, u0, u1, u2, u3, u4, u5, p):
-    y = _matrix_first(u0, p[0])
-    y = _matrix_times(y, u1, p[1])
-    y = _matrix_times(y, u2, p[2])
-    y = _matrix_times(y, u3, p[3])
-    y = _matrix_times(y, u4, p[4])
-    return _matrix_times(y, u5, p[5])
-
-
-@numba.njit(cache=True)
-def matrix_product7_kernel(t, x, u0, u1, u2, u3, u4, u5, u6, p):
-    y = _matrix_first(u0, p[0])
-    y = _matrix_times(y, u1, p[1])
-    y = _matrix_times(y, u2, p[2])
-    y = _matrix_times(y, u3, p[3])
-    y = _matrix_times(y, u4, p[4])
-    y = _matrix_times(y, u5, p[5])
-    return _matrix_times(y, u6, p[6])
-
-
-@numba.njit(cache=True)
-def matrix_product8_kernel(t, x, u0, u1, u2, u3, u4, u5, u6, u7, p):
-    y = _matrix_first(u0, p[0])
-    y = _matrix_times(y, u1, p[1])
-    y = _matrix_times(y, u2, p[2])
-    y = _matrix_times(y, u3, p[3])
-    y = _matrix_times(y, u4, p[4])
-    y = _matrix_times(y, u5, p[5])
-    y = _matrix_times(y, u6, p[6])
-    return _matrix_times(y, u7, p[7])
-
-
-_PRODUCT_KERNELS = (
-    product1_kernel, product2_kernel, product3_kernel, product4_kernel, product5_kernel,
-    product6_kernel, product7_kernel, product8_kernel,
-)
-_MATRIX_PRODUCT_KERNELS = (
-    matrix_product1_kernel, matrix_product2_kernel, matrix_product3_kernel, matrix_product4_kernel,
-    matrix_product5_kernel, matrix_product6_kernel, matrix_product7_kernel, matrix_product8_kernel,
-)
+def matrix_product_kernel(t, x, *args):
+    """Matrix :class:`Product`: ``args = (u0, ..., u_{n-1}, params)``, params one per input,
+    ``1.0`` (a float) for ``'*'`` and ``-1`` (an int) for ``'/'``: the operator is told by the
+    parameter's *type*, so numba compiles only the operation valid for each operand's shape."""
+    params = args[-1]
+    return _matrix_chain(_matrix_first(args[0], params[0]), args[1:-1], params[1:])

@@ -21,7 +21,7 @@ import numpy as np
 from numba import types
 from numba.extending import overload, register_jitable
 
-from blocksim.blocks._shared import _clip
+from blocksim.blocks._shared import _array, _clip, _compiled_only, _element, _scalar
 
 _INF = math.inf
 
@@ -131,37 +131,7 @@ def _np_min_max(v: float, lo: float, hi: float) -> float:
     return _np_extreme(_np_extreme(v, lo, True), hi, False)
 
 
-# helpers of the kernels (compiled code only)
-#
-# A kernel branches on ``isinstance(u, float)``; numba drops the branch that does not apply,
-# but only after typing it, which compiles every function called there for the other type
-# (the scalar functions are valid numba code for arrays too: that would double the compile
-# time). So the float branch reads ``_scalar(u)`` and the array branch ``_array(u)``: these
-# identities are typed only for floats (arrays), and the dead branch fails typing at once.
-def _scalar(u: float) -> float:
-    """``u``; compiled for a float only."""
-    return u
-
-
-@overload(_scalar)
-def _scalar_compiled(u):  # type: ignore[no-untyped-def]
-    if isinstance(u, types.Float):
-        return lambda u: u
-    return None
-
-
-def _array(u: np.ndarray) -> np.ndarray:
-    """``u``; compiled for an array only."""
-    return u
-
-
-@overload(_array)
-def _array_compiled(u):  # type: ignore[no-untyped-def]
-    if isinstance(u, types.Array):
-        return lambda u: u
-    return None
-
-
+# helpers of the kernels (compiled code only); _scalar and _array are in _shared
 @register_jitable
 def _map_buffers(u: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """A new float64 array ``y`` of the shape of ``u``, ``y`` flat (a view) and ``u`` flat."""
@@ -176,14 +146,6 @@ def _flat_or_float(v: Any) -> Any:
     if isinstance(v, float):
         return _scalar(v)
     return np.ravel(_array(v))
-
-
-@register_jitable
-def _element(v: Any, i: int) -> float:
-    """A float, or element ``i`` of a flat array."""
-    if isinstance(v, float):
-        return _scalar(v)
-    return _array(v)[i]
 
 
 @register_jitable
@@ -248,10 +210,6 @@ def _kernel_vector_input(u: Any, n: int) -> np.ndarray:
 
 # MinMax of several inputs (compiled code only: Python stubs and their overloads), the
 # interpreted MinMax.output's numerics
-def _compiled_only(*args: Any) -> Any:
-    raise NotImplementedError("compiled code only (a numba overload)")
-
-
 def _fold_numpy(acc: Any, rest: tuple[Any, ...], big: bool) -> Any:
     """``numpy.maximum`` (``big``) or ``minimum`` of ``acc`` and ``rest``, left to right."""
     return _compiled_only()

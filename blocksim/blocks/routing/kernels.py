@@ -3,13 +3,22 @@ demux, selector, concatenate and reshape."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import numba
 import numpy as np
+from numba import types
+from numba.extending import overload
+
+from blocksim.blocks._shared import _compiled_only
 
 
 # ---------------------------------------------------------------------------- kernels
 # The compiled numerics (contract: blocksim.engine.compiled.kernels). Inputs may be floats or
-# arrays (numba compiles one version per combination); array outputs are new arrays.
+# arrays (numba compiles one version per combination); array outputs are new arrays. The blocks
+# with any number of inputs or outputs have one variadic kernel each (``*args``, unrolled over
+# the inputs' types at compile time). The code generator copies the routing blocks' inputs by
+# their ``Kernels.routes`` where they have them; these kernels serve the others (and tests).
 @numba.njit(cache=True)
 def _vector(u):
     """A float as an array of one element; an array as it is."""
@@ -48,166 +57,53 @@ def _put(y, k, u):
     return k + flat.size
 
 
-@numba.njit(cache=True)
-def mux1_kernel(t, x, u0, p):
-    y = np.empty(_size(u0))
-    _put(y, 0, u0)
-    return y
+def _total_size(values: tuple[Any, ...]) -> int:
+    """The number of elements of floats and arrays."""
+    return _compiled_only()
+
+
+@overload(_total_size)
+def _total_size_compiled(values):  # type: ignore[no-untyped-def]
+    if len(values) == 0:
+        return lambda values: 0
+    if isinstance(values, types.UniTuple):
+        def same(values):  # type: ignore[no-untyped-def]
+            n = 0
+            for k in range(len(values)):
+                n += _size(values[k])
+            return n
+
+        return same
+    return lambda values: _size(values[0]) + _total_size(values[1:])
+
+
+def _put_all(y: np.ndarray, k: int, values: tuple[Any, ...]) -> int:
+    """:func:`_put` each of ``values`` in turn from ``y[k]``; the next position."""
+    return _compiled_only()
+
+
+@overload(_put_all)
+def _put_all_compiled(y, k, values):  # type: ignore[no-untyped-def]
+    if len(values) == 0:
+        return lambda y, k, values: k
+    if isinstance(values, types.UniTuple):
+        def same(y, k, values):  # type: ignore[no-untyped-def]
+            for j in range(len(values)):
+                k = _put(y, k, values[j])
+            return k
+
+        return same
+    return lambda y, k, values: _put_all(y, _put(y, k, values[0]), values[1:])
 
 
 @numba.njit(cache=True)
-def mux2_kernel(t, x, u0, u1, p):
-    y = np.empty(_size(u0) + _size(u1))
-    k = _put(y, 0, u0)
-    _put(y, k, u1)
+def mux_kernel(t, x, *args):
+    """:class:`Mux`: ``args = (u0, ..., u_{n-1}, params)``, params ``()``; the scalars and
+    vectors joined into one new vector."""
+    values = args[:-1]
+    y = np.empty(_total_size(values))
+    _put_all(y, 0, values)
     return y
-
-
-@numba.njit(cache=True)
-def mux3_kernel(t, x, u0, u1, u2, p):
-    y = np.empty(_size(u0) + _size(u1) + _size(u2))
-    k = _put(y, 0, u0)
-    k = _put(y, k, u1)
-    _put(y, k, u2)
-    return y
-
-
-@numba.njit(cache=True)
-def mux4_kernel(t, x, u0, u1, u2, u3, p):
-    y = np.empty(_size(u0) + _size(u1) + _size(u2) + _size(u3))
-    k = _put(y, 0, u0)
-    k = _put(y, k, u1)
-    k = _put(y, k, u2)
-    _put(y, k, u3)
-    return y
-
-
-@numba.njit(cache=True)
-def mux5_kernel(t, x, u0, u1, u2, u3, u4, p):
-    y = np.empty(_size(u0) + _size(u1) + _size(u2) + _size(u3) + _size(u4))
-    k = _put(y, 0, u0)
-    k = _put(y, k, u1)
-    k = _put(y, k, u2)
-    k = _put(y, k, u3)
-    _put(y, k, u4)
-    return y
-
-
-@numba.njit(cache=True)
-def mux6_kernel(t, x, u0, u1, u2, u3, u4, u5, p):
-    y = np.empty(_size(u0) + _size(u1) + _size(u2) + _size(u3) + _size(u4) + _size(u5))
-    k = _put(y, 0, u0)
-    k = _put(y, k, u1)
-    k = _put(y, k, u2)
-    k = _put(y, k, u3)
-    k = _put(y, k, u4)
-    _put(y, k, u5)
-    return y
-
-
-@numba.njit(cache=True)
-def mux7_kernel(t, x, u0, u1, u2, u3, u4, u5, u6, p):
-    y = np.empty(_size(u0) + _size(u1) + _size(u2) + _size(u3) + _size(u4) + _size(u5)
-                 + _size(u6))
-    k = _put(y, 0, u0)
-    k = _put(y, k, u1)
-    k = _put(y, k, u2)
-    k = _put(y, k, u3)
-    k = _put(y, k, u4)
-    k = _put(y, k, u5)
-    _put(y, k, u6)
-    return y
-
-
-@numba.njit(cache=True)
-def mux8_kernel(t, x, u0, u1, u2, u3, u4, u5, u6, u7, p):
-    y = np.empty(_size(u0) + _size(u1) + _size(u2) + _size(u3) + _size(u4) + _size(u5)
-                 + _size(u6) + _size(u7))
-    k = _put(y, 0, u0)
-    k = _put(y, k, u1)
-    k = _put(y, k, u2)
-    k = _put(y, k, u3)
-    k = _put(y, k, u4)
-    k = _put(y, k, u5)
-    k = _put(y, k, u6)
-    _put(y, k, u7)
-    return y
-
-
-@numba.njit(cache=True)
-def mux9_kernel(t, x, u0, u1, u2, u3, u4, u5, u6, u7, u8, p):
-    y = np.empty(_size(u0) + _size(u1) + _size(u2) + _size(u3) + _size(u4) + _size(u5)
-                 + _size(u6) + _size(u7) + _size(u8))
-    k = _put(y, 0, u0)
-    k = _put(y, k, u1)
-    k = _put(y, k, u2)
-    k = _put(y, k, u3)
-    k = _put(y, k, u4)
-    k = _put(y, k, u5)
-    k = _put(y, k, u6)
-    k = _put(y, k, u7)
-    _put(y, k, u8)
-    return y
-
-
-@numba.njit(cache=True)
-def mux10_kernel(t, x, u0, u1, u2, u3, u4, u5, u6, u7, u8, u9, p):
-    y = np.empty(_size(u0) + _size(u1) + _size(u2) + _size(u3) + _size(u4) + _size(u5)
-                 + _size(u6) + _size(u7) + _size(u8) + _size(u9))
-    k = _put(y, 0, u0)
-    k = _put(y, k, u1)
-    k = _put(y, k, u2)
-    k = _put(y, k, u3)
-    k = _put(y, k, u4)
-    k = _put(y, k, u5)
-    k = _put(y, k, u6)
-    k = _put(y, k, u7)
-    k = _put(y, k, u8)
-    _put(y, k, u9)
-    return y
-
-
-@numba.njit(cache=True)
-def mux11_kernel(t, x, u0, u1, u2, u3, u4, u5, u6, u7, u8, u9, u10, p):
-    y = np.empty(_size(u0) + _size(u1) + _size(u2) + _size(u3) + _size(u4) + _size(u5)
-                 + _size(u6) + _size(u7) + _size(u8) + _size(u9) + _size(u10))
-    k = _put(y, 0, u0)
-    k = _put(y, k, u1)
-    k = _put(y, k, u2)
-    k = _put(y, k, u3)
-    k = _put(y, k, u4)
-    k = _put(y, k, u5)
-    k = _put(y, k, u6)
-    k = _put(y, k, u7)
-    k = _put(y, k, u8)
-    k = _put(y, k, u9)
-    _put(y, k, u10)
-    return y
-
-
-@numba.njit(cache=True)
-def mux12_kernel(t, x, u0, u1, u2, u3, u4, u5, u6, u7, u8, u9, u10, u11, p):
-    y = np.empty(_size(u0) + _size(u1) + _size(u2) + _size(u3) + _size(u4) + _size(u5)
-                 + _size(u6) + _size(u7) + _size(u8) + _size(u9) + _size(u10) + _size(u11))
-    k = _put(y, 0, u0)
-    k = _put(y, k, u1)
-    k = _put(y, k, u2)
-    k = _put(y, k, u3)
-    k = _put(y, k, u4)
-    k = _put(y, k, u5)
-    k = _put(y, k, u6)
-    k = _put(y, k, u7)
-    k = _put(y, k, u8)
-    k = _put(y, k, u9)
-    k = _put(y, k, u10)
-    _put(y, k, u11)
-    return y
-
-
-_MUX_KERNELS = (
-    mux1_kernel, mux2_kernel, mux3_kernel, mux4_kernel, mux5_kernel, mux6_kernel, mux7_kernel,
-    mux8_kernel, mux9_kernel, mux10_kernel, mux11_kernel, mux12_kernel,
-)
 
 
 @numba.njit(cache=True)
@@ -230,93 +126,36 @@ def _part(a, b):
     return a[int(b[0]):int(b[1])].copy()
 
 
-@numba.njit(cache=True)
-def demux1_kernel(t, x, u, p):
-    a = _demux_input(u, p[0])
-    return _part(a, p[1])
+def _parts(a: np.ndarray, parts: tuple[Any, ...]) -> Any:
+    """The tuple of :func:`_part` of ``a`` for each of ``parts``."""
+    return _compiled_only()
+
+
+@overload(_parts)
+def _parts_compiled(a, parts):  # type: ignore[no-untyped-def]
+    if len(parts) == 0:
+        return lambda a, parts: ()
+    return lambda a, parts: (_part(a, parts[0]),) + _parts(a, parts[1:])  # noqa: RUF005
+
+
+def _demux_result(a: np.ndarray, parts: tuple[Any, ...]) -> Any:
+    """One part as it is (a one-output block), several as a tuple."""
+    return _compiled_only()
+
+
+@overload(_demux_result)
+def _demux_result_compiled(a, parts):  # type: ignore[no-untyped-def]
+    if len(parts) == 1:
+        return lambda a, parts: _part(a, parts[0])
+    return lambda a, parts: _parts(a, parts)
 
 
 @numba.njit(cache=True)
-def demux2_kernel(t, x, u, p):
+def demux_kernel(t, x, u, p):
+    """:class:`Demux`, params ``(size, part_0, ..., part_{n-1})`` (see ``Demux.kernels``): the
+    parts of the input vector, one per output."""
     a = _demux_input(u, p[0])
-    return _part(a, p[1]), _part(a, p[2])
-
-
-@numba.njit(cache=True)
-def demux3_kernel(t, x, u, p):
-    a = _demux_input(u, p[0])
-    return _part(a, p[1]), _part(a, p[2]), _part(a, p[3])
-
-
-@numba.njit(cache=True)
-def demux4_kernel(t, x, u, p):
-    a = _demux_input(u, p[0])
-    return _part(a, p[1]), _part(a, p[2]), _part(a, p[3]), _part(a, p[4])
-
-
-@numba.njit(cache=True)
-def demux5_kernel(t, x, u, p):
-    a = _demux_input(u, p[0])
-    return _part(a, p[1]), _part(a, p[2]), _part(a, p[3]), _part(a, p[4]), _part(a, p[5])
-
-
-@numba.njit(cache=True)
-def demux6_kernel(t, x, u, p):
-    a = _demux_input(u, p[0])
-    return (_part(a, p[1]), _part(a, p[2]), _part(a, p[3]), _part(a, p[4]),
-            _part(a, p[5]), _part(a, p[6]))
-
-
-@numba.njit(cache=True)
-def demux7_kernel(t, x, u, p):
-    a = _demux_input(u, p[0])
-    return (_part(a, p[1]), _part(a, p[2]), _part(a, p[3]), _part(a, p[4]),
-            _part(a, p[5]), _part(a, p[6]), _part(a, p[7]))
-
-
-@numba.njit(cache=True)
-def demux8_kernel(t, x, u, p):
-    a = _demux_input(u, p[0])
-    return (_part(a, p[1]), _part(a, p[2]), _part(a, p[3]), _part(a, p[4]),
-            _part(a, p[5]), _part(a, p[6]), _part(a, p[7]), _part(a, p[8]))
-
-
-@numba.njit(cache=True)
-def demux9_kernel(t, x, u, p):
-    a = _demux_input(u, p[0])
-    return (_part(a, p[1]), _part(a, p[2]), _part(a, p[3]), _part(a, p[4]),
-            _part(a, p[5]), _part(a, p[6]), _part(a, p[7]), _part(a, p[8]),
-            _part(a, p[9]))
-
-
-@numba.njit(cache=True)
-def demux10_kernel(t, x, u, p):
-    a = _demux_input(u, p[0])
-    return (_part(a, p[1]), _part(a, p[2]), _part(a, p[3]), _part(a, p[4]),
-            _part(a, p[5]), _part(a, p[6]), _part(a, p[7]), _part(a, p[8]),
-            _part(a, p[9]), _part(a, p[10]))
-
-
-@numba.njit(cache=True)
-def demux11_kernel(t, x, u, p):
-    a = _demux_input(u, p[0])
-    return (_part(a, p[1]), _part(a, p[2]), _part(a, p[3]), _part(a, p[4]),
-            _part(a, p[5]), _part(a, p[6]), _part(a, p[7]), _part(a, p[8]),
-            _part(a, p[9]), _part(a, p[10]), _part(a, p[11]))
-
-
-@numba.njit(cache=True)
-def demux12_kernel(t, x, u, p):
-    a = _demux_input(u, p[0])
-    return (_part(a, p[1]), _part(a, p[2]), _part(a, p[3]), _part(a, p[4]),
-            _part(a, p[5]), _part(a, p[6]), _part(a, p[7]), _part(a, p[8]),
-            _part(a, p[9]), _part(a, p[10]), _part(a, p[11]), _part(a, p[12]))
-
-
-_DEMUX_KERNELS = (
-    demux1_kernel, demux2_kernel, demux3_kernel, demux4_kernel, demux5_kernel, demux6_kernel,
-    demux7_kernel, demux8_kernel, demux9_kernel, demux10_kernel, demux11_kernel, demux12_kernel,
-)
+    return _demux_result(a, p[1:])
 
 
 @numba.njit(cache=True)
@@ -358,53 +197,23 @@ def selector_slice_kernel(t, x, u, p):
     return _vector(u)[p[0]:p[1]:p[2]].copy()
 
 
-@numba.njit(cache=True)
-def concatenate1_kernel(t, x, u0, p):
-    return np.concatenate((_vector(u0),), p[0])
+def _vectors(values: tuple[Any, ...]) -> tuple[np.ndarray, ...]:
+    """Each of ``values`` by :func:`_vector` (a float as an array of one element)."""
+    return _compiled_only()
+
+
+@overload(_vectors)
+def _vectors_compiled(values):  # type: ignore[no-untyped-def]
+    if len(values) == 0:
+        return lambda values: ()
+    return lambda values: (_vector(values[0]),) + _vectors(values[1:])  # noqa: RUF005
 
 
 @numba.njit(cache=True)
-def concatenate2_kernel(t, x, u0, u1, p):
-    return np.concatenate((_vector(u0), _vector(u1)), p[0])
-
-
-@numba.njit(cache=True)
-def concatenate3_kernel(t, x, u0, u1, u2, p):
-    return np.concatenate((_vector(u0), _vector(u1), _vector(u2)), p[0])
-
-
-@numba.njit(cache=True)
-def concatenate4_kernel(t, x, u0, u1, u2, u3, p):
-    return np.concatenate((_vector(u0), _vector(u1), _vector(u2), _vector(u3)), p[0])
-
-
-@numba.njit(cache=True)
-def concatenate5_kernel(t, x, u0, u1, u2, u3, u4, p):
-    return np.concatenate((_vector(u0), _vector(u1), _vector(u2), _vector(u3), _vector(u4)), p[0])
-
-
-@numba.njit(cache=True)
-def concatenate6_kernel(t, x, u0, u1, u2, u3, u4, u5, p):
-    return np.concatenate((_vector(u0), _vector(u1), _vector(u2), _vector(u3),
-                           _vector(u4), _vector(u5)), p[0])
-
-
-@numba.njit(cache=True)
-def concatenate7_kernel(t, x, u0, u1, u2, u3, u4, u5, u6, p):
-    return np.concatenate((_vector(u0), _vector(u1), _vector(u2), _vector(u3),
-                           _vector(u4), _vector(u5), _vector(u6)), p[0])
-
-
-@numba.njit(cache=True)
-def concatenate8_kernel(t, x, u0, u1, u2, u3, u4, u5, u6, u7, p):
-    return np.concatenate((_vector(u0), _vector(u1), _vector(u2), _vector(u3),
-                           _vector(u4), _vector(u5), _vector(u6), _vector(u7)), p[0])
-
-
-_CONCATENATE_KERNELS = (
-    concatenate1_kernel, concatenate2_kernel, concatenate3_kernel, concatenate4_kernel,
-    concatenate5_kernel, concatenate6_kernel, concatenate7_kernel, concatenate8_kernel,
-)
+def concatenate_kernel(t, x, *args):
+    """:class:`Concatenate`: ``args = (u0, ..., u_{n-1}, params)``, params ``(axis,)``;
+    ``numpy.concatenate`` of the inputs (floats as vectors of one element)."""
+    return np.concatenate(_vectors(args[:-1]), args[-1][0])
 
 
 @numba.njit(cache=True)

@@ -21,9 +21,9 @@ import numpy as np
 
 from blocksim.blocks._shared import _is_int, _numbered, _short
 from blocksim.blocks.routing.kernels import (
-    _CONCATENATE_KERNELS,
-    _DEMUX_KERNELS,
-    _MUX_KERNELS,
+    concatenate_kernel,
+    demux_kernel,
+    mux_kernel,
     reshape_kernel,
     reshape_scalar_kernel,
     selector_array_kernel,
@@ -101,11 +101,11 @@ class Mux(Block):
             parts.append(a.reshape(-1))
         return (np.concatenate(parts),)
 
-    def kernels(self) -> Kernels | None:
-        """``mux<n>_kernel`` for n inputs (n <= 12; None above), params ``()``."""
-        if self._nin > len(_MUX_KERNELS):
-            return None
-        return Kernels(params=(), output=_MUX_KERNELS[self._nin - 1])
+    def kernels(self) -> Kernels:
+        """``mux_kernel`` (variadic, any number of inputs), params ``()``; routes: the one
+        output is every input in turn, whole (flattened)."""
+        return Kernels(params=(), output=mux_kernel,
+                       routes=(tuple((i, None) for i in range(self._nin)),))
 
 
 # ----------------------------------------------------------------------------- Demux
@@ -190,28 +190,26 @@ class Demux(Block):
             bounds = self._bounds
         return tuple(float(a[i]) if j - i == 1 else a[i:j].copy() for i, j in bounds)
 
-    def kernels(self) -> Kernels | None:
-        """``demux<n>_kernel`` for n outputs (n <= 12; None above), params ``(size, part_0,
-        ..., part_{n-1})``: the input's size (int) and, per output, its start index (an int)
-        for a scalar part or ``[start, stop]`` (a float64 array) for a vector part -- the
-        parameter's *type* decides the output's type when numba compiles.
+    def kernels(self) -> Kernels:
+        """``demux_kernel`` (any number of outputs), params ``(size, part_0, ...,
+        part_{n-1})``: the input's size (int) and, per output, its start index (an int) for a
+        scalar part or ``[start, stop]`` (a float64 array) for a vector part -- the parameter's
+        *type* decides the output's type when numba compiles. Routes: output ``i`` is the
+        elements ``start .. stop - 1`` of the input.
 
         With ``nout`` an int the part widths depend on the input's size, which a block does not
-        know before the run: the kernel splits an input of ``nout`` elements into ``nout``
-        scalars (the usual case) and raises ValueError for any other size; give the widths
+        know before the run: the kernel and the routes split an input of ``nout`` elements into
+        ``nout`` scalars (the usual case); the kernel raises ValueError for any other size (and
+        the routes then have fewer elements than the outputs); give the widths
         (``nout=[w0, w1, ...]``) to compile a split into vectors.
         """
         n = self._nout
-        if n > len(_DEMUX_KERNELS):
-            return None
-        if self._widths is None:
-            size = n
-            parts: tuple[Any, ...] = tuple(range(n))
-        else:
-            size = self._total
-            parts = tuple(i if j - i == 1 else np.array([i, j], dtype=np.float64)
-                          for i, j in self._bounds)
-        return Kernels(params=(size, *parts), output=_DEMUX_KERNELS[n - 1])
+        bounds = tuple((i, i + 1) for i in range(n)) if self._widths is None else self._bounds
+        size = n if self._widths is None else self._total
+        parts = tuple(i if j - i == 1 else np.array([i, j], dtype=np.float64)
+                      for i, j in bounds)
+        routes = tuple(((0, tuple(range(i, j))),) for i, j in bounds)
+        return Kernels(params=(size, *parts), output=demux_kernel, routes=routes)
 
 
 # ----------------------------------------------------------------------------- Selector
@@ -285,17 +283,26 @@ class Selector(Block):
         ``selector_array_kernel``, params ``(indices,)`` (a float64 array of the integer
         indices, as the parameter contract has float arrays only). A slice:
         ``selector_slice_kernel``, params ``(start, stop, step)`` (ints; a None bound becomes
-        +-2**62, which Python's slice clamping turns into the same range)."""
+        +-2**62, which Python's slice clamping turns into the same range).
+
+        Routes for an int or a sequence of ints >= 0: those elements of a vector input.
+        Negative indices and slices depend on the input's length, which a block does not know
+        before the run: no routes (the kernel). The routes describe a vector input; for a
+        matrix input (rows picked) they have fewer elements than the output, which the code
+        generator must refuse rather than copy."""
         idx = self._index
         if isinstance(idx, int):
-            return Kernels(params=(idx,), output=selector_kernel)
+            routes = (((0, (idx,)),),) if idx >= 0 else None
+            return Kernels(params=(idx,), output=selector_kernel, routes=routes)
         if isinstance(idx, slice):
             step = 1 if idx.step is None else int(idx.step)
             far = 2 ** 62 if step > 0 else -(2 ** 62)
             start = -far if idx.start is None else int(idx.start)
             stop = far if idx.stop is None else int(idx.stop)
             return Kernels(params=(start, stop, step), output=selector_slice_kernel)
-        return Kernels(params=(np.array(idx, dtype=np.float64),), output=selector_array_kernel)
+        routes = (((0, tuple(int(i) for i in idx)),),) if bool(np.all(idx >= 0)) else None
+        return Kernels(params=(np.array(idx, dtype=np.float64),), output=selector_array_kernel,
+                       routes=routes)
 
 
 #: bdsim's name for :class:`Selector`
@@ -349,11 +356,13 @@ class Concatenate(Block):
                 f"Concatenate: cannot join inputs of shapes {shapes} along axis {self._axis}: "
                 f"{exc}") from None
 
-    def kernels(self) -> Kernels | None:
-        """``concatenate<n>_kernel`` for n inputs (n <= 8; None above), params ``(axis,)``."""
-        if self._nin > len(_CONCATENATE_KERNELS):
-            return None
-        return Kernels(params=(self._axis,), output=_CONCATENATE_KERNELS[self._nin - 1])
+    def kernels(self) -> Kernels:
+        """``concatenate_kernel`` (variadic, any number of inputs), params ``(axis,)``. For
+        ``axis=0`` routes too: joining along the first axis is joining the inputs' elements in
+        C order, whatever their shapes (another axis interleaves them by the inputs' shapes,
+        which a block does not know before the run: no routes)."""
+        routes = (tuple((i, None) for i in range(self._nin)),) if self._axis == 0 else None
+        return Kernels(params=(self._axis,), output=concatenate_kernel, routes=routes)
 
 
 # ----------------------------------------------------------------------------- Reshape
@@ -406,10 +415,11 @@ class Reshape(Block):
 
     def kernels(self) -> Kernels:
         """``reshape_kernel``, params the shape (ints, one may be -1); for ``shape=()``
-        ``reshape_scalar_kernel``, params ``()``."""
+        ``reshape_scalar_kernel``, params ``()``. Routes: the whole input (C order)."""
+        routes = (((0, None),),)
         if not self._shape:
-            return Kernels(params=(), output=reshape_scalar_kernel)
-        return Kernels(params=self._shape, output=reshape_kernel)
+            return Kernels(params=(), output=reshape_scalar_kernel, routes=routes)
+        return Kernels(params=self._shape, output=reshape_kernel, routes=routes)
 
 
 # ----------------------------------------------------------------------------- Terminator
