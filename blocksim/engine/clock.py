@@ -12,8 +12,23 @@ import math
 from dataclasses import dataclass
 from fractions import Fraction
 
+import numpy as np
+
 #: largest denominator used when turning a period [s] into a fraction (1 ns resolution)
 MAX_DENOMINATOR = 10**9
+
+
+def rational_times(first: int, step: int, count: int, per_second: int) -> np.ndarray:
+    """The times ``(first + k * step) / per_second`` [s] for k < count, each the float nearest
+    to the exact quotient (numpy's division where every integer is exact in float64, else
+    Python's correctly rounded int / int)."""
+    last = first + max(count - 1, 0) * step
+    if count <= 0:
+        return np.zeros(0)
+    if max(abs(first), abs(last), per_second) < 2**53:
+        ticks = first + step * np.arange(count, dtype=np.int64)
+        return ticks.astype(float) / float(per_second)
+    return np.array([(first + k * step) / per_second for k in range(count)], dtype=float)
 
 
 @dataclass(frozen=True)
@@ -71,6 +86,14 @@ class TimeBase:
         self.resolution = Fraction(1, lcm)
         self._per_second = lcm
         self._ticks = {c: tuple(int(f / self.resolution) for f in c.fractions) for c in clocks}
+
+    def hit_times(self, clock: Clock, T: float) -> np.ndarray:
+        """Every hit of ``clock`` in [0, T] [s]."""
+        first = self.next_hit(clock, 0)
+        period = self._ticks[clock][0]
+        count = max(0, (self.to_ticks_ceil(T) + 1 - first) // period + 1)
+        hits = rational_times(first, period, count, self._per_second)
+        return hits[hits <= T]
 
     def to_time(self, ticks: int) -> float:
         """Time [s] of an integer tick count (correctly rounded: int / int division)."""

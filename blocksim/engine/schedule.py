@@ -37,7 +37,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from blocksim.engine.clock import MAX_DENOMINATOR, Clock, TimeBase
+from blocksim.engine.clock import MAX_DENOMINATOR, rational_times
 from blocksim.engine.plan import Plan
 
 #: a breakpoint or zero crossing within this many ulp of a major time happens at it
@@ -94,10 +94,10 @@ class Grid:
             k += 1
         return k
 
-    def times_upto(self, T: float) -> list[float]:
-        """Every grid time <= T."""
+    def times_upto(self, T: float) -> np.ndarray:
+        """Every grid time <= T, shape (n,)."""
         n = self.index_after(T)  # time(n - 1) <= T < time(n)
-        return [k * self._num / self._den for k in range(n)]
+        return rational_times(0, self._num, n, self._den)
 
 
 class Schedule(NamedTuple):
@@ -128,17 +128,6 @@ class Schedule(NamedTuple):
     fired: np.ndarray
     left_times: np.ndarray
     record: np.ndarray
-
-
-def clock_hits(timebase: TimeBase, clock: Clock, T: float) -> list[float]:
-    """Every hit of ``clock`` in [0, T] [s], on the time base."""
-    first = timebase.next_hit(clock, 0)
-    period = timebase.next_hit(clock, first + 1) - first
-    last = timebase.to_ticks_ceil(T) + 1
-    hits = [timebase.to_time(n) for n in range(first, last + 1, period)]
-    while hits and hits[-1] > T:
-        hits.pop()
-    return hits
 
 
 def free_run_step(plan: Plan, config: Any) -> float | None:
@@ -202,11 +191,10 @@ def schedule(plan: Plan, config: Any, *, grid_major: bool = True) -> Schedule:
         ``times``, ``eval_times``, ``fired``, ``left_times``, ``record``.
     """
     T = float(config.T)
-    tb = plan.timebase
     reach = T + snap_tolerance(T)
-    hits = [np.asarray(clock_hits(tb, c, reach), dtype=float) for c in plan.clocks]
+    hits = [plan.timebase.hit_times(c, reach) for c in plan.clocks]
     grid = record_grid(plan, config)
-    grid_times = np.asarray(grid.times_upto(reach) if grid else [], dtype=float)
+    grid_times = grid.times_upto(reach) if grid else np.zeros(0)
     near_T = [float(v[-1]) for v in (*hits, grid_times)
               if v.size and abs(v[-1] - T) <= snap_tolerance(T)]
     if near_T:  # the run ends at the clock hit / grid point T was meant to be
@@ -215,28 +203,31 @@ def schedule(plan: Plan, config: Any, *, grid_major: bool = True) -> Schedule:
         grid_times = grid_times[grid_times <= T]
     fixed = [np.array([0.0, T]), *hits]
     anchors = np.unique(np.concatenate([*fixed, grid_times]))
-    major = set(np.unique(np.concatenate(fixed + ([grid_times] if grid_major else []))).tolist())
+    bps = np.array(sorted(_breakpoints(plan, T + snap_tolerance(T))), dtype=float)
+    # the anchor nearest to each breakpoint, and whether it is within the tolerance
+    j = np.clip(np.searchsorted(anchors, bps), 1, max(anchors.size - 1, 1))
+    below, above = anchors[j - 1], anchors[np.minimum(j, anchors.size - 1)]
+    nearest = np.where(np.abs(bps - below) <= np.abs(above - bps), below, above)
+    snapped = np.abs(bps - nearest) <= SNAP_ULPS * np.spacing(np.abs(nearest))
     lo: dict[float, float] = {}
     hi: dict[float, float] = {}
-    free: list[float] = []
-    for b in sorted(_breakpoints(plan, T + snap_tolerance(T))):
-        j = int(np.searchsorted(anchors, b))
-        near = [float(anchors[i]) for i in (j - 1, j) if 0 <= i < anchors.size]
-        a = min(near, key=lambda v: abs(v - b))
-        if abs(b - a) <= snap_tolerance(a):
-            lo[a] = min(lo.get(a, a), b)
-            hi[a] = max(hi.get(a, a), b)
-            major.add(a)
-        elif free and b - free[-1] <= snap_tolerance(free[-1]):
-            hi[free[-1]] = b  # within the tolerance of the previous free cluster's start
+    for a, b in zip(nearest[snapped].tolist(), bps[snapped].tolist()):
+        lo[a] = min(lo.get(a, a), b)
+        hi[a] = max(hi.get(a, a), b)
+    start = math.nan
+    for b in bps[~snapped].tolist():  # free breakpoints: clusters from their first
+        if b - start <= snap_tolerance(start):
+            hi[start] = b
         else:
-            free.append(b)
-            lo[b] = hi[b] = b
-            major.add(b)
-    times = np.array(sorted(major), dtype=float)
-    eval_times = np.array([hi.get(t, t) for t in times.tolist()], dtype=float)
-    left_times = np.nextafter(np.array([lo.get(t, t) for t in times.tolist()], dtype=float),
-                              -np.inf)
+            start = lo[b] = hi[b] = b
+    parts = [*fixed, np.array(list(lo), dtype=float)]
+    times = np.unique(np.concatenate([*parts, grid_times] if grid_major else parts))
+    eval_times, left = times.copy(), times.copy()
+    if lo:
+        at = np.searchsorted(times, np.array(list(lo), dtype=float))
+        eval_times[at] = [hi[a] for a in lo]
+        left[at] = list(lo.values())
+    left_times = np.nextafter(left, -np.inf)
     fired = np.zeros((times.size, max(1, len(plan.clocks))), dtype=np.bool_)
     for c, h in enumerate(hits):
         fired[np.searchsorted(times, h), c] = True
@@ -255,5 +246,5 @@ def major_times(plan: Plan, config: Any) -> tuple[np.ndarray, np.ndarray]:
     return s.times, s.fired
 
 
-__all__ = ["SNAP_ULPS", "Grid", "Schedule", "clock_hits", "free_run_step", "major_times",
+__all__ = ["SNAP_ULPS", "Grid", "Schedule", "free_run_step", "major_times",
            "record_grid", "schedule", "snap_tolerance", "snaps_to"]

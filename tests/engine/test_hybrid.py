@@ -24,6 +24,7 @@ from blocksim.blocks import (
     UnitDelay,
 )
 from blocksim.engine.errors import ZenoError
+from blocksim.engine.solvers import RK_PRIVATE_ATTRIBUTES, RK_RESTARTABLE, ScipyStepper
 
 from ..examples_loader import load_example
 from .helpers import Counter
@@ -180,3 +181,90 @@ def test_realtime_paces_major_steps_and_reports_lateness():
     clock = rt["clocks"]["clock 0.05 s"]
     assert clock["hits"] == 7 and clock["overruns"] == 0
     assert 0.0 <= clock["max_lateness"] < 0.05
+
+
+# --- the scipy internals the interpreted stepping relies on (scipy pinned in pyproject) -------
+
+
+def _oscillator(t, y):
+    return np.array([y[1], -y[0] + math.sin(3.0 * t)])
+
+
+@pytest.mark.parametrize("method", RK_RESTARTABLE)
+def test_scipy_runge_kutta_solvers_have_the_private_attributes_restart_writes(method):
+    import scipy
+    from scipy import integrate
+
+    solver = getattr(integrate, method)(_oscillator, 0.0, np.array([1.0, 0.0]), 1.0)
+    for name in RK_PRIVATE_ATTRIBUTES:
+        assert hasattr(solver, name), (
+            f"scipy {scipy.__version__}: {method} has no attribute {name!r}, which "
+            f"blocksim.engine.solvers.ScipyStepper.restart writes to restart the solver in "
+            f"place (it now rebuilds the solver, correct but ~35x slower per segment); adapt "
+            f"RK_PRIVATE_ATTRIBUTES / restart to this scipy and the pin in pyproject.toml")
+
+
+@pytest.mark.parametrize("method", RK_RESTARTABLE)
+def test_a_solver_restarted_in_place_steps_exactly_like_a_fresh_one(method):
+    """ScipyStepper.restart writes t, y, t_bound, f, status, t_old of a running solver; the
+    steps that follow must be those of a new solver started there with the step size it had."""
+    import scipy
+    from scipy import integrate
+
+    rtol, atol = 1e-8, 1e-10
+    stepper = ScipyStepper(method, _oscillator, 0.0, np.array([1.0, 0.0]), 1.0, rtol, atol,
+                           math.inf, None)
+    for _ in range(4):
+        stepper.step()
+    h = stepper.solver.h_abs
+    y1 = np.array([0.3, -0.2])
+    stepper.restart(0.7, y1, 3.0)
+    fresh = getattr(integrate, method)(_oscillator, 0.7, y1, 3.0, rtol=rtol, atol=atol,
+                                       first_step=h)
+    where = (f"scipy {scipy.__version__}: {method} restarted in place by "
+             f"blocksim.engine.solvers.ScipyStepper.restart (writing t, y, t_bound, "
+             f"{', '.join(RK_PRIVATE_ATTRIBUTES)}, status, t_old) no longer steps like a fresh "
+             f"solver; this scipy changed its Runge-Kutta internals: rebuild the solver in "
+             f"restart or adapt it, and the pin in pyproject.toml")
+    while fresh.status == "running":
+        fresh.step()
+        stepper.step()
+        assert stepper.t == fresh.t and np.array_equal(stepper.y, fresh.y), where
+        mid = 0.5 * (fresh.t_old + fresh.t)
+        assert np.array_equal(stepper.interpolate(mid), fresh.dense_output()(mid)), where
+    assert stepper.solver.status == "finished", where
+
+
+@pytest.mark.parametrize("method", RK_RESTARTABLE)
+def test_scipy_runge_kutta_steps_end_with_f_of_the_accepted_state(method):
+    """Segments reuse the signal store of the last right-hand-side call when it was made at
+    the accepted (t, y) itself, recognised by identity (FSAL: the last stage of an explicit
+    Runge-Kutta step). If scipy stops doing so the run stays correct (it re-evaluates), but
+    every recorded step costs one more diagram evaluation."""
+    import scipy
+
+    calls = []
+
+    def rhs(t, y):
+        calls.append((t, y))
+        return _oscillator(t, y)
+
+    stepper = ScipyStepper(method, rhs, 0.0, np.array([1.0, 0.0]), 2.0, 1e-6, 1e-9,
+                           math.inf, None)
+    while stepper.t < 2.0:
+        stepper.step()
+        t_last, y_last = calls[-1]
+        assert t_last == stepper.t and y_last is stepper.y, (
+            f"scipy {scipy.__version__}: {method}.step() no longer ends with fun(t_new, y_new) "
+            f"on the array it keeps as .y, which blocksim.engine.segments relies on to record "
+            f"without re-evaluating the diagram (FSAL)")
+
+
+def test_recording_rk45_steps_costs_no_extra_diagram_evaluation():
+    d = Diagram("lag")
+    d.connect(d.add(Sine(frequency=1.0), name="s"), d.add(Integrator(), name="i"))
+    res = simulate(d, 5.0)
+    assert res.stats["nsteps"] == len(res.t) - 1  # every step recorded, and t = 0
+    # every output evaluation is a right-hand-side call, but the two at the major times 0 and
+    # T (a method without FSAL, e.g. Radau, evaluates once more per recorded step)
+    assert res.stats["noutput_evals"] == res.stats["nfev"] + 2
