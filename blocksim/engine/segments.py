@@ -40,7 +40,9 @@ class Segments:
         self.stepper: Any = None
         # explicit Runge-Kutta methods end a step with f(t_new, y_new) on the very array they
         # accept, so the signal store already holds the outputs there; other methods update
-        # y in place after their last evaluation, and are re-evaluated before recording
+        # y in place after their last evaluation, and are re-evaluated before recording.
+        # Recognised by identity (``self.last is y``), which fails safe: should scipy copy y,
+        # the outputs are re-evaluated (one evaluation more per step; tests/engine/test_hybrid)
         self.fsal = self.solver in ("RK45", "RK23", "DOP853")
         derivatives = ev.derivatives
         outputs = ev.outputs_minor if ev._minor else None
@@ -95,13 +97,15 @@ class Segments:
         self.grid_k = max(self.grid_k, grid.index_after(t))
 
     def _record(self, t: float, y: np.ndarray, evaluate: bool) -> None:
-        """Record (t, y); ``evaluate=False`` when the minor outputs are fresh at (t, y)."""
+        """Record (t, y); ``evaluate=False`` when the minor outputs are fresh at (t, y). The
+        blocks see t clamped to the segment's left limit, as in its steps."""
         run = self.run
+        seen = min(t, self.t_left)
         if evaluate:
-            run.evaluator.outputs(t, y, run.xd)
+            run.evaluator.outputs(seen, y, run.xd)
             run.stats["noutput_evals"] += 1
         else:
-            run.evaluator.outputs_rest(t, y, run.xd)
+            run.evaluator.outputs_rest(seen, y, run.xd)
         run.evaluator.check_finite(t, y)
         run.recorder.record(t, y, run.evaluator.sig)
 
