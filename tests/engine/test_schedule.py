@@ -205,10 +205,15 @@ def test_no_stage_straddles_a_merged_breakpoint(options):
                                rtol=0, atol=1e-12)
 
 
-def hit_crossing_next_to_a_clock(level):
-    """A ramp t crossing ``level`` marked by HitCrossing, sampled by a 0.3 s unit delay."""
-    d = Diagram("crossing")
-    r = d.add(Ramp(start=0.0), name="r")
+def hit_crossing_next_to_a_clock(level, source):
+    """The time t (a Ramp, or the state of an Integrator of 1) crossing ``level`` marked by
+    HitCrossing, sampled by a 0.3 s unit delay."""
+    d = Diagram(f"crossing_{source}")
+    if source == "ramp":
+        r = d.add(Ramp(start=0.0), name="r")
+    else:
+        r = d.add(Integrator(), name="r")
+        d.connect(d.add(Constant(1.0), name="one"), r)
     h = d.add(HitCrossing(offset=level, direction="rising"), name="h")
     z = d.add(UnitDelay(0.3), name="z")
     d.connect(r, h)
@@ -221,13 +226,14 @@ def hit_crossing_next_to_a_clock(level):
     pytest.param({"solver": "rk4", "dt": 0.1}, id="interpreted-rk4"),
     pytest.param({"backend": "compiled", "solver": "rk4", "dt": 0.1}, id="compiled-rk4"),
 ])
-def test_a_crossing_ulps_before_a_hit_takes_effect_at_the_hit(options):
-    near = simulate(hit_crossing_next_to_a_clock(ulps(0.9, -4)), T=1.2, **options)
+@pytest.mark.parametrize("source", ["ramp", "integrator"])
+def test_a_crossing_ulps_before_a_hit_takes_effect_at_the_hit(options, source):
+    near = simulate(hit_crossing_next_to_a_clock(ulps(0.9, -4), source), T=1.2, **options)
     np.testing.assert_array_equal(near.t[near["h.y"] == 1.0], [0.9])
     assert not np.any((near.t > 0.9 - 1e-9) & (near.t < 0.9))
     assert near["z.y"][-1] == 1.0  # the delay sampled the mark at the hit
     # a crossing clearly before the hit is an instant of its own, sampled as 0 at the hit
-    far = simulate(hit_crossing_next_to_a_clock(0.9 - 1e-7), T=1.2, **options)
+    far = simulate(hit_crossing_next_to_a_clock(0.9 - 1e-7, source), T=1.2, **options)
     marked = far.t[far["h.y"] == 1.0]
     assert marked.size == 1 and marked[0] == pytest.approx(0.9 - 1e-7, abs=1e-9)
     assert far["z.y"][-1] == 0.0
