@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from blocksim.engine.block import Block, Port
+from blocksim.engine.compiled.kernels import Kernels
 from blocksim.engine.errors import DiagramError
 
 if TYPE_CHECKING:
@@ -45,6 +46,10 @@ class Inport(Block):
 
     def output(self, t: float, x: Any, u: Sequence[Any]) -> tuple[Any]:
         return (u[0],)
+
+    def kernels(self) -> Kernels:
+        """A pass-through: the compiled back-end aliases the input (no kernel call)."""
+        return Kernels(params=(), routes=(((0, None),),))
 
 
 class Outport(Inport):

@@ -1,48 +1,51 @@
-"""Running a plan in the compiled back-end: generate, compile (cached), integrate, record.
+"""Running a plan in the compiled back-end: build, render, load (cached), integrate, record.
 
-The generated module is written to a cache directory (``$BLOCKSIM_CACHE_DIR``, default
-``~/.cache/blocksim/compiled``) under a name derived from its source, so a second process
-running the same diagram finds numba's cache next to it and does not recompile.
+``plan`` -> :func:`~blocksim.engine.compiled.ir.build` (statements) ->
+:func:`~blocksim.engine.compiled.render.render` (a module source that depends on the diagram's
+structure only) -> :func:`~blocksim.engine.compiled.modules.load_generated` (written once to the
+cache folder, numba-cached next to it) -> its ``run``/``run_batch`` with the parameters as flat
+vectors. ``stats`` tell where compile time went (``compile_kernels``, ``compile_diagram``,
+``compile_loop``, ``compile_load``) and how many functions were really compiled
+(``compiled_functions``: 0 when everything came from the caches).
 """
 
 from __future__ import annotations
 
-import importlib.util
 import math
 import os
-import sys
 import time
-from pathlib import Path
-from types import ModuleType
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from blocksim.engine.clock import EVENT
-from blocksim.engine.compiled.codegen import (
-    Inline,
-    generate,
-    pack_block,
-    pack_params,
-    param_layout,
-    signal_layout,
-    source_hash,
-)
+from blocksim.engine.compiled import ir
+from blocksim.engine.compiled.compile_watch import CompileWatch
 from blocksim.engine.compiled.kernels import Kernels, kernels_of
+from blocksim.engine.compiled.loop import LoopOptions, Status
+from blocksim.engine.compiled.modules import GeneratedModule, load_generated
+from blocksim.engine.compiled.params import ParamLayout, pack_block, pack_params, param_layout
+from blocksim.engine.compiled.steps import METHODS, Method
 from blocksim.engine.config import RunConfig
 from blocksim.engine.errors import BlocksimError, NonFiniteError, SolverError, ZenoError
 from blocksim.engine.plan import Plan
 from blocksim.engine.record import SimResult
+from blocksim.engine.schedule import Schedule, schedule
 
-METHODS = {"euler": 0, "rk4": 1, "RK45": 2}
-_MODULES: dict[str, ModuleType] = {}
+#: events closer than this many event_tol * max(1, T) to each other count as a burst, and a
+#: burst of ZENO_COUNT of them stops the run (Zeno behaviour)
+ZENO_WIDTH = 100.0
+ZENO_COUNT = 50
 
 
 class CompileError(BlocksimError):
     """The diagram cannot run in the compiled back-end (lists the blocks and why)."""
 
 
-def _is_post_run_sink(e: Any) -> bool:
+def _takes_no_part(e: Any) -> bool:
+    """A block with no outputs, no states and no events (a post-run sink: Scope, ...)."""
     b = e.block
     return not e.out_slots and e.states.stop == e.states.start and not b.crossing_directions
 
@@ -52,11 +55,13 @@ def unsupported(plan: Plan) -> list[str]:
     reasons = []
     for e in plan.entries:
         b = e.block
-        if _is_post_run_sink(e):
+        if _takes_no_part(e):
             continue
         k = kernels_of(b)
         if k is None:
             reasons.append(f"{e.name} ({e.kind}): has no compiled kernels")
+        elif k.output is None and k.routes is None and e.out_slots:
+            reasons.append(f"{e.name} ({e.kind}): its kernels have neither output nor routes")
         elif b.crossing_directions and k.crossings is None:
             reasons.append(f"{e.name} ({e.kind}): has zero crossings but no crossings kernel")
         elif b.clock is EVENT and k.on_event is None:
@@ -69,88 +74,9 @@ def can_compile(plan: Plan) -> bool:
     return not unsupported(plan)
 
 
-def cache_dir() -> Path:
-    """Where generated modules (and numba's cache of them) live."""
-    root = os.environ.get("BLOCKSIM_CACHE_DIR") or Path.home() / ".cache" / "blocksim"
-    path = Path(root) / "compiled"
-    path.mkdir(parents=True, exist_ok=True)
-    return path
-
-
-def load_module(plan: Plan, kernels: list[Kernels | None], specialized: bool = False,
-                inline: bool = False, tunable: tuple[np.ndarray, np.ndarray] | None = None
-                ) -> tuple[ModuleType, str, bool]:
-    """Generate, write and import the module of ``plan``; also says whether it was new.
-    ``inline`` writes the scalar parameter values into the source except those ``tunable``
-    marks (boolean masks over pv and pi; see ``codegen.generate``)."""
-    values = [k.params if k is not None else () for k in kernels]
-    params = param_layout(values)
-    fixed = None
-    if inline:
-        pv, pi = pack_params(values, params)
-        masks = tunable or (np.zeros(pv.size, dtype=bool), np.zeros(pi.size, dtype=bool))
-        fixed = Inline(pv, pi, *masks)
-    src = generate(plan, kernels, signal_layout(plan), params, specialized, fixed)
-    name = f"blocksim_plan_{source_hash(src)}"
-    if name in _MODULES:
-        return _MODULES[name], src, False
-    path = cache_dir() / f"{name}.py"
-    fresh = not path.exists()
-    if fresh or path.read_text() != src:
-        tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(src)
-        tmp.replace(path)
-    spec = importlib.util.spec_from_file_location(name, path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    _MODULES[name] = module
-    return module, src, fresh
-
-
-def major_times(plan: Plan, T: float, options: dict[str, Any]) -> tuple[np.ndarray, np.ndarray]:
-    """Sorted major times in [0, T] (clock hits, breakpoints, record grid, T) and which
-    clocks fire at each, shape (n, nclocks)."""
-    tb = plan.timebase
-    times: dict[float, set[int]] = {0.0: set(), float(T): set()}
-    for c_index, c in enumerate(plan.clocks):
-        ticks = tb.next_hit(c, 0)
-        while True:
-            t = tb.to_time(ticks)
-            if t > T:
-                break
-            times.setdefault(t, set()).add(c_index)
-            ticks = tb.next_hit(c, ticks + 1)
-    for k in plan.breakpoint_entries:
-        block = plan.entries[k].block
-        t = block.next_breakpoint(0.0)
-        while t < T:
-            times.setdefault(t, set())
-            t = block.next_breakpoint(t)
-    grid = options.get("record_dt")
-    if grid is None and plan.nx == 0 and not plan.clocks:
-        grid = options.get("dt") or (options["max_step"] if math.isfinite(options["max_step"])
-                                     else T / 1000.0)
-    if grid:
-        known = np.array(sorted(times))
-        for k in range(math.floor(T / grid + 1e-9) + 1):
-            g = k * grid
-            j = int(np.searchsorted(known, g))
-            near = [known[i] for i in (j - 1, j) if 0 <= i < len(known)]
-            if not any(abs(v - g) <= 1e-9 * max(1.0, g) for v in near):
-                times.setdefault(g, set())  # a clock hit or breakpoint already stands there
-    ordered = sorted(times)
-    fired = np.zeros((len(ordered), max(1, len(plan.clocks))), dtype=np.bool_)
-    for i, t in enumerate(ordered):
-        for c in times[t]:
-            fired[i, c] = True
-    return np.array(ordered, dtype=float), fired
-
-
-def _kernels_for(plan: Plan, solver: str) -> list[Kernels | None]:
-    """Every block's kernels (None for post-run sinks), after checking that the plan and the
-    solver can run compiled."""
+def kernels_for(plan: Plan, solver: str) -> list[Kernels | None]:
+    """Every block's kernels (None for the blocks that take no part in a run), after
+    checking that the plan and the solver can run compiled."""
     problems = unsupported(plan)
     if problems:
         raise CompileError("the compiled back-end cannot run this diagram; blocks without "
@@ -158,130 +84,175 @@ def _kernels_for(plan: Plan, solver: str) -> list[Kernels | None]:
                            " (use backend='interpreted', or 'auto' to choose)")
     if solver not in METHODS:
         raise CompileError(f"the compiled back-end integrates with {', '.join(METHODS)}; "
-                           f"got solver {solver!r}")
-    return [None if _is_post_run_sink(e) else kernels_of(e.block) for e in plan.entries]
+                           f"got solver {solver!r} (use backend='interpreted' for it)")
+    return [None if _takes_no_part(e) else kernels_of(e.block) for e in plan.entries]
 
 
 def _params(kernels: list[Kernels | None]) -> list[tuple[Any, ...]]:
     return [k.params if k is not None else () for k in kernels]
 
 
-def _diagram_functions(module: ModuleType, specialized: bool) -> tuple[Any, ...]:
-    """The generated functions the shared loops take (none for the specialised loops)."""
-    if specialized:
-        return ()
-    return (module.evaluate, module.rhs, module.update, module.crossings, module.fire)
+@dataclass(frozen=True)
+class Prepared:
+    """A plan ready to run: its program, parameter layout and generated module."""
+
+    program: ir.Program
+    layout: ParamLayout
+    generated: GeneratedModule
+    kernels: list[Kernels | None]
 
 
-def _fixed_loop_serves(module: ModuleType, solver: str) -> bool:
-    """True when the generated, cached fixed-step loop runs this case: a fixed-step method and
-    a diagram without zero crossings (see :mod:`blocksim.engine.compiled.fixed_loop`)."""
-    return METHODS[solver] in (0, 1) and module.DIRECTIONS.size == 0
+def prepare(plan: Plan, solver: str) -> Prepared:
+    """Check, build, render and load the generated module of ``plan`` (nothing compiled
+    yet: numba compiles, or loads from its cache, at the first call)."""
+    kernels = kernels_for(plan, solver)
+    program = ir.build(plan, kernels)
+    layout = param_layout(_params(kernels))
+    return Prepared(program, layout, load_generated(program, layout), kernels)
 
 
-def _event_args(module: ModuleType, config: RunConfig) -> tuple[Any, ...]:
-    """(directions, stop mask, event_tol, Zeno interval, Zeno count) for the loops."""
+def _schedule(plan: Plan, config: RunConfig) -> Schedule:
+    """The major times (every record grid point among them), as contiguous arrays."""
+    s = schedule(plan, config, grid_major=True)
+    return Schedule(*(np.ascontiguousarray(a) for a in s))
+
+
+def _options(program: ir.Program, config: RunConfig, sched: Schedule, cap: int,
+             record_steps: bool) -> LoopOptions:
+    method = METHODS[config.solver]
     tol = float(config.event_tol)
-    return (module.DIRECTIONS, module.STOP_MASK, tol, 100.0 * tol * max(1.0, config.T), 50)
+    return LoopOptions(int(method), float(config.dt or 0.0), float(config.rtol),
+                       float(config.atol), float(config.max_step), int(cap), record_steps, tol,
+                       ZENO_WIDTH * tol * max(1.0, config.T), ZENO_COUNT,
+                       np.array(program.directions, dtype=np.int64),
+                       np.array(program.stop_mask, dtype=np.bool_),
+                       np.zeros(sched.fired.shape[1], dtype=np.bool_))
 
 
-def _signals(plan: Plan, layout: Any, flat: np.ndarray) -> dict[str, np.ndarray]:
-    """Split recorded flat signal buffers, shape (..., size), into ``"block.port"`` arrays of
+def _first(sched: Schedule) -> Schedule:
+    """The schedule's first major time only (a call that compiles, or loads, the loop)."""
+    return Schedule(*(a[:1] for a in sched))
+
+
+def _compile_stats(watch: CompileWatch, total: float, generated: GeneratedModule
+                   ) -> dict[str, Any]:
+    s = watch.seconds
+    return {"compile_time": total, "compile_kernels": s["kernels"],
+            "compile_diagram": s["diagram"], "compile_loop": s["loop"],
+            "compile_load": max(0.0, total - sum(s.values())),
+            "compiled_functions": len(watch.compiled),
+            "compile_cache": "cold" if watch.compiled else "cached",
+            "generated_module": generated.name}
+
+
+def _signals(program: ir.Program, flat: np.ndarray) -> dict[str, np.ndarray]:
+    """Split recorded flat signal buffers, shape (..., nsig), into ``"block.port"`` arrays of
     shape (..., *port shape)."""
     lead = flat.shape[:-1]
-    signals = {}
-    for name, (start, n, shape) in zip(plan.signal_names, layout.slots):
-        col = flat[..., start:start + n]
-        signals[name] = col[..., 0].copy() if not shape else col.reshape((*lead, *shape))
-    return signals
+    out = {}
+    for s in program.signals:
+        col = flat[..., s.start:s.start + s.size]
+        out[s.name] = col[..., 0].copy() if not s.shape else col.reshape((*lead, *s.shape))
+    return out
 
 
 def run_compiled(plan: Plan, config: RunConfig, stats: dict[str, Any]) -> SimResult:
     """Simulate ``plan`` in the compiled back-end; returns the result (partial on failure,
     raised as the matching SimulationError with ``.result``)."""
-    solver = config.solver
-    kernels = _kernels_for(plan, solver)
     t0 = time.perf_counter()
-
-    specialized = False  # `specialize` is deprecated: no longer passed on
-    # a single specialised run inlines its parameter values; ensembles keep them tunable
-    module, _, fresh = load_module(plan, kernels, specialized, inline=specialized)
-    params = _params(kernels)
-    pv, pi = pack_params(params, param_layout(params))
-    layout = signal_layout(plan)
-    T = config.T
-    times, fired = major_times(plan, T, config.to_dict())
-    dt = float(config.dt or 0.0)
+    prep = prepare(plan, config.solver)
+    program, module = prep.program, prep.generated.module
+    pv, pi = pack_params(_params(prep.kernels), prep.layout)
+    sched = _schedule(plan, config)
+    T, dt = config.T, float(config.dt or 0.0)
+    cap = max(16, sched.times.size * 2 + (int(T / dt) + 2 if dt else 0))
+    opts = _options(program, config, sched, cap, config.record_dt is None)
     args = (pv, pi, np.ascontiguousarray(plan.x0, dtype=float),
-            np.ascontiguousarray(plan.xd0, dtype=float), np.zeros(max(layout.size, 1)))
-    cap = max(16, len(times) * 2 + (int(T / dt) + 2 if dt else 0))
-    ev = _event_args(module, config)
-    if specialized and _fixed_loop_serves(module, solver):
-        def runner(times: np.ndarray, fired: np.ndarray, cap: int) -> tuple[Any, ...]:
-            return module.run_fixed(*args, times, fired, METHODS[solver], dt, cap, True)
-    else:
-        if specialized:
-            loop = module.run_fast
-        else:
-            from blocksim.engine.compiled import shared  # compiled once per installation
-
-            loop = shared.run
-        funcs = _diagram_functions(module, specialized)
-        rest = (METHODS[solver], dt, float(config.rtol), float(config.atol),
-                float(config.max_step))
-
-        def runner(times: np.ndarray, fired: np.ndarray, cap: int) -> tuple[Any, ...]:
-            return loop(*funcs, *args, times, fired, *rest, cap, True, *ev)
-    runner(times[:1], np.ascontiguousarray(fired[:1]), 4)  # compile or load the cache
-    stats["compile_time"] = time.perf_counter() - t0
-    stats["compile_cache"] = "cold" if fresh else "cached-or-warm"
+            np.ascontiguousarray(plan.xd0, dtype=float), np.zeros(program.nsig))
+    with CompileWatch(prep.generated.name, plan.name) as watch:
+        module.run(*args, _first(sched), opts._replace(cap=2))
+    stats.update(_compile_stats(watch, time.perf_counter() - t0, prep.generated))
     t1 = time.perf_counter()
-    while True:
-        nrec, t_rec, x_rec, s_rec, nfev, nsteps, nevents, status = runner(times, fired, cap)
-        if status != 5:  # 5: the fixed-step loop's record buffer was too small
-            break
-        cap *= 2
+    nrec, t_rec, x_rec, s_rec, counters, status = module.run(*args, sched, opts)
     wall = time.perf_counter() - t1
     t_rec, x_rec, s_rec = t_rec[:nrec], x_rec[:nrec], s_rec[:nrec]
-    grid = config.record_dt
-    if grid:
-        on_grid = np.abs(t_rec / grid - np.round(t_rec / grid)) <= 1e-9 * np.maximum(1, t_rec)
-        t_rec, x_rec, s_rec = t_rec[on_grid], x_rec[on_grid], s_rec[on_grid]
-    signals = _signals(plan, layout, s_rec)
     t_final = float(t_rec[-1]) if len(t_rec) else 0.0
+    nfev, nsteps, nevents = counters
     stats.update(nfev=int(nfev), nsteps=int(nsteps), nevents=int(nevents),
-                 nsegments=len(times) - 1, wall_time=wall,
+                 nsegments=len(sched.times) - 1, wall_time=wall,
                  realtime_factor=t_final / wall if wall > 0 else math.inf,
                  t_final=t_final, nrecorded=len(t_rec), backend="compiled")
-    status_text = {0: "success", 1: "failed", 2: "failed", 3: "stopped", 4: "failed"}[int(status)]
-    result = SimResult(t_rec, x_rec, signals, plan.state_names, stats, plan.aliases,
-                       status_text)
-    if status == 3:
+    status = Status(int(status))
+    result = SimResult(t_rec, x_rec, _signals(program, s_rec), plan.state_names, stats,
+                       plan.aliases, "stopped" if status is Status.STOPPED
+                       else ("success" if status is Status.DONE else "failed"))
+    error = member_error(plan, program, status, t_final, s_rec, x_rec, opts, result)
+    if status is Status.STOPPED:
         stoppers = [e.name for e in plan.entries if e.block.stops_simulation]
         result.message = f"stopped by block '{stoppers[0]}' at t={t_final:.9g} s"
-    if status == 4:
-        chatter = [e.name for e in plan.entries if e.block.crossing_directions]
-        names = ", ".join(f"'{c}'" for c in chatter)
-        raise ZenoError(f"block {names} is chattering: 50 events within "
-                        f"{ev[3]:.3g} s of each other up to t={t_final:.9g} s (Zeno behaviour)",
-                        result=result, block=chatter[0] if chatter else None, time=t_final)
-    if status == 1:
-        raise _non_finite(plan, layout, s_rec, x_rec, t_final, result)
-    if status == 2:
-        result.message = f"step size too small at t={t_final:.9g} s"
-        raise SolverError(f"compiled Dormand-Prince: required step size below the spacing of "
-                          f"floating-point numbers after t={t_final:.9g} s; try a stiff "
-                          f"solver in the interpreted back-end", result=result, time=t_final)
+    if error is not None:
+        result.message = str(error)
+        raise error
     return result
 
 
-def _member_params(plans: list[Plan], base: list[Kernels | None],
-                   playout: Any) -> tuple[np.ndarray, np.ndarray]:
+def member_error(plan: Plan, program: ir.Program, status: Status, t: float,
+                 s_rec: np.ndarray, x_rec: np.ndarray, opts: LoopOptions,
+                 result: SimResult | None) -> BlocksimError | None:
+    """The error of a run that ended with ``status`` at ``t`` (None for DONE/STOPPED)."""
+    if status is Status.ZENO:
+        chatter = [e.name for e in plan.entries if e.block.crossing_directions]
+        names = ", ".join(f"'{c}'" for c in chatter)
+        return ZenoError(f"block {names} is chattering: {opts.zeno_count} events within "
+                         f"{opts.zeno_dt:.3g} s of each other up to t={t:.9g} s (Zeno "
+                         f"behaviour)", result=result, block=chatter[0] if chatter else None,
+                         time=t)
+    if status is Status.NONFINITE:
+        return _non_finite(plan, program, s_rec, x_rec, t, result)
+    if status is Status.STEP_TOO_SMALL:
+        return SolverError(f"compiled Dormand-Prince: required step size below the spacing of "
+                           f"floating-point numbers after t={t:.9g} s; try a stiff solver in "
+                           f"the interpreted back-end", result=result, time=t)
+    return None
+
+
+def _non_finite(plan: Plan, program: ir.Program, s_rec: np.ndarray, x_rec: np.ndarray,
+                t: float, result: SimResult | None) -> NonFiniteError:
+    last = s_rec[-1]
+    for step in plan.order:
+        e = plan.entries[step.entry]
+        for p in step.ports:
+            sig = program.signals[e.out_slots[p]]
+            values = last[sig.start:sig.start + sig.size]
+            if not np.all(np.isfinite(values)):
+                port = sig.name.rsplit(".", 1)[1]
+                bad = values[~np.isfinite(values)][0]
+                inputs = ", ".join(
+                    f"{p.name}={_value(last, program.signals[slot])!r}"
+                    for p, slot in zip(e.block.inputs, e.in_slots)) or "(no inputs)"
+                return NonFiniteError(f"signal '{sig.name}' ({e.kind}) is {bad} at "
+                                      f"t={t:.6g} s: a NaN or Inf left block '{e.name}' through "
+                                      f"port '{port}'; its inputs were {inputs}",
+                                      result=result, block=e.name, port=port, time=t)
+    i = int(np.flatnonzero(~np.isfinite(x_rec[-1]))[0])
+    name = plan.state_names[i]
+    return NonFiniteError(f"state '{name}' became {x_rec[-1, i]} at t={t:.6g} s",
+                          result=result, block=name.rsplit(".", 1)[0], time=t)
+
+
+def _value(row: np.ndarray, sig: ir.Signal) -> Any:
+    """A signal's value in a recorded row: a float, or an array of its shape."""
+    v = row[sig.start:sig.start + sig.size]
+    return float(v[0]) if not sig.shape else v.reshape(sig.shape)
+
+
+def member_params(plans: list[Plan], base: list[Kernels | None],
+                  layout: ParamLayout) -> tuple[np.ndarray, np.ndarray]:
     """The (M, nv) and (M, ni) parameter rows of the members. Blocks a member shares with the
     first member (the same object: not overridden) keep the first member's values; only the
     others are repacked. An override that changes a block's compiled form (e.g. adds limits,
     which selects another kernel) is refused, since one generated module serves all."""
-    pv0, pi0 = pack_params(_params(base), playout)
+    pv0, pi0 = pack_params(_params(base), layout)
     PV = np.tile(pv0, (len(plans), 1))
     PI = np.tile(pi0, (len(plans), 1))
     first = plans[0].entries
@@ -291,96 +262,79 @@ def _member_params(plans: list[Plan], base: list[Kernels | None],
                 continue
             kern = kernels_of(e.block)
             ref = base[k]
-            if any(getattr(kern, f) is not getattr(ref, f)
-                   for f in ("output", "deriv", "update", "crossings", "on_event")):
+            if kern is None or any(getattr(kern, f) is not getattr(ref, f) for f in
+                                   ("output", "deriv", "update", "crossings", "on_event")) \
+                    or kern.routes != ref.routes:
                 raise CompileError(
                     f"member {m} changes how block '{e.name}' compiles (another kernel: e.g. "
                     f"limits added or removed); run members of one form per batch, or use "
                     f"backend='interpreted'")
             try:
-                pack_block(kern.params, playout.items[k], PV[m], PI[m])
+                pack_block(kern.params, layout.items[k], PV[m], PI[m])
             except ValueError as exc:
                 raise CompileError(f"member {m}, block '{e.name}': {exc}") from None
     return np.ascontiguousarray(PV), np.ascontiguousarray(PI)
 
 
-def run_batch_compiled(plans: list[Plan], config: RunConfig) -> Any:
-    """Run one member per plan (same structure, different parameters) in a numba prange
-    loop; returns a :class:`~blocksim.engine.batch.BatchResult` without overrides."""
-    from blocksim.engine.batch import BatchResult
+@dataclass(frozen=True)
+class BatchRun:
+    """What a compiled ensemble returns (at the major times): ``t`` (M, n), ``x`` (M, n, nx),
+    ``signals`` by name (M, n, *shape), ``status`` per member, ``errors`` per member (None or
+    the error a single run would raise), and timing ``stats``."""
 
+    times: np.ndarray
+    x: np.ndarray
+    signals: dict[str, np.ndarray]
+    status: list[str]
+    errors: list[BlocksimError | None]
+    stats: dict[str, Any]
+
+
+def run_batch_compiled(plans: list[Plan], config: RunConfig,
+                       threads: int | None = None) -> BatchRun:
+    """Run one member per plan (same structure, different parameters) over rows of the flat
+    parameter vectors (one compiled module for all), in chunks on ``threads`` threads (default:
+    one per CPU) that run without the GIL."""
     plan = plans[0]
-    solver = config.solver
-    base = _kernels_for(plan, solver)
     t0 = time.perf_counter()
-    specialized = False  # `specialize` is deprecated: no longer passed on
-    playout = param_layout(_params(base))
-    PV, PI = _member_params(plans, base, playout)
-    # specialised ensembles inline the parameters every member shares; those the members
-    # vary stay tunable, so one compiled module serves any values of them
-    varies = (~np.all((PV == PV[0]) | (np.isnan(PV) & np.isnan(PV[0])), axis=0),
-              ~np.all(PI == PI[0], axis=0))
-    module, _, _ = load_module(plan, base, specialized, inline=specialized,
-                               tunable=varies)
+    prep = prepare(plan, config.solver)
+    program, module = prep.program, prep.generated.module
+    PV, PI = member_params(plans, prep.kernels, prep.layout)
     X0 = np.ascontiguousarray(np.stack([p.x0 for p in plans]).reshape(len(plans), plan.nx))
     XD0 = np.ascontiguousarray(np.stack([p.xd0 for p in plans]).reshape(len(plans), -1)
                                if plan.xd0.size else np.zeros((len(plans), 0)))
-    layout = signal_layout(plan)
-    T = config.T
-    times, fired = major_times(plan, T, config.to_dict())
-    dt = float(config.dt or 0.0)
-    sig0 = np.zeros(max(layout.size, 1))
-    if specialized and _fixed_loop_serves(module, solver):
-        def runner(PV: np.ndarray, PI: np.ndarray, X0: np.ndarray, XD0: np.ndarray,
-                   times: np.ndarray, fired: np.ndarray) -> tuple[Any, ...]:
-            return module.batch_fixed(PV, PI, X0, XD0, sig0, times, fired, METHODS[solver], dt)
-    else:
-        if specialized:
-            loop = module.batch_fast
-        else:
-            from blocksim.engine.compiled import shared  # compiled once per installation
-
-            loop = shared.run_batch
-        funcs = _diagram_functions(module, specialized)
-        rest = (METHODS[solver], dt, float(config.rtol), float(config.atol),
-                float(config.max_step), *_event_args(module, config))
-
-        def runner(PV: np.ndarray, PI: np.ndarray, X0: np.ndarray, XD0: np.ndarray,
-                   times: np.ndarray, fired: np.ndarray) -> tuple[Any, ...]:
-            return loop(*funcs, PV, PI, X0, XD0, sig0, times, fired, *rest)
-    runner(PV[:1], PI[:1], X0[:1], XD0[:1], times[:1],
-           np.ascontiguousarray(fired[:1]))  # compile or load the cache
-    compile_time = time.perf_counter() - t0
+    sched = _schedule(plan, config)
+    opts = _options(program, config, sched, sched.times.size + 1, False)
+    sig0 = np.zeros(program.nsig)
+    M, n_major = len(plans), sched.times.size
+    t_out = np.full((M, n_major), np.nan)
+    x_out = np.full((M, n_major, plan.nx), np.nan)
+    s_out = np.full((M, n_major, program.nsig), np.nan)
+    counts = np.zeros(M, dtype=np.int64)
+    status = np.zeros(M, dtype=np.int64)
+    t_last = np.zeros(M)
+    x_last = np.full((M, plan.nx), np.nan)
+    s_last = np.full((M, program.nsig), np.nan)
+    outputs = (t_out, x_out, s_out, counts, status, t_last, x_last, s_last)
+    with CompileWatch(prep.generated.name, plan.name) as watch:  # compile (or load) on member 0
+        module.run_batch(PV, PI, X0, XD0, sig0, _first(sched), opts, outputs, 0, 1)
+    stats = _compile_stats(watch, time.perf_counter() - t0, prep.generated)
     t1 = time.perf_counter()
-    _, x_out, s_out, _, status = runner(PV, PI, X0, XD0, times, fired)
+    workers = max(1, min(threads or os.cpu_count() or 1, M))
+    bounds = np.linspace(0, M, workers + 1).astype(int)
+    with ThreadPoolExecutor(workers) as pool:  # run_batch releases the GIL
+        list(pool.map(lambda k: module.run_batch(PV, PI, X0, XD0, sig0, sched, opts, outputs,
+                                                 bounds[k], bounds[k + 1]), range(workers)))
     wall = time.perf_counter() - t1
-    signals = _signals(plan, layout, s_out)
-    text = np.array([{0: "success", 3: "stopped"}.get(int(s), "failed") for s in status])
-    return BatchResult(times, x_out, signals, [], text,
-                       {"compile_time": compile_time, "run_time": wall,
-                        "run_per_member": wall / len(plans)})
+    stats.update(run_time=wall, run_per_member=wall / len(plans))
+    text, errors = [], []
+    for m, code in enumerate(status):
+        st = Status(int(code))
+        text.append({Status.DONE: "success", Status.STOPPED: "stopped"}.get(st, "failed"))
+        errors.append(member_error(plans[m], program, st, float(t_last[m]), s_last[m:m + 1],
+                                   x_last[m:m + 1], opts, None))
+    return BatchRun(sched.times, x_out, _signals(program, s_out), text, errors, stats)
 
 
-def _non_finite(plan: Plan, layout: Any, s_rec: np.ndarray, x_rec: np.ndarray, t: float,
-                result: SimResult) -> NonFiniteError:
-    last = s_rec[-1]
-    for step in plan.order:
-        e = plan.entries[step.entry]
-        for p in step.ports:
-            start, n, _ = layout.slots[e.out_slots[p]]
-            if not np.all(np.isfinite(last[start:start + n])):
-                name = plan.signal_names[e.out_slots[p]]
-                port = name.rsplit(".", 1)[1]
-                result.message = f"signal '{name}' is not finite at t={t:.6g} s"
-                return NonFiniteError(f"signal '{name}' ({e.kind}) is {last[start]} at "
-                                      f"t={t:.6g} s: a NaN or Inf left block '{e.name}' through "
-                                      f"port '{port}'", result=result, block=e.name,
-                                      port=port, time=t)
-    i = int(np.flatnonzero(~np.isfinite(x_rec[-1]))[0])
-    name = plan.state_names[i]
-    result.message = f"state '{name}' is not finite at t={t:.6g} s"
-    return NonFiniteError(f"state '{name}' became {x_rec[-1, i]} at t={t:.6g} s",
-                          result=result, block=name.rsplit(".", 1)[0], time=t)
-
-
-__all__ = ["METHODS", "CompileError", "can_compile", "run_compiled", "unsupported"]
+__all__ = ["METHODS", "BatchRun", "CompileError", "Method", "can_compile", "kernels_for",
+           "prepare", "run_batch_compiled", "run_compiled", "unsupported"]

@@ -1,0 +1,370 @@
+"""The loop functions that call a diagram, copied into every diagram's generated module.
+
+This module is not imported: :func:`blocksim.engine.compiled.loop.loop_source` copies its text
+after the marker line into each generated module, where ``evaluate``, ``rhs``,
+``rhs_record``, ``update``, ``crossings``, ``fire`` (the diagram's functions, see
+:mod:`blocksim.engine.compiled.render`) and ``NX`` (its number of continuous states) are
+defined. There the calls are direct calls of module globals, which numba compiles, inlines and
+caches on disk; ``NX`` is a compile-time constant, so LLVM unrolls the loops over the state.
+
+* :func:`step` — one step of Euler, RK4 or Dormand–Prince 5(4) (the only step code);
+* :func:`initial_step` — scipy's first step size of the adaptive method;
+* :func:`locate` — bisection of a zero crossing inside a step;
+* :func:`major` — what happens at a major time: outputs, events, discrete updates;
+* :func:`run` — one member from 0 to T; :func:`run_batch` — a chunk of members (without the
+  GIL: the back-end runs chunks on several threads).
+
+Major times come from :func:`blocksim.engine.schedule.schedule`: the blocks see
+``eval_times[i]`` at major time ``i``, ``min(t, left_times[i])`` inside the segment that ends
+there, and the result is recorded under ``times[i]`` where ``record[i]``. A zero crossing
+located within ``SNAP_ULPS`` ulp before the end of a segment (or after its ``left_times``)
+takes effect at that major time. Status codes: :class:`blocksim.engine.compiled.loop.Status`.
+"""
+# ruff: noqa: F821 - evaluate, rhs, rhs_record, update, crossings, fire, NX: see above
+
+# ---- copied into every generated module from here ----
+import numpy as np
+from numba import njit
+
+from blocksim.engine.compiled.loop import (
+    Status,
+    any_crossed,
+    append_record,
+    copy_into,
+    crossed,
+    finite,
+    store_member,
+)
+from blocksim.engine.compiled.steps import (
+    DP_A,
+    DP_C,
+    DP_E,
+    RK4_A,
+    RK4_C,
+    Method,
+    next_grid_time,
+    rms,
+)
+from blocksim.engine.schedule import SNAP_ULPS
+
+_EULER = int(Method.EULER)
+_RK4 = int(Method.RK4)
+_DOPRI = int(Method.DOPRI)
+_DONE = int(Status.DONE)
+_NONFINITE = int(Status.NONFINITE)
+_STEP_TOO_SMALL = int(Status.STEP_TOO_SMALL)
+_STOPPED = int(Status.STOPPED)
+_ZENO = int(Status.ZENO)
+
+
+@njit(cache=True)
+def step(method, t, x, f0, hh, t_left, xd, pv, pi, sig, K, ytmp, ynew, err, scale, rtol, atol):
+    """One step of size ``hh`` from ``(t, x)`` with ``f0 = f(t, x)`` into ``ynew``; the blocks
+    see stage times ``min(t, t_left)``. Returns ``(error norm, rhs evaluations)``: scipy's
+    norm (< 1 accepts) for Dormand-Prince, 0.0 for the fixed-step methods. ``K`` (7, n) holds
+    the stages; after a Dormand-Prince step ``K[6]`` is f at the new point (first same as
+    last). The one step of every loop: Euler, or the explicit Runge-Kutta stages of RK4 or
+    Dormand-Prince 5(4) from their tableaus."""
+    n = NX
+    if method == _EULER:
+        for j in range(n):
+            ynew[j] = x[j] + hh * f0[j]
+        return 0.0, 0
+    dopri = method == _DOPRI
+    A = DP_A if dopri else RK4_A
+    C = DP_C if dopri else RK4_C
+    for j in range(n):
+        K[0, j] = f0[j]
+    for s in range(1, A.shape[0]):
+        for j in range(n):
+            acc = 0.0
+            for q in range(s):
+                acc += A[s, q] * K[q, j]
+            ytmp[j] = x[j] + hh * acc
+        rhs(min(t + C[s] * hh, t_left), ytmp, xd, pv, pi, sig, K[s])
+    if dopri:  # the last stage was at the new point
+        for j in range(n):
+            ynew[j] = ytmp[j]
+            acc = 0.0
+            for q in range(7):
+                acc += DP_E[q] * K[q, j]
+            err[j] = hh * acc
+            scale[j] = atol + max(abs(x[j]), abs(ynew[j])) * rtol
+        return rms(err, scale), 6
+    h6 = hh / 6.0
+    for j in range(n):
+        ynew[j] = x[j] + h6 * (f0[j] + 2.0 * (K[1, j] + K[2, j]) + K[3, j])
+    return 0.0, 3
+
+
+@njit(cache=True)
+def initial_step(t, x, f, t_end, t_left, xd, pv, pi, sig, ytmp, f1, err, scale, rtol, atol):
+    """scipy's ``select_initial_step`` for an order-4 error estimate: the first step size of
+    the adaptive method (one rhs evaluation, into ``f1``)."""
+    n = NX
+    for j in range(n):
+        scale[j] = atol + abs(x[j]) * rtol
+    d0 = rms(x, scale)
+    d1 = rms(f, scale)
+    h0 = 1e-6 if (d0 < 1e-5 or d1 < 1e-5) else 0.01 * d0 / d1
+    h0 = min(h0, t_end - t)
+    for j in range(n):
+        ytmp[j] = x[j] + h0 * f[j]
+    rhs(min(t + h0, t_left), ytmp, xd, pv, pi, sig, f1)
+    for j in range(n):
+        err[j] = f1[j] - f[j]
+    d2 = rms(err, scale) / h0
+    if d1 <= 1e-15 and d2 <= 1e-15:
+        h1 = max(1e-6, h0 * 1e-3)
+    else:
+        h1 = (0.01 / max(d1, d2)) ** 0.2
+    return min(100 * h0, h1)
+
+
+@njit(cache=True)
+def locate(method, t, x, f, hh, t_end, t_left, xd, pv, pi, sig, K, ytmp, ynew, ytry, err,
+           scale, g_prev, g_now, opts):
+    """A crossing happened in the step of length ``hh`` from ``(t, x)``: bisect the step
+    length to ``event_tol`` (re-stepping from ``t``), then redo the step up to the crossing
+    into ``ynew`` — or, when the crossing lies within a few ulp of the major time ``t_end``
+    that ends the step (:func:`blocksim.engine.schedule.snaps_to`), the whole step, leaving
+    the crossing to that major time. Returns ``(step length, crossing inside, rhs
+    evaluations)``; ``g_prev`` ends as the crossing values just before the crossing."""
+    nfev = 0
+    a, b = 0.0, hh
+    tol = opts.event_tol * max(1.0, abs(t + hh))
+    while True:
+        last = b - a <= tol
+        c = a if last else 0.5 * (a + b)
+        if last and a == 0.0:
+            break
+        _, ne = step(method, t, x, f, c, t_left, xd, pv, pi, sig, K, ytmp, ytry, err, scale,
+                     opts.rtol, opts.atol)
+        nfev += ne
+        evaluate(min(t + c, t_left), ytry, xd, pv, pi, sig, 1, opts.none_fired)
+        crossings(t + c, ytry, xd, pv, pi, sig, g_now)
+        if last:
+            copy_into(g_prev, g_now)
+            break
+        if any_crossed(g_prev, g_now, opts.directions):
+            b = c
+        else:
+            a = c
+    t_snap = t_end - SNAP_ULPS * (np.nextafter(t_end, np.inf) - t_end)
+    inside = not (t + hh >= t_end and (t + b >= t_snap or t + b > t_left))
+    length = b if inside else hh
+    _, ne = step(method, t, x, f, length, t_left, xd, pv, pi, sig, K, ytmp, ynew, err, scale,
+                 opts.rtol, opts.atol)
+    return length, inside, nfev + ne
+
+
+@njit(cache=True)
+def major(t, mode, row, x, xd, x_new, xd_new, pv, pi, sig, g_prev, g_now, mask, first,
+          events, opts):
+    """Outputs, events and discrete updates at a major instant ``t`` (mode 3 at t = 0, 2 at a
+    scheduled major time, 1 at an event inside a segment). ``events`` = ``[count, burst,
+    time of the last]`` is updated in place. Returns a status (DONE, STOPPED or ZENO)."""
+    status = _DONE
+    nz = opts.directions.size
+    evaluate(t, x, xd, pv, pi, sig, mode, row)
+    if nz > 0:
+        crossings(t, x, xd, pv, pi, sig, g_now)
+        anyhit = False
+        for z in range(nz):
+            if first:
+                mask[z] = opts.stop_mask[z] and g_now[z] >= 0.0
+            else:
+                mask[z] = crossed(g_prev[z], g_now[z], opts.directions[z])
+            anyhit = anyhit or mask[z]
+        if anyhit:
+            events[0] += 1.0
+            events[1] = events[1] + 1.0 if t - events[2] <= opts.zeno_dt else 0.0
+            events[2] = t
+            copy_into(x_new, x)
+            copy_into(xd_new, xd)
+            stop = fire(t, x, xd, pv, pi, sig, mask, x_new, xd_new)
+            copy_into(x, x_new)
+            copy_into(xd, xd_new)
+            evaluate(t, x, xd, pv, pi, sig, 2 if mode == 3 else mode, row)
+            crossings(t, x, xd, pv, pi, sig, g_now)
+            if stop:
+                status = _STOPPED
+            elif events[1] >= opts.zeno_count:
+                status = _ZENO
+        copy_into(g_prev, g_now)
+    if mode >= 2:
+        any_fired = False
+        for c in range(row.size):
+            any_fired = any_fired or row[c]
+        if any_fired:
+            copy_into(xd_new, xd)
+            update(t, x, xd, pv, pi, sig, row, xd_new)
+            copy_into(xd, xd_new)
+    return status
+
+
+@njit(cache=True, nogil=True)
+def run(pv, pi, x0, xd0, sig0, sched, opts):
+    """Simulate one member from ``sched.times[0]`` to ``sched.times[-1]``: returns ``(nrec,
+    t_rec, x_rec, s_rec, (nfev, nsteps, nevents), status)``; the buffers hold ``nrec`` rows.
+    ``sched`` is a :class:`blocksim.engine.schedule.Schedule`, ``opts`` a
+    :class:`blocksim.engine.compiled.loop.LoopOptions`."""
+    n = NX
+    nz = opts.directions.size
+    method = opts.method
+    x = x0.copy()
+    xd = xd0.copy()
+    x_new = x0.copy()
+    xd_new = xd0.copy()
+    sig = sig0.copy()
+    cap = max(opts.cap, 2)
+    t_rec = np.empty(cap)
+    x_rec = np.empty((cap, n))
+    s_rec = np.empty((cap, sig.size))
+    nrec = 0
+    nfev = 0
+    nsteps = 0
+    events = np.array([0.0, 0.0, -np.inf])  # count, burst, time of the last
+    K = np.zeros((7, n))
+    ytmp = np.empty(n)
+    ynew = np.empty(n)
+    ytry = np.empty(n)
+    f = np.empty(n)
+    scale = np.empty(n)
+    err = np.empty(n)
+    g_prev = np.zeros(nz)
+    g_now = np.zeros(nz)
+    mask = np.zeros(nz, dtype=np.bool_)
+    h = -1.0
+    times = sched.times
+    nmajor = times.size
+    i = 0
+    t = times[0]
+    status = _DONE
+    while True:
+        on_schedule = i < nmajor and t == times[i]
+        if on_schedule:
+            te = sched.eval_times[i]
+            status = major(te, 3 if i == 0 else 2, sched.fired[i], x, xd, x_new, xd_new, pv,
+                           pi, sig, g_prev, g_now, mask, i == 0, events, opts)
+        else:  # an event inside a segment
+            te = t
+            status = major(t, 1, opts.none_fired, x, xd, x_new, xd_new, pv, pi, sig, g_prev,
+                           g_now, mask, False, events, opts)
+        if sched.record[i] if on_schedule else opts.record_steps:
+            t_rec, x_rec, s_rec, nrec = append_record(t_rec, x_rec, s_rec, nrec, t, x, sig)
+        if not (finite(sig) and finite(x)):
+            status = _NONFINITE
+        if status != _DONE:
+            break
+        if on_schedule:
+            t = te  # the next segment starts at the cluster's latest instant
+            i += 1
+        if i >= nmajor:
+            break
+        t_end = times[i]
+        if n == 0 and nz == 0:  # nothing to integrate, no crossing to locate
+            t = t_end
+            continue
+        # ---- integrate from t towards t_end (one segment) ----
+        t_left = sched.left_times[i]  # blocks see min(t, t_left) inside the segment
+        event = False
+        first_step = True
+        record_here = False
+        while t < t_end:
+            # f(t, x), with the signals to record when recording this step's start
+            if n > 0 and (first_step or method != _DOPRI):
+                if record_here:
+                    rhs_record(min(t, t_left), x, xd, pv, pi, sig, f)
+                else:
+                    rhs(min(t, t_left), x, xd, pv, pi, sig, f)
+                nfev += 1
+            else:  # Dormand-Prince: first same as last
+                copy_into(f, K[6])
+                if record_here:
+                    evaluate(min(t, t_left), x, xd, pv, pi, sig, 1, opts.none_fired)
+            if record_here:
+                t_rec, x_rec, s_rec, nrec = append_record(t_rec, x_rec, s_rec, nrec, t, x, sig)
+                if not (finite(sig) and finite(x)):
+                    status = _NONFINITE
+                    break
+            if n > 0 and method == _DOPRI and h <= 0.0:
+                h = initial_step(t, x, f, t_end, t_left, xd, pv, pi, sig, ytmp, K[1], err,
+                                 scale, opts.rtol, opts.atol)
+                nfev += 1
+            # one step (Dormand-Prince: until its error is accepted)
+            rejected = False
+            hmin = 10 * abs(np.nextafter(t, np.inf) - t)
+            while True:
+                if n == 0:  # no state: one step to the segment end (crossings only)
+                    t_new = t_end
+                elif method == _DOPRI:
+                    h = min(h, opts.max_step)
+                    if h < hmin:
+                        status = _STEP_TOO_SMALL
+                        break
+                    t_new = t + h if t + h < t_end else t_end
+                else:
+                    t_new = next_grid_time(t, opts.dt, t_end)
+                hh = t_new - t
+                en, ne = step(method, t, x, f, hh, t_left, xd, pv, pi, sig, K, ytmp, ynew, err,
+                              scale, opts.rtol, opts.atol)
+                nfev += ne
+                if n == 0 or method != _DOPRI:
+                    break
+                if en < 1.0:
+                    factor = 10.0 if en == 0.0 else min(10.0, 0.9 * en ** -0.2)
+                    if rejected:
+                        factor = min(1.0, factor)
+                    h = hh * factor if t_new < t_end else max(h, hh * factor)
+                    break
+                h = hh * max(0.2, 0.9 * en ** -0.2)
+                rejected = True
+            if status != _DONE:
+                break
+            nsteps += 1
+            if nz > 0:
+                evaluate(min(t_new, t_left), ynew, xd, pv, pi, sig, 1, opts.none_fired)
+                crossings(t_new, ynew, xd, pv, pi, sig, g_now)
+                if any_crossed(g_prev, g_now, opts.directions):
+                    hh, event, ne = locate(method, t, x, f, hh, t_end, t_left, xd, pv, pi, sig,
+                                           K, ytmp, ynew, ytry, err, scale, g_prev, g_now, opts)
+                    nfev += ne
+                    t_new = t + hh if event else t_new
+                else:
+                    copy_into(g_prev, g_now)
+            t = t_new
+            copy_into(x, ynew)
+            if not opts.record_steps and not finite(x):  # not recorded below: record it here
+                evaluate(min(t, t_left), x, xd, pv, pi, sig, 1, opts.none_fired)
+                t_rec, x_rec, s_rec, nrec = append_record(t_rec, x_rec, s_rec, nrec, t, x, sig)
+                status = _NONFINITE
+                break
+            if event or t >= t_end:
+                break
+            first_step = False
+            record_here = opts.record_steps and t_end - t > 1e-12 * max(1.0, t_end)
+        if status != _DONE:
+            break
+        if not event:
+            t = t_end
+    return nrec, t_rec, x_rec, s_rec, (nfev, nsteps, int(events[0])), status
+
+
+@njit(cache=True, nogil=True)
+def run_batch(PV, PI, X0, XD0, sig0, sched, opts, out, lo, hi):
+    """Run members ``lo`` to ``hi - 1`` (rows of ``PV``/``PI``/``X0``/``XD0``) one after the
+    other into their rows of ``out = (t (M, n), x (M, n, nx), sig (M, n, nsig), counts (M,),
+    status (M,), last t (M,), last x (M, nx), last sig (M, nsig))``: the scheduled major
+    times recorded, and the last row recorded (where a failed member stopped). It releases
+    the GIL: the back-end runs chunks of members on several threads at once."""
+    T_out, X_out, S_out, counts, status, t_last, x_last, s_last = out
+    for m in range(lo, hi):
+        nrec, t_rec, x_rec, s_rec, _, st = run(PV[m], PI[m], X0[m], XD0[m], sig0, sched, opts)
+        counts[m] = store_member(T_out[m], X_out[m], S_out[m], sched.times, t_rec, x_rec,
+                                 s_rec, nrec)
+        status[m] = st
+        if nrec > 0:
+            t_last[m] = t_rec[nrec - 1]
+            copy_into(x_last[m], x_rec[nrec - 1])
+            copy_into(s_last[m], s_rec[nrec - 1])
