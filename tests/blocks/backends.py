@@ -8,14 +8,15 @@ from blocksim import Diagram, simulate
 
 
 def assert_backends_agree(d: Diagram, T: float = 0.5, dt: float = 0.05,
-                          close: dict[str, float] | None = None, state_rtol: float = 0.0) -> None:
-    """``simulate(d, T, solver="rk4", dt=dt)`` on the compiled and the interpreted back-ends
-    gives the same times, states and signals: bitwise, except the signals named in ``close``,
-    equal to that relative tolerance (BLAS/LAPACK against loops), and the states to
-    ``state_rtol``."""
+                          close: dict[str, float] | None = None, state_rtol: float = 0.0,
+                          solver: str = "rk4") -> None:
+    """``simulate(d, T, solver=solver, dt=dt)`` (a fixed-step solver) on the compiled and the
+    interpreted back-ends gives the same times, states and signals: bitwise, except the signals
+    named in ``close``, equal to that relative tolerance (BLAS/LAPACK against loops), and the
+    states to ``state_rtol``."""
     close = close or {}
-    a = simulate(d, T, solver="rk4", dt=dt, backend="compiled")
-    b = simulate(d, T, solver="rk4", dt=dt, backend="interpreted")
+    a = simulate(d, T, solver=solver, dt=dt, backend="compiled")
+    b = simulate(d, T, solver=solver, dt=dt, backend="interpreted")
     np.testing.assert_array_equal(a.t, b.t)
     assert sorted(a.signals) == sorted(b.signals)
     for name in b.signals:

@@ -5,22 +5,24 @@ interpreted blocks share with them. Argument order ``(t, x, u..., params)``; see
 
 Scalar kernels return floats / tuples of floats and index ``x[0], x[1]`` directly, so they
 never allocate; array kernels allocate their result only. Choices that change types or control
-flow (scalar vs array, limited or not, companion vs dense, order) select a kernel in the block's
-``kernels()``; numbers are ``params``, so a parameter sweep reuses the code. ``params`` layouts
-are documented in each block's ``kernels()``.
+flow (scalar vs array, limited or not) select a kernel in the block's ``kernels()``; the linear
+systems have one kernel pair per block kind for every order, unrolled over the order that numba
+reads from the params' type (see the section below). Numbers are ``params``, so a parameter
+sweep reuses the code. ``params`` layouts are documented in each block's ``kernels()``.
 """
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numba
 import numpy as np
+from numba import types
+from numba.cpython.unsafe.tuple import tuple_setitem
+from numba.extending import overload
 
-from blocksim.blocks._shared import _clip
-
-#: largest order with unrolled pure-Python kernels
-MAX_FAST_ORDER = 4
+from blocksim.blocks._shared import _clip, _compiled_only
 
 _njit = numba.njit(cache=True)
 
@@ -98,343 +100,278 @@ def integrator_deriv_array_limited(t, x, u, p):
 
 
 # -- linear systems x' = A x + B u (or x[k+1] = ...), y = C x + D u
-# SISO, n <= MAX_FAST_ORDER: params = (d, c_0 .. c_{n-1}, <state coefficients>) all floats,
-# the state coefficients being the first row a_0 .. a_{n-1} of a companion A (B = e_0) or the
-# rows of a dense A followed by b_0 .. b_{n-1}. SISO, larger n: (d, c, a) or (d, c, A, b) with
-# arrays. Static gain (n = 0): (d,). Multi-input or multi-output: (A, B, C, D) 2-D arrays.
-@_njit
-def lti_output_zero(t, x, u, p):
-    """y = 0 (a zero static gain; never reads u)."""
-    return 0.0
+#
+# One kernel pair per block kind, for every order: ``tf_output``/``tf_state`` for a
+# TransferFunction (controller canonical form: companion A, B = e_0) and ``ss_output``/
+# ``ss_state`` for a StateSpace; the discrete blocks use the same kernels (``update`` being
+# ``A x + B u``). The order comes from the params' numba *type*:
+#
+# * few coefficients (at most MAX_FLOAT_PARAMS floats, single input and output): the params are
+#   floats, so numba types them as a UniTuple whose length gives the order n at compile time;
+#   the overloads below unroll over it and return a tuple built with ``tuple_setitem``, which
+#   allocates nothing. TransferFunction ``(d, c_0 .. c_{n-1}, a_0 .. a_{n-1})`` (a: first row
+#   of A; n = 0 is a static gain ``(d,)``), StateSpace ``(d, c_0 .. c_{n-1}, A row-major ..,
+#   b_0 .. b_{n-1})``.
+# * larger systems: float64 arrays, loops, and array results. TransferFunction ``(d, c, a)``,
+#   StateSpace ``(A, B, C, D)`` with B (n, m), D (q, m) and C a row (n,) when the output is a
+#   float (q = 1), (q, n) otherwise; a float input u means m = 1.
+#
+# Sums run in index order, ``c . x`` then ``+ d u`` (as the interpreted pure-Python paths). A term
+# of D that is zero is skipped, so a strictly proper system's output never reads u (the engine
+# may call it before u is known).
+
+#: largest number of float coefficients passed as floats (unrolled kernels, tuple results)
+MAX_FLOAT_PARAMS = 32
 
 
-@_njit
-def lti_output_gain(t, x, u, p):
-    """y = d u; params (d,)."""
-    return p[0] * u
+def _floats(p: Any) -> bool:
+    """Typing helper: ``p`` is a tuple of floats only (the unrolled layouts)."""
+    return isinstance(p, types.BaseTuple) and all(isinstance(ty, types.Float) for ty in p.types)
 
 
-@_njit
-def lti_output_strict_1(t, x, u, p):
-    return p[1] * x[0]
+def _tf_y(x: Any, u: Any, p: Any) -> Any:
+    """y = c . x + d u of a TransferFunction (compiled only)."""
+    return _compiled_only()
 
 
-@_njit
-def lti_output_strict_2(t, x, u, p):
-    return p[1] * x[0] + p[2] * x[1]
+@overload(_tf_y, inline="always")
+def _tf_y_compiled(x, u, p):  # type: ignore[no-untyped-def]
+    if _floats(p):
+        n = (len(p.types) - 1) // 2
+
+        def unrolled(x, u, p):  # type: ignore[no-untyped-def]
+            y = 0.0
+            for j in range(n):
+                y += p[1 + j] * x[j]
+            if p[0] != 0.0:
+                y = y + p[0] * u
+            return y
+        return unrolled
+
+    def loops(x, u, p):  # type: ignore[no-untyped-def]
+        d = p[0]
+        c = p[1]
+        y = 0.0
+        for j in range(c.size):
+            y += c[j] * x[j]
+        if d != 0.0:
+            y = y + d * u
+        return y
+    return loops
 
 
-@_njit
-def lti_output_strict_3(t, x, u, p):
-    return p[1] * x[0] + p[2] * x[1] + p[3] * x[2]
+def _tf_dx(x: Any, u: Any, p: Any) -> Any:
+    """A x + e_0 u for a companion A with first row a (compiled only)."""
+    return _compiled_only()
 
 
-@_njit
-def lti_output_strict_4(t, x, u, p):
-    return p[1] * x[0] + p[2] * x[1] + p[3] * x[2] + p[4] * x[3]
+@overload(_tf_dx, inline="always")
+def _tf_dx_compiled(x, u, p):  # type: ignore[no-untyped-def]
+    if _floats(p):
+        n = (len(p.types) - 1) // 2
+        lo, hi = 1 + n, 1 + 2 * n
 
+        def unrolled(x, u, p):  # type: ignore[no-untyped-def]
+            s = 0.0
+            for j in range(n):
+                s += p[lo + j] * x[j]
+            dx = p[lo:hi]  # a UniTuple of n floats, overwritten
+            dx = tuple_setitem(dx, 0, s + u)
+            for i in range(1, n):
+                dx = tuple_setitem(dx, i, x[i - 1])
+            return dx
+        return unrolled
 
-@_njit
-def lti_output_ft_1(t, x, u, p):
-    return p[1] * x[0] + p[0] * u
-
-
-@_njit
-def lti_output_ft_2(t, x, u, p):
-    return p[1] * x[0] + p[2] * x[1] + p[0] * u
-
-
-@_njit
-def lti_output_ft_3(t, x, u, p):
-    return p[1] * x[0] + p[2] * x[1] + p[3] * x[2] + p[0] * u
-
-
-@_njit
-def lti_output_ft_4(t, x, u, p):
-    return p[1] * x[0] + p[2] * x[1] + p[3] * x[2] + p[4] * x[3] + p[0] * u
-
-
-@_njit
-def lti_output_strict_n(t, x, u, p):
-    """y = c . x; params (d, c, ...) with c an array."""
-    c = p[1]
-    y = 0.0
-    for j in range(c.size):
-        y += c[j] * x[j]
-    return y
-
-
-@_njit
-def lti_output_ft_n(t, x, u, p):
-    """y = c . x + d u; params (d, c, ...) with c an array."""
-    c = p[1]
-    y = 0.0
-    for j in range(c.size):
-        y += c[j] * x[j]
-    return y + p[0] * u
-
-
-@_njit
-def lti_state_companion_2(t, x, u, p):
-    _, _, _, a0, a1 = p
-    x0 = x[0]
-    return (a0 * x0 + a1 * x[1] + u, x0)
-
-
-@_njit
-def lti_state_companion_3(t, x, u, p):
-    _, _, _, _, a0, a1, a2 = p
-    x0 = x[0]
-    x1 = x[1]
-    return (a0 * x0 + a1 * x1 + a2 * x[2] + u, x0, x1)
-
-
-@_njit
-def lti_state_companion_4(t, x, u, p):
-    _, _, _, _, _, a0, a1, a2, a3 = p
-    x0 = x[0]
-    x1 = x[1]
-    x2 = x[2]
-    return (a0 * x0 + a1 * x1 + a2 * x2 + a3 * x[3] + u, x0, x1, x2)
-
-
-@_njit
-def lti_state_dense_1(t, x, u, p):
-    _, _, a00, b0 = p
-    return (a00 * x[0] + b0 * u,)
-
-
-@_njit
-def lti_state_dense_2(t, x, u, p):
-    _, _, _, a00, a01, a10, a11, b0, b1 = p
-    x0 = x[0]
-    x1 = x[1]
-    return (a00 * x0 + a01 * x1 + b0 * u, a10 * x0 + a11 * x1 + b1 * u)
-
-
-@_njit
-def lti_state_dense_3(t, x, u, p):
-    (_, _, _, _, a00, a01, a02, a10, a11, a12, a20, a21, a22, b0, b1, b2) = p
-    x0 = x[0]
-    x1 = x[1]
-    x2 = x[2]
-    return (a00 * x0 + a01 * x1 + a02 * x2 + b0 * u,
-            a10 * x0 + a11 * x1 + a12 * x2 + b1 * u,
-            a20 * x0 + a21 * x1 + a22 * x2 + b2 * u)
-
-
-@_njit
-def lti_state_dense_4(t, x, u, p):
-    (_, _, _, _, _, a00, a01, a02, a03, a10, a11, a12, a13, a20, a21, a22, a23,
-     a30, a31, a32, a33, b0, b1, b2, b3) = p
-    x0 = x[0]
-    x1 = x[1]
-    x2 = x[2]
-    x3 = x[3]
-    return (a00 * x0 + a01 * x1 + a02 * x2 + a03 * x3 + b0 * u,
-            a10 * x0 + a11 * x1 + a12 * x2 + a13 * x3 + b1 * u,
-            a20 * x0 + a21 * x1 + a22 * x2 + a23 * x3 + b2 * u,
-            a30 * x0 + a31 * x1 + a32 * x2 + a33 * x3 + b3 * u)
-
-
-@_njit
-def lti_state_companion_n(t, x, u, p):
-    """A x + e_0 u for a companion A with first row a; params (d, c, a) arrays."""
-    a = p[2]
-    n = a.size
-    dx = np.empty(n)
-    s = 0.0
-    for j in range(n):
-        s += a[j] * x[j]
-    dx[0] = s + u
-    for i in range(1, n):
-        dx[i] = x[i - 1]
-    return dx
-
-
-@_njit
-def lti_state_dense_n(t, x, u, p):
-    """A x + b u; params (d, c, A, b) arrays."""
-    A = p[2]
-    b = p[3]
-    n = b.size
-    dx = np.empty(n)
-    for i in range(n):
+    def loops(x, u, p):  # type: ignore[no-untyped-def]
+        a = p[2]
+        n = a.size
+        dx = np.empty(n)
         s = 0.0
         for j in range(n):
-            s += A[i, j] * x[j]
-        dx[i] = s + b[i] * u
-    return dx
+            s += a[j] * x[j]
+        dx[0] = s + u
+        for i in range(1, n):
+            dx[i] = x[i - 1]
+        return dx
+    return loops
 
 
-@_njit
-def lti_state_si(t, x, u, p):
-    """A x + B u, scalar u (m = 1); params (A, B, C, D)."""
-    A = p[0]
-    B = p[1]
-    n = A.shape[0]
-    dx = np.empty(n)
-    for i in range(n):
-        s = 0.0
-        for j in range(n):
-            s += A[i, j] * x[j]
-        dx[i] = s + B[i, 0] * u
-    return dx
+def _times_u(M: Any, i: int, u: Any) -> float:
+    """Row i of M times u (a float: m = 1, or an array), skipping zero terms (compiled only)."""
+    return _compiled_only()
 
 
-@_njit
-def lti_state_mi(t, x, u, p):
-    """A x + B u, vector u (m > 1); params (A, B, C, D)."""
-    A = p[0]
-    B = p[1]
-    n, m = B.shape
-    dx = np.empty(n)
-    for i in range(n):
-        s = 0.0
-        for j in range(n):
-            s += A[i, j] * x[j]
+@overload(_times_u, inline="always")
+def _times_u_compiled(M, i, u):  # type: ignore[no-untyped-def]
+    if isinstance(u, types.Float):
+        return lambda M, i, u: M[i, 0] * u if M[i, 0] != 0.0 else 0.0
+
+    def row(M, i, u):  # type: ignore[no-untyped-def]
         r = 0.0
-        for k in range(m):
-            r += B[i, k] * u[k]
-        dx[i] = s + r
-    return dx
+        for k in range(M.shape[1]):
+            if M[i, k] != 0.0:
+                r += M[i, k] * u[k]
+        return r
+    return row
+
+
+def _ss_y(x: Any, u: Any, p: Any) -> Any:
+    """y = C x + D u of a StateSpace (compiled only)."""
+    return _compiled_only()
+
+
+@overload(_ss_y, inline="always")
+def _ss_y_compiled(x, u, p):  # type: ignore[no-untyped-def]
+    if _floats(p):
+        n = math.isqrt(len(p.types)) - 1
+
+        def unrolled(x, u, p):  # type: ignore[no-untyped-def]
+            y = 0.0
+            for j in range(n):
+                y += p[1 + j] * x[j]
+            if p[0] != 0.0:
+                y = y + p[0] * u
+            return y
+        return unrolled
+    if p.types[2].ndim == 1:  # one output: a float
+
+        def row(x, u, p):  # type: ignore[no-untyped-def]
+            c = p[2]
+            y = 0.0
+            for j in range(c.size):
+                y += c[j] * x[j]
+            return y + _times_u(p[3], 0, u)
+        return row
+
+    def rows(x, u, p):  # type: ignore[no-untyped-def]
+        C = p[2]
+        D = p[3]
+        q, n = C.shape
+        y = np.empty(q)
+        for i in range(q):
+            s = 0.0
+            for j in range(n):
+                s += C[i, j] * x[j]
+            y[i] = s + _times_u(D, i, u)
+        return y
+    return rows
+
+
+def _ss_dx(x: Any, u: Any, p: Any) -> Any:
+    """A x + B u of a StateSpace (compiled only)."""
+    return _compiled_only()
+
+
+@overload(_ss_dx, inline="always")
+def _ss_dx_compiled(x, u, p):  # type: ignore[no-untyped-def]
+    if _floats(p):
+        n = math.isqrt(len(p.types)) - 1
+        a0, b0 = 1 + n, 1 + n + n * n  # constants: the slice below must be static
+
+        def unrolled(x, u, p):  # type: ignore[no-untyped-def]
+            dx = p[1:a0]  # a UniTuple of n floats, overwritten
+            for i in range(n):
+                s = 0.0
+                for j in range(n):
+                    s += p[a0 + i * n + j] * x[j]
+                dx = tuple_setitem(dx, i, s + p[b0 + i] * u)
+            return dx
+        return unrolled
+
+    def loops(x, u, p):  # type: ignore[no-untyped-def]
+        A = p[0]
+        B = p[1]
+        n = A.shape[0]
+        dx = np.empty(n)
+        for i in range(n):
+            s = 0.0
+            for j in range(n):
+                s += A[i, j] * x[j]
+            dx[i] = s + _times_u(B, i, u)
+        return dx
+    return loops
 
 
 @_njit
-def lti_output_so_strict(t, x, u, p):
-    """y = C x, p = 1 (float); params (A, B, C, D)."""
-    C = p[2]
-    y = 0.0
-    for j in range(C.shape[1]):
-        y += C[0, j] * x[j]
-    return y
+def tf_output(t, x, u, p):
+    """TransferFunction y = c . x + d u (u read only when d != 0); params above."""
+    return _tf_y(x, u, p)
 
 
 @_njit
-def lti_output_so_ft_si(t, x, u, p):
-    """y = C x + D u, p = 1, m = 1; params (A, B, C, D)."""
-    C = p[2]
-    y = 0.0
-    for j in range(C.shape[1]):
-        y += C[0, j] * x[j]
-    return y + p[3][0, 0] * u
+def tf_state(t, x, u, p):
+    """TransferFunction A x + e_0 u: the derivative, or the next state of the discrete block."""
+    return _tf_dx(x, u, p)
 
 
 @_njit
-def lti_output_so_ft_mi(t, x, u, p):
-    """y = C x + D u, p = 1, m > 1; params (A, B, C, D)."""
-    C = p[2]
-    D = p[3]
-    y = 0.0
-    for j in range(C.shape[1]):
-        y += C[0, j] * x[j]
-    r = 0.0
-    for k in range(D.shape[1]):
-        r += D[0, k] * u[k]
-    return y + r
+def ss_output(t, x, u, p):
+    """StateSpace y = C x + D u (zero terms of D skipped); params above."""
+    return _ss_y(x, u, p)
 
 
 @_njit
-def lti_output_mo_strict(t, x, u, p):
-    """y = C x, p > 1 (array); params (A, B, C, D)."""
-    C = p[2]
-    q, n = C.shape
-    y = np.empty(q)
-    for i in range(q):
-        s = 0.0
-        for j in range(n):
-            s += C[i, j] * x[j]
-        y[i] = s
-    return y
+def ss_state(t, x, u, p):
+    """StateSpace A x + B u: the derivative, or the next state of the discrete block."""
+    return _ss_dx(x, u, p)
 
 
-@_njit
-def lti_output_mo_ft_si(t, x, u, p):
-    """y = C x + D u, p > 1, m = 1; params (A, B, C, D)."""
-    C = p[2]
-    D = p[3]
-    q, n = C.shape
-    y = np.empty(q)
-    for i in range(q):
-        s = 0.0
-        for j in range(n):
-            s += C[i, j] * x[j]
-        y[i] = s + D[i, 0] * u
-    return y
-
-
-@_njit
-def lti_output_mo_ft_mi(t, x, u, p):
-    """y = C x + D u, p > 1, m > 1; params (A, B, C, D)."""
-    C = p[2]
-    D = p[3]
-    q, n = C.shape
-    m = D.shape[1]
-    y = np.empty(q)
-    for i in range(q):
-        s = 0.0
-        for j in range(n):
-            s += C[i, j] * x[j]
-        r = 0.0
-        for k in range(m):
-            r += D[i, k] * u[k]
-        y[i] = s + r
-    return y
-
-
-_LTI_OUTPUT_STRICT = (None, lti_output_strict_1, lti_output_strict_2, lti_output_strict_3,
-                      lti_output_strict_4)
-_LTI_OUTPUT_FT = (None, lti_output_ft_1, lti_output_ft_2, lti_output_ft_3, lti_output_ft_4)
-_LTI_STATE_COMPANION = (None, None, lti_state_companion_2, lti_state_companion_3,
-                        lti_state_companion_4)
-_LTI_STATE_DENSE = (None, lti_state_dense_1, lti_state_dense_2, lti_state_dense_3,
-                    lti_state_dense_4)
+LtiKernels = tuple[tuple[Any, ...], Any, Any]
 
 
 def _is_companion(A: np.ndarray, b: np.ndarray) -> bool:
     """True for a controller canonical (companion) pair: subdiagonal ones below row 0, B = e0."""
     n = A.shape[0]
-    return bool(n > 1 and np.array_equal(A[1:], np.eye(n, k=-1)[1:])
-                and np.array_equal(b, np.eye(n)[:, 0]))
+    return n == 0 or bool(np.array_equal(A[1:], np.eye(n, k=-1)[1:])
+                          and np.array_equal(b, np.eye(n)[:, 0]))
 
 
-def _lti_kernels(A: np.ndarray, B: np.ndarray, C: np.ndarray,
-                 D: np.ndarray) -> tuple[tuple[Any, ...], Any, Any]:
+def tf_kernels(A: np.ndarray, B: np.ndarray, C: np.ndarray, D: np.ndarray) -> LtiKernels:
+    """``(params, output kernel, state kernel)`` of a transfer function's realisation.
+
+    Parameters
+    ----------
+    A, B, C, D : ndarray
+        The controller canonical form of :func:`scipy.signal.tf2ss`: A (n, n) companion
+        (first row a, ones below the diagonal), B = e_0 (n, 1), C (1, n), D (1, 1).
+
+    Returns
+    -------
+    tuple
+        The params (layouts above), ``tf_output`` and ``tf_state`` (None for n = 0).
+    """
+    n = A.shape[0]
+    if B.shape != (n, 1) or C.shape != (1, n) or D.shape != (1, 1) or not _is_companion(A, B[:, 0]):
+        raise ValueError("tf_kernels: not a single-input single-output controller canonical form")
+    d = float(D[0, 0])
+    if 1 + 2 * n <= MAX_FLOAT_PARAMS:
+        params: tuple[Any, ...] = (d, *C[0].tolist(), *(A[0].tolist() if n else ()))
+    else:
+        params = (d, _carray(C[0]), _carray(A[0]))
+    return params, tf_output, (tf_state if n else None)
+
+
+def ss_kernels(A: np.ndarray, B: np.ndarray, C: np.ndarray, D: np.ndarray) -> LtiKernels:
     """``(params, output kernel, state kernel)`` of x' (or x[k+1]) = A x + B u, y = C x + D u.
 
-    The state kernel returns ``A x + B u`` (the continuous ``deriv`` or the discrete
-    ``update``); it is None for a static gain (n = 0). SISO systems of order <= 4 get unrolled
-    kernels over float params, larger ones loops over arrays; a strictly proper system's output
-    kernel never reads u. See the layouts above.
+    Parameters
+    ----------
+    A, B, C, D : ndarray
+        2-D matrices of shapes (n, n), (n, m), (q, n), (q, m), n >= 1.
+
+    Returns
+    -------
+    tuple
+        The params (layouts above), ``ss_output`` and ``ss_state``.
     """
     n, m = B.shape
     q = C.shape[0]
-    has_d = bool(np.any(D != 0.0))
-    if m == 1 and q == 1:
-        d = float(D[0, 0])
-        b = B[:, 0]
-        if n == 0:
-            return (d,), (lti_output_gain if has_d else lti_output_zero), None
-        companion = _is_companion(A, b)
-        if n <= MAX_FAST_ORDER:
-            head = (d, *C[0].tolist())
-            out = (_LTI_OUTPUT_FT if has_d else _LTI_OUTPUT_STRICT)[n]
-            if companion:
-                return (*head, *A[0].tolist()), out, _LTI_STATE_COMPANION[n]
-            return (*head, *A.ravel().tolist(), *b.tolist()), out, _LTI_STATE_DENSE[n]
-        out = lti_output_ft_n if has_d else lti_output_strict_n
-        if companion:
-            return (d, _carray(C[0]), _carray(A[0])), out, lti_state_companion_n
-        return (d, _carray(C[0]), _carray(A), _carray(b)), out, lti_state_dense_n
-    params = (_carray(A), _carray(B), _carray(C), _carray(D))
-    state = lti_state_si if m == 1 else lti_state_mi
-    if q == 1:
-        out = (lti_output_so_strict if not has_d
-               else lti_output_so_ft_si if m == 1 else lti_output_so_ft_mi)
+    if m == 1 and q == 1 and (n + 1) ** 2 <= MAX_FLOAT_PARAMS:
+        params: tuple[Any, ...] = (float(D[0, 0]), *C[0].tolist(), *A.ravel().tolist(),
+                                   *B[:, 0].tolist())
     else:
-        out = (lti_output_mo_strict if not has_d
-               else lti_output_mo_ft_si if m == 1 else lti_output_mo_ft_mi)
-    return params, out, state
+        params = (_carray(A), _carray(B), _carray(C[0] if q == 1 else C), _carray(D))
+    return params, ss_output, ss_state
 
 
 # -- Derivative (and DiscreteDerivative's output): y = g (u - z) with g = params[0]

@@ -24,12 +24,15 @@ Compiled kernels
 ----------------
 Every block's ``kernels()`` returns the numba kernels of the compiled back-end
 (:mod:`blocksim.engine.compiled.kernels`), module-level ``@njit(cache=True)`` functions of
-:mod:`blocksim.blocks.continuous.kernels` (``integrator_*``, ``lti_*``, ``derivative_*``) and
-:mod:`blocksim.blocks.continuous.pid` (``pid_*``), chosen by shape, limits, order and realisation;
-their ``params`` layouts are in each ``kernels()`` docstring. Scalar kernels return floats or tuples
-of floats and never allocate. The interpreted :class:`~blocksim.blocks.continuous.pid.PID` calls the
-kernels' own pure-Python functions (``pid_output.py_func``, ...); the other blocks keep their faster
-pure-Python paths, tested equal to the kernels.
+:mod:`blocksim.blocks.continuous.kernels` (``integrator_*``, ``tf_*``, ``ss_*``,
+``derivative_*``) and :mod:`blocksim.blocks.continuous.pid` (``pid_*``). The linear systems have
+one kernel pair per block for every order (``tf_output``/``tf_state``,
+``ss_output``/``ss_state``), unrolled over the order when the coefficients are few; the other
+blocks' kernels are chosen by shape and limits. The ``params`` layouts are in each
+``kernels()`` docstring. Scalar kernels return floats or tuples of floats and never allocate.
+The interpreted :class:`~blocksim.blocks.continuous.pid.PID` calls the kernels' own pure-Python
+functions (``pid_output.py_func``, ...); the other blocks keep their faster pure-Python paths,
+tested equal to the kernels.
 """
 
 from __future__ import annotations
@@ -41,7 +44,7 @@ from typing import Any
 
 import numpy as np
 
-from blocksim.blocks.continuous.kernels import MAX_FAST_ORDER, _lti_kernels
+from blocksim.blocks.continuous.kernels import ss_kernels, tf_kernels
 from blocksim.blocks.continuous.params import _real_array, check_state_space
 from blocksim.engine.block import Block, Port
 from blocksim.engine.compiled.kernels import Kernels
@@ -49,6 +52,8 @@ from blocksim.engine.errors import BlockParameterError
 
 __all__ = ["StateSpace", "TransferFunction"]
 
+#: largest order with unrolled pure-Python ``deriv``/``output`` methods
+MAX_FAST_ORDER = 4
 #: largest order of a companion-form ``deriv`` evaluated by a pure-Python loop (numpy above:
 #: measured crossover ~24 states)
 MAX_LOOP_ORDER = 16
@@ -224,21 +229,6 @@ class _LinearKernels(Block):
     def _out_ft_n(self, t: float, x: np.ndarray, u: Sequence[Any]) -> tuple[float]:
         return (sum(map(mul, self._c, x.tolist())) + self._d * u[0],)
 
-    # -- compiled kernels
-    def kernels(self) -> Kernels:
-        """The compiled kernels (:mod:`blocksim.engine.compiled.kernels`) of ``A, B, C, D``.
-
-        Single-input single-output, order n <= 4: unrolled kernels over float params
-        ``(d, c_0 .. c_{n-1}, a_0 .. a_{n-1})`` for a companion A (B = e_0, as every
-        TransferFunction) or ``(d, c_0 .. c_{n-1}, A row-major .., b_0 .. b_{n-1})``; larger
-        n: ``(d, c, a)`` / ``(d, c, A, b)`` with float64 arrays; a static gain (n = 0):
-        ``(d,)`` and no ``deriv``. Multi-input or multi-output: ``(A, B, C, D)`` 2-D arrays.
-        The output kernel of a strictly proper system never reads u.
-        """
-        params, output, state = _lti_kernels(self.A, self.B, self.C, self.D)
-        return Kernels(params, output=output, deriv=state)
-
-
 # -- TransferFunction
 class TransferFunction(_LinearKernels):
     r"""Single-input single-output rational transfer function.
@@ -354,6 +344,19 @@ class TransferFunction(_LinearKernels):
             y += self._d * u[0]
         return (y,)
 
+    def kernels(self) -> Kernels:
+        """The compiled kernels (:mod:`blocksim.engine.compiled.kernels`): ``tf_output`` and
+        ``tf_state`` (as ``deriv``) for every order.
+
+        Params ``(d, c_0 .. c_{n-1}, a_0 .. a_{n-1})`` (floats; ``a`` the first row of the
+        companion A) while they are at most ``MAX_FLOAT_PARAMS`` = 32 numbers (n <= 15): the
+        kernels unroll over n and never allocate; ``(d, c, a)`` with float64 arrays above. A
+        static gain (n = 0) has params ``(d,)`` and no ``deriv``. The output never reads u
+        when d = 0.
+        """
+        params, output, state = tf_kernels(self.A, self.B, self.C, self.D)
+        return Kernels(params, output=output, deriv=state)
+
 
 # -- StateSpace
 class StateSpace(_LinearKernels):
@@ -455,3 +458,16 @@ class StateSpace(_LinearKernels):
             v = u[0]
             y = y + (self.D[:, 0] * v if isinstance(v, float) else self.D @ v)
         return (y,)
+
+    def kernels(self) -> Kernels:
+        """The compiled kernels (:mod:`blocksim.engine.compiled.kernels`): ``ss_output`` and
+        ``ss_state`` (as ``deriv``) for every size.
+
+        Single input and output with at most 32 coefficients (n <= 4): params ``(d, c_0 ..
+        c_{n-1}, A row-major .., b_0 .. b_{n-1})``, floats, unrolled kernels that never
+        allocate. Otherwise ``(A, B, C, D)`` float64 arrays, C a row of shape (n,) when there
+        is one output. Zero entries of D are skipped: a strictly proper system's output never
+        reads u.
+        """
+        params, output, state = ss_kernels(self.A, self.B, self.C, self.D)
+        return Kernels(params, output=output, deriv=state)

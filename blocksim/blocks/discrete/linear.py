@@ -3,7 +3,8 @@
 
 Discrete-time blocks with a required sample ``clock``, under the semantics described in
 :mod:`blocksim.blocks.discrete.base`. Their compiled kernels are those of the continuous linear
-systems (:mod:`blocksim.blocks.continuous.kernels`, the ``A x + B u`` kernel as ``update``).
+systems (:mod:`blocksim.blocks.continuous.kernels`: ``tf_*`` and ``ss_*``, the ``A x + B u``
+kernel as ``update``).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from blocksim.blocks.continuous.kernels import _lti_kernels
+from blocksim.blocks.continuous.kernels import ss_kernels, tf_kernels
 from blocksim.blocks.continuous.params import _real_array, check_state_space
 from blocksim.blocks.discrete.base import _sample_clock
 from blocksim.engine.block import Block, Port
@@ -110,9 +111,12 @@ class _DiscreteLinear(Block):
 
     def kernels(self) -> Kernels:
         """The compiled kernels (:mod:`blocksim.engine.compiled.kernels`): those of the
-        continuous :class:`~blocksim.blocks.continuous.linear.StateSpace` (same params layouts, the
-        ``A x + B u`` kernel as ``update``); a static gain (n = 0) has no update."""
-        params, output, state = _lti_kernels(self.A, self.B, self.C, self.D)
+        continuous :class:`~blocksim.blocks.continuous.linear.TransferFunction` (for a
+        :class:`DiscreteTransferFunction`) or
+        :class:`~blocksim.blocks.continuous.linear.StateSpace`, with the same params layouts and
+        their ``A x + B u`` kernel as ``update``; a static gain (n = 0) has no update."""
+        make = tf_kernels if isinstance(self, DiscreteTransferFunction) else ss_kernels
+        params, output, state = make(self.A, self.B, self.C, self.D)
         return Kernels(params, output=output, update=state)
 
 
