@@ -83,3 +83,29 @@ def check_python(block, u: tuple, tol: float = 0.0) -> None:
     expected = block.output(0.0, X, u)
     assert_same(k.output.py_func(0.0, X, *u, k.params),
                 expected[0] if len(expected) == 1 else expected, tol)
+
+
+def assert_bitwise(kernel_value, interpreted, *, zero_sign: bool = True) -> None:
+    """``kernel_value`` has the interpreted value's type and shape and equal bits (NaN: any
+    NaN; ``zero_sign=False``: -0.0 == 0.0)."""
+    if type(interpreted) is float:
+        assert type(kernel_value) is float, (kernel_value, interpreted)
+    else:
+        assert isinstance(kernel_value, np.ndarray), (kernel_value, interpreted)
+        assert kernel_value.dtype == np.float64
+        assert kernel_value.shape == np.shape(interpreted)
+    k = np.asarray(kernel_value, dtype=float)
+    i = np.asarray(interpreted, dtype=float)
+    np.testing.assert_array_equal(k, i)  # values, NaN == NaN, -0.0 == 0.0
+    if zero_sign:
+        both_nan = np.isnan(k) & np.isnan(i)
+        np.testing.assert_array_equal(np.where(both_nan, 0.0, np.signbit(k)),
+                                      np.where(both_nan, 0.0, np.signbit(i)))
+
+
+def assert_sequence(kernel_value, interpreted, nx: int) -> None:
+    """A deriv/update result: ``nx`` floats (tuple or 1-D array), bitwise equal."""
+    k = np.asarray(kernel_value, dtype=float)
+    i = np.asarray(interpreted, dtype=float)
+    assert k.shape == (nx,) and i.shape == (nx,)
+    assert_bitwise(k, i)

@@ -1,4 +1,4 @@
-"""Compiled kernels of the noise and nonlinear blocks against their interpreted methods.
+"""Compiled kernels of the nonlinear blocks against their interpreted methods.
 
 Every kernel is called directly, as the compiled back-end calls it, ``kernel(t, x, u0, ...,
 params)``, and compared with the block's interpreted ``output`` / ``deriv`` / ``update`` /
@@ -8,9 +8,8 @@ points, signed zeros, infinities and NaN.
 Equality is bitwise (NaN payloads aside): the kernels' scalar functions restate the
 interpreted methods' inline expressions (or are the same functions), their array paths loop
 over the elements with numpy's semantics (see :mod:`blocksim.blocks.nonlinear`). Exceptions:
-the sign of a zero result of ``MinMax`` over a single array (numpy's vectorised reduction), and
-noise normal vectors longer than ``noise.MAX_LOOP_SIZE`` (interpreted with numpy's own
-``log``), which agree to a relative 1e-15.
+the sign of a zero result of ``MinMax`` over a single array (numpy's vectorised reduction).
+The noise kernels are tested in ``tests/blocks/sources/test_noise_kernels.py``.
 
 The kernels compile on first use (numba, ``cache=True``): the variants below are chosen to
 cover every branch with few compiled signatures.
@@ -24,15 +23,13 @@ import numpy as np
 import pytest
 from numba import njit
 
-from blocksim import Diagram
 from blocksim.blocks.nonlinear import kernels as nonlinear
 from blocksim.blocks.nonlinear.quantize import Quantizer
 from blocksim.blocks.nonlinear.rate_limits import Backlash, RateLimiter
 from blocksim.blocks.nonlinear.saturation import DeadZone, Saturation
 from blocksim.blocks.nonlinear.switching import MinMax, Relay, Sign, Switch
-from blocksim.blocks.sources import noise
-from blocksim.blocks.sources.noise import BandLimitedWhiteNoise, RandomNumber
 from blocksim.engine.compiled.kernels import Kernels
+from tests.blocks.kernel_checks import assert_bitwise, assert_sequence
 
 INF, NAN = math.inf, math.nan
 X0 = np.zeros(0)
@@ -42,32 +39,6 @@ VALUES = (-INF, -1e300, -3.7, -2.5, -1.0, -0.75, -0.5, -0.25, -1e-300, -0.0, 0.0
 #: the same as a vector (21 elements) and as a 2-D array (3, 7)
 VEC = np.array(VALUES)
 MAT = VEC.reshape(3, 7)
-
-
-def assert_same(kernel_value, interpreted, *, zero_sign: bool = True) -> None:
-    """``kernel_value`` has the interpreted value's type and shape and equal bits (NaN: any
-    NaN; ``zero_sign=False``: -0.0 == 0.0)."""
-    if type(interpreted) is float:
-        assert type(kernel_value) is float, (kernel_value, interpreted)
-    else:
-        assert isinstance(kernel_value, np.ndarray), (kernel_value, interpreted)
-        assert kernel_value.dtype == np.float64
-        assert kernel_value.shape == np.shape(interpreted)
-    k = np.asarray(kernel_value, dtype=float)
-    i = np.asarray(interpreted, dtype=float)
-    np.testing.assert_array_equal(k, i)  # values, NaN == NaN, -0.0 == 0.0
-    if zero_sign:
-        both_nan = np.isnan(k) & np.isnan(i)
-        np.testing.assert_array_equal(np.where(both_nan, 0.0, np.signbit(k)),
-                                      np.where(both_nan, 0.0, np.signbit(i)))
-
-
-def assert_sequence(kernel_value, interpreted, nx: int) -> None:
-    """A deriv/update result: ``nx`` floats (tuple or 1-D array), bitwise equal."""
-    k = np.asarray(kernel_value, dtype=float)
-    i = np.asarray(interpreted, dtype=float)
-    assert k.shape == (nx,) and i.shape == (nx,)
-    assert_same(k, i)
 
 
 def check_params(params: tuple) -> None:
@@ -89,99 +60,6 @@ def check_crossings(k: Kernels, block, x, *u) -> None:
     g = np.asarray(block.zero_crossings(0.0, x, u), dtype=float)
     assert g.shape == (len(block.crossing_directions),)
     assert_sequence(k.crossings(0.0, x, *u, k.params), g, g.size)
-
-
-# ---------------------------------------------------------------------------- noise
-NOISE_BLOCKS = {
-    "normal": lambda: RandomNumber(seed=1),
-    "normal-mean-var": lambda: RandomNumber(mean=-2.0, variance=0.3, seed=2**63 + 5),
-    "uniform": lambda: RandomNumber(mean=1.0, variance=3.0, seed=2**64 - 1,
-                                    distribution="uniform"),
-    "zero-variance": lambda: RandomNumber(mean=-1.0, variance=0.0, seed=0),
-    "vector-1": lambda: RandomNumber(size=1, seed=4),
-    "vector-3": lambda: RandomNumber(mean=[0.0, 10.0, -5.0], variance=[1.0, 0.0, 4.0],
-                                     seed=7),
-    "vector-8-uniform": lambda: RandomNumber(mean=1.0, variance=[1.0, 2.0] * 4, seed=8,
-                                             distribution="uniform"),
-    "blwn": lambda: BandLimitedWhiteNoise(power=0.2, clock=0.01, seed=3),
-    "blwn-zero-power": lambda: BandLimitedWhiteNoise(power=0.0, seed=3),
-    "blwn-vector": lambda: BandLimitedWhiteNoise(power=[0.1, 0.0, 2.0], seed=2**63),
-}
-COUNTERS = (0, 1, 2, 17, 2**40 + 3, 2**52)
-
-
-@pytest.mark.parametrize("make", NOISE_BLOCKS.values(), ids=NOISE_BLOCKS.keys())
-def test_noise_kernels_are_bitwise_equal(make):
-    b = make()
-    k = b.kernels()
-    check_params(k.params)
-    assert k.deriv is None
-    vector = b.params["size"] is not None or np.ndim(k.params[3]) == 1
-    assert k.output is (noise.noise_vector_output if vector else noise.noise_output)
-    for n in COUNTERS:
-        x = np.array([float(n)])
-        assert_same(k.output(0.0, x, k.params), b.output(0.0, x, ())[0])
-        assert_sequence(k.update(0.0, x, k.params), b.update(0.0, x, ()), 1)
-
-
-@pytest.mark.parametrize("size", [9, 300, 5000])
-def test_noise_kernels_long_vectors(size):
-    """Beyond MAX_LOOP_SIZE the interpreted path is numpy: uniform bitwise, normal to 1e-15."""
-    u = RandomNumber(mean=0.5, variance=2.0, seed=11, size=size, distribution="uniform")
-    z = BandLimitedWhiteNoise(power=0.5, seed=12, size=size)
-    r = RandomNumber(mean=-3.0, seed=13, size=size)
-    ku, kz, kr = u.kernels(), z.kernels(), r.kernels()
-    for n in (0, 1, 2**40):
-        x = np.array([float(n)])
-        assert_same(ku.output(0.0, x, ku.params), u.output(0.0, x, ())[0])
-        for b, k in ((z, kz), (r, kr)):
-            yk, yi = k.output(0.0, x, k.params), b.output(0.0, x, ())[0]
-            assert yk.shape == (size,) and yk.dtype == np.float64
-            np.testing.assert_allclose(yk, yi, rtol=1e-15, atol=0.0)
-            # the kernel is exactly the scalar function, element by element
-            key = b.stream_key()
-            first = [noise.normal_sample(key, n * size + i) for i in range(8)]
-            assert_same(yk[:8], np.asarray(first) * k.params[3][:8] + k.params[2][:8]
-                        if b is r else k.params[3][:8] * np.asarray(first))
-
-
-def test_noise_kernel_params_layout():
-    b = RandomNumber(mean=[1.0, 2.0], variance=4.0, seed=2**64 - 2)
-    key, kind, mean, scale = b.kernels().params
-    assert type(key) is int and -(2**63) <= key < 2**63
-    assert key % 2**64 == noise.stream_key(2**64 - 2)
-    assert kind == noise.KIND_NORMAL
-    np.testing.assert_array_equal(mean, [1.0, 2.0])
-    np.testing.assert_array_equal(scale, [2.0, 2.0])
-    assert mean.flags.writeable and scale.flags.writeable
-    assert RandomNumber(seed=0, distribution="uniform").kernels().params[1] == \
-        noise.KIND_UNIFORM
-    key, kind, mean, scale = BandLimitedWhiteNoise(power=0.4, clock=0.1, seed=5).kernels().params
-    assert (key, kind, mean) == (noise.stream_key(5), noise.KIND_SCALED_NORMAL, 0.0)
-    assert scale == math.sqrt(0.4 / 0.1)
-    assert noise.signed_key(2**63) == -(2**63) and noise.signed_key(2**63 - 1) == 2**63 - 1
-
-
-def test_noise_kernels_of_seed_none_blocks_use_the_name():
-    d = Diagram()
-    b = d.add(BandLimitedWhiteNoise(seed=None, size=2), name="noise_3")
-    k = b.kernels()
-    assert k.params[0] % 2**64 == noise.stream_key(noise.name_seed("noise_3"))
-    x = np.array([3.0])
-    assert_same(k.output(0.0, x, k.params), b.output(0.0, x, ())[0])
-    with pytest.raises(ValueError, match="seed=None"):
-        RandomNumber(seed=None).kernels()
-
-
-def test_noise_parameter_sweep_reuses_the_compiled_kernel():
-    x = np.array([1.0])
-    for seed in (0, 2**63 + 1):  # int64 keys of both signs: one signature
-        for dist in ("normal", "uniform"):
-            k = RandomNumber(seed=seed, distribution=dist, mean=0.5).kernels()
-            k.output(0.0, x, k.params)
-    k = BandLimitedWhiteNoise(seed=9).kernels()
-    k.output(0.0, x, k.params)
-    assert len(noise.noise_output.signatures) == 1
 
 
 # ---------------------------------------------------------------------------- stateless
@@ -213,12 +91,12 @@ def test_stateless_kernels(name):
     assert (k.crossings is None) == (not b.crossing_directions)
     size = b.params["size"]
     for v in VALUES:
-        assert_same(k.output(0.0, X0, v, k.params), b.output(0.0, X0, (v,))[0])
+        assert_bitwise(k.output(0.0, X0, v, k.params), b.output(0.0, X0, (v,))[0])
         if k.crossings is not None and size == 1:
             check_crossings(k, b, X0, v)
     # 2-D arrays take the same path as 1-D ones: compiled once per kernel, to save time
     for arr in (VEC, MAT) if name in ("quantizer", "sign") else (VEC,):
-        assert_same(k.output(0.0, X0, arr, k.params), b.output(0.0, X0, (arr,))[0])
+        assert_bitwise(k.output(0.0, X0, arr, k.params), b.output(0.0, X0, (arr,))[0])
     if k.crossings is not None and size == N:
         check_crossings(k, b, X0, VEC)
         with pytest.raises(ValueError, match="number of elements differs from the block's"):
@@ -229,7 +107,7 @@ def test_stateless_kernels_accept_strided_arrays():
     strided = MAT[:, ::2]
     b = Saturation(size=None)
     k = b.kernels()
-    assert_same(k.output(0.0, X0, strided, k.params), b.output(0.0, X0, (strided,))[0])
+    assert_bitwise(k.output(0.0, X0, strided, k.params), b.output(0.0, X0, (strided,))[0])
 
 
 def test_zero_signs_follow_the_interpreted_path():
@@ -272,13 +150,13 @@ def test_minmax_kernels(func):
         k = b.kernels()
         check_params(k.params)
         assert k.output is nonlinear.minmax_output
-        assert_same(k.output(0.0, X0, *u, k.params), b.output(0.0, X0, u)[0])
+        assert_bitwise(k.output(0.0, X0, *u, k.params), b.output(0.0, X0, u)[0])
     b = MinMax(func=func, nin=1)
     k = b.kernels()
     assert k.output is nonlinear.minmax_reduce_output
     for u in (2.5, NAN, VEC[1:-1], VEC):
         # a single array: numpy's reduction fixes no zero sign
-        assert_same(k.output(0.0, X0, u, k.params), b.output(0.0, X0, (u,))[0],
+        assert_bitwise(k.output(0.0, X0, u, k.params), b.output(0.0, X0, (u,))[0],
                     zero_sign=type(u) is float)
 
 
@@ -305,14 +183,14 @@ def test_switch_kernels(criterion):
         for control in VALUES:
             for u_true, u_false in ((1.0, -1.0), (NAN, -0.0), (a, c)):
                 u = (u_true, control, u_false)
-                assert_same(k.output(0.0, X0, *u, k.params), b.output(0.0, X0, u)[0])
+                assert_bitwise(k.output(0.0, X0, *u, k.params), b.output(0.0, X0, u)[0])
             check_crossings(k, b, X0, 1.0, control, -1.0)
         b = Switch(threshold=threshold, criterion=criterion, size=6)
         k = b.kernels()
         control = np.array([-1.0, 0.0, 0.5, 0.7, NAN, -0.0])
         for u_true, u_false in ((1.0, -1.0), (VEC[:6], 7.0)):
             u = (u_true, control, u_false)
-            assert_same(k.output(0.0, X0, *u, k.params), b.output(0.0, X0, u)[0])
+            assert_bitwise(k.output(0.0, X0, *u, k.params), b.output(0.0, X0, u)[0])
         check_crossings(k, b, X0, VEC[:6], control, 7.0)
 
 
@@ -325,7 +203,7 @@ def test_relay_kernels():
     for mode in (0.0, 1.0):
         x = np.array([mode])
         for u in (-2.0, -1.0, 0.0, 1.0, 2.0, NAN):
-            assert_same(k.output(0.0, x, u, k.params), b.output(0.0, x, (u,))[0])
+            assert_bitwise(k.output(0.0, x, u, k.params), b.output(0.0, x, (u,))[0])
             assert_sequence(k.update(0.0, x, u, k.params), b.update(0.0, x, (u,)), 1)
             check_crossings(k, b, x, u)
             for which in (0, 1):
@@ -381,7 +259,7 @@ def test_stateful_kernels(name):
                 u = np.where(rng.random(n) < 0.5, v, rng.choice(VALUES, n))
             else:
                 x, u = _state_slice([z]), v
-            assert_same(k.output(0.0, x, u, k.params), b.output(0.0, x, (u,))[0])
+            assert_bitwise(k.output(0.0, x, u, k.params), b.output(0.0, x, (u,))[0])
             assert_sequence(second(0.0, x, u, k.params), interpreted_second(0.0, x, (u,)), n)
             if k.crossings is not None:
                 check_crossings(k, b, x, u)
@@ -394,14 +272,14 @@ def test_stateful_kernels_input_shapes():
     k = b.kernels()
     for z, v in ((0.2, 3.0), (-0.0, 0.5), (0.0, -0.5), (0.3, 0.1)):
         x, u = _state_slice([z]), np.array([v])
-        assert_same(k.output(0.0, x, u, k.params), b.output(0.0, x, (u,))[0])
+        assert_bitwise(k.output(0.0, x, u, k.params), b.output(0.0, x, (u,))[0])
         assert_sequence(k.deriv(0.0, x, u, k.params), b.deriv(0.0, x, (u,)), 1)
         check_crossings(k, b, x, u)
     b = RateLimiter(x0=np.zeros(3), clock=0.1)
     k = b.kernels()
     x = _state_slice([0.0, 1.0, 2.0])
     u = np.arange(3.0)
-    assert_same(k.output(0.0, x, u, k.params), b.output(0.0, x, (u,))[0])
+    assert_bitwise(k.output(0.0, x, u, k.params), b.output(0.0, x, (u,))[0])
     with pytest.raises(ValueError, match="as many elements as the state"):
         k.output(0.0, x, np.ones(2), k.params)
     with pytest.raises(ValueError, match="as many elements as the state"):
@@ -409,8 +287,7 @@ def test_stateful_kernels_input_shapes():
 
 
 # ---------------------------------------------------------------------------- the contract
-ALL_BLOCKS = [make for make in NOISE_BLOCKS.values()] + list(STATELESS.values()) \
-    + list(STATEFUL.values()) + [
+ALL_BLOCKS = list(STATELESS.values()) + list(STATEFUL.values()) + [
         lambda: MinMax(nin=1), lambda: MinMax(nin=4), lambda: Switch(), lambda: Relay()]
 
 
@@ -419,9 +296,8 @@ def test_kernels_are_cached_module_level_functions():
         k = make().kernels()
         assert isinstance(k, Kernels)
         for f in kernel_functions(k):
-            module = noise if f.py_func.__module__ == noise.__name__ else nonlinear
-            assert f.py_func.__module__ == module.__name__
-            assert getattr(module, f.__name__) is f  # importable by name
+            assert f.py_func.__module__ == nonlinear.__name__
+            assert getattr(nonlinear, f.__name__) is f  # importable by name
             assert f.targetoptions.get("cache") is True or type(f._cache).__name__ != \
                 "NullCache"
 
@@ -433,22 +309,17 @@ def _as_generated_code(t, xs, u, v, w, P):
     y1 = nonlinear.minmax_output(t, xs[0:0], y0, v, w, P[1])
     y2 = nonlinear.backlash_vector_output(t, xs[1:4], y1, P[2])
     d = nonlinear.backlash_vector_deriv(t, xs[1:4], y1, P[2])
-    y3 = noise.noise_output(t, xs[0:1], P[3])
-    k = noise.noise_update(t, xs[0:1], P[3])
-    return y0, y1, y2, d[0] + d[1] + d[2], y3, k[0]
+    return y0, y1, y2, d[0] + d[1] + d[2]
 
 
 def test_kernels_called_from_compiled_code():
     sat, mm = Saturation(size=None), MinMax(func="max", nin=3)
     bl = Backlash(width=1.0, x0=np.zeros(3))
-    rn = RandomNumber(seed=3)
-    P = (sat.kernels().params, mm.kernels().params, bl.kernels().params, rn.kernels().params)
+    P = (sat.kernels().params, mm.kernels().params, bl.kernels().params)
     xs = np.array([4.0, 0.1, -0.2, 0.3])
     u, v, w = np.array([2.0, -3.0, 0.5]), np.array([0.0, -1.0, 0.6]), -0.5
-    y0, y1, y2, dsum, y3, k = _as_generated_code(0.0, xs, u, v, w, P)
-    assert_same(y0, sat.output(0.0, X0, (u,))[0])
-    assert_same(y1, mm.output(0.0, X0, (y0, v, w))[0])
-    assert_same(y2, bl.output(0.0, xs[1:4], (y1,))[0])
+    y0, y1, y2, dsum = _as_generated_code(0.0, xs, u, v, w, P)
+    assert_bitwise(y0, sat.output(0.0, X0, (u,))[0])
+    assert_bitwise(y1, mm.output(0.0, X0, (y0, v, w))[0])
+    assert_bitwise(y2, bl.output(0.0, xs[1:4], (y1,))[0])
     assert dsum == float(np.sum(bl.deriv(0.0, xs[1:4], (y1,))))
-    assert_same(y3, rn.output(0.0, xs[0:1], ())[0])
-    assert k == 5.0

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from blocksim.blocks.sources import noise
+from blocksim.blocks.sources import random_streams as streams
 from blocksim.blocks.sources.noise import BandLimitedWhiteNoise, RandomNumber
 from blocksim.engine.clock import Clock
 from blocksim.engine.errors import BlockParameterError
@@ -38,59 +38,59 @@ def corr(a: np.ndarray, b: np.ndarray) -> float:
 # ---------------------------------------------------------------------------- pure numerics
 def test_random_word_is_splitmix64():
     # reference outputs of Vigna's splitmix64.c seeded with 1234567
-    assert [noise.random_word(1234567, n) for n in range(3)] == [
+    assert [streams.random_word(1234567, n) for n in range(3)] == [
         6457827717110365317, 3203168211198807973, 9817491932198370423]
 
 
 def test_counter_functions_are_pure_and_in_range():
-    key = noise.stream_key(42)
-    assert noise.stream_key(42) == key and 0 <= key <= noise.MASK64
-    assert noise.stream_key(43) != key
-    u = [noise.uniform_sample(key, n) for n in range(2000)]
+    key = streams.stream_key(42)
+    assert streams.stream_key(42) == key and 0 <= key <= streams.MASK64
+    assert streams.stream_key(43) != key
+    u = [streams.uniform_sample(key, n) for n in range(2000)]
     assert all(0.0 <= v < 1.0 for v in u)
-    assert u == [noise.uniform_sample(key, n) for n in range(2000)]
-    z = [noise.normal_sample(key, n) for n in range(2000)]
+    assert u == [streams.uniform_sample(key, n) for n in range(2000)]
+    z = [streams.normal_sample(key, n) for n in range(2000)]
     assert all(type(v) is float and abs(v) < 8.6 for v in z)
     # the counter wraps modulo 2**63 samples (2**64 words), never raises
-    assert noise.normal_sample(key, 2**63 + 5) == noise.normal_sample(key, 5)
+    assert streams.normal_sample(key, 2**63 + 5) == streams.normal_sample(key, 5)
 
 
 def test_vector_functions_match_scalar_ones():
-    key = noise.stream_key(7)
-    small = noise.MAX_LOOP_SIZE
+    key = streams.stream_key(7)
+    small = streams.MAX_LOOP_SIZE
     # small vectors: a loop over the scalar functions, bitwise equal
-    np.testing.assert_array_equal(noise.normal_samples(key, 5, small),
-                                  [noise.normal_sample(key, n) for n in range(5, 5 + small)])
-    np.testing.assert_array_equal(noise.uniform_samples(key, 5, small),
-                                  [noise.uniform_sample(key, n) for n in range(5, 5 + small)])
-    assert noise.normal_samples(key, 5, small).dtype == np.float64
+    np.testing.assert_array_equal(streams.normal_samples(key, 5, small),
+                                  [streams.normal_sample(key, n) for n in range(5, 5 + small)])
+    np.testing.assert_array_equal(streams.uniform_samples(key, 5, small),
+                                  [streams.uniform_sample(key, n) for n in range(5, 5 + small)])
+    assert streams.normal_samples(key, 5, small).dtype == np.float64
     for start in (0, 12345, 2**52):
-        u = noise.uniform_samples(key, start, 300)
+        u = streams.uniform_samples(key, start, 300)
         assert u.dtype == np.float64 and u.shape == (300,)
         # same integer words, so the uniforms are bitwise equal
-        np.testing.assert_array_equal(u, [noise.uniform_sample(key, n)
+        np.testing.assert_array_equal(u, [streams.uniform_sample(key, n)
                                           for n in range(start, start + 300)])
-        z = noise.normal_samples(key, start, 300)
-        np.testing.assert_allclose(z, [noise.normal_sample(key, n)
+        z = streams.normal_samples(key, start, 300)
+        np.testing.assert_allclose(z, [streams.normal_sample(key, n)
                                        for n in range(start, start + 300)],
                                    rtol=1e-13, atol=1e-15)
 
 
 def test_numerics_compile_with_numba_unchanged():
     import numba
-    g = dict(vars(noise))
+    g = dict(vars(streams))
     for name in ("mix64", "stream_key", "random_word", "uniform_sample", "normal_sample"):
-        g[name] = numba.njit(types.FunctionType(getattr(noise, name).__code__, g, name))
-    key = noise.stream_key(3)
+        g[name] = numba.njit(types.FunctionType(getattr(streams, name).__code__, g, name))
+    key = streams.stream_key(3)
     assert g["stream_key"](np.uint64(3)) == key
     for n in (0, 1, 99, 2**40):
-        assert g["normal_sample"](np.uint64(key), np.uint64(n)) == noise.normal_sample(key, n)
-        assert g["uniform_sample"](np.uint64(key), np.uint64(n)) == noise.uniform_sample(key, n)
+        assert g["normal_sample"](np.uint64(key), np.uint64(n)) == streams.normal_sample(key, n)
+        assert g["uniform_sample"](np.uint64(key), np.uint64(n)) == streams.uniform_sample(key, n)
 
 
 def test_name_seed_is_crc32_based():
-    assert noise.name_seed("sys/noise") == 2**32 + zlib.crc32(b"sys/noise")
-    assert noise.name_seed("a") != noise.name_seed("b")
+    assert streams.name_seed("sys/noise") == 2**32 + zlib.crc32(b"sys/noise")
+    assert streams.name_seed("a") != streams.name_seed("b")
 
 
 # ---------------------------------------------------------------------------- RandomNumber
@@ -112,7 +112,7 @@ def test_random_number_output_is_function_of_counter():
     y = b.output(0.0, np.array([3.0]), ())
     assert isinstance(y, tuple) and len(y) == 1 and type(y[0]) is float
     assert y[0] == b.output(7.5, np.array([3.0]), ())[0]  # not of time
-    assert y[0] == noise.normal_sample(noise.stream_key(11), 3)
+    assert y[0] == streams.normal_sample(streams.stream_key(11), 3)
     np.testing.assert_array_equal(b.update(0.0, np.array([3.0]), ()), [4.0])
     assert b.output(0.0, np.array([4.0]), ())[0] != y[0]
 
@@ -188,10 +188,10 @@ def test_random_number_vector():
     y = b.output(0.0, b.x0, ())[0]
     assert isinstance(y, np.ndarray) and y.dtype == np.float64 and y.shape == (4,)
     assert RandomNumber(size=1, seed=0).output(0.0, np.zeros(1), ())[0].shape == (1,)
-    key = noise.stream_key(3)
+    key = streams.stream_key(3)
     # element i at hit k is sample number k * size + i
     y2 = b.output(0.0, np.array([2.0]), ())[0]
-    np.testing.assert_allclose(y2, [noise.normal_sample(key, 8 + i) for i in range(4)],
+    np.testing.assert_allclose(y2, [streams.normal_sample(key, 8 + i) for i in range(4)],
                                rtol=1e-13)
     ys = samples(b, 5000)
     assert ys.shape == (5000, 4)
@@ -222,11 +222,11 @@ def test_seed_none_uses_the_block_name():
     ya, yb = samples(a, 200), samples(b, 200)
     assert abs(corr(ya, yb)) < 0.25 and not np.any(ya == yb)
     np.testing.assert_array_equal(
-        ya, samples(RandomNumber(seed=noise.name_seed("a")), 200))
+        ya, samples(RandomNumber(seed=streams.name_seed("a")), 200))
     d2 = Diagram()
     again = d2.add(RandomNumber(seed=None), name="a")
     np.testing.assert_array_equal(ya, samples(again, 200))
-    assert a.stream_key() == noise.stream_key(2**32 + zlib.crc32(b"a"))
+    assert a.stream_key() == streams.stream_key(2**32 + zlib.crc32(b"a"))
 
 
 def test_seed_none_outside_a_diagram_raises():
@@ -247,8 +247,8 @@ def test_band_limited_white_noise_declaration():
     y = b.output(0.0, b.x0, ())[0]
     assert type(y) is float
     # sqrt(power / Ts) * z, z the normal sample of the same seed and counter
-    assert y == pytest.approx(math.sqrt(0.1 / 0.1) * noise.normal_sample(noise.stream_key(0), 0),
-                              rel=1e-15)
+    z = streams.normal_sample(streams.stream_key(0), 0)
+    assert y == pytest.approx(math.sqrt(0.1 / 0.1) * z, rel=1e-15)
     np.testing.assert_array_equal(b.update(0.0, np.array([9.0]), ()), [10.0])
 
 
