@@ -1,4 +1,5 @@
-"""The ``blocksim`` command: run, check and draw diagram files, list blocks, compare runs.
+"""The ``blocksim`` command: run, check and draw diagram files, list blocks, compare runs,
+precompile the kernels (warmup).
 
 ``main(argv)`` returns the exit status (0 success, 1 the task failed: simulation failure,
 problems found, signals differ; 2 bad input: unreadable or invalid file, bad arguments), so
@@ -11,7 +12,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from blocksim.cli import blocks, check, compare, draw, run
+from blocksim.cli import blocks, check, compare, draw, run, warmup
 from blocksim.cli.common import BAD_INPUT, CliError
 
 
@@ -28,7 +29,7 @@ def parser() -> argparse.ArgumentParser:
         epilog="Run `blocksim COMMAND --help` for a command's options.")
     p.add_argument("--version", action="version", version=f"blocksim {ver}")
     sub = p.add_subparsers(title="commands", metavar="COMMAND")
-    for module in (run, check, draw, blocks, compare):
+    for module in (run, check, draw, blocks, compare, warmup):
         module.add_parser(sub)
     return p
 

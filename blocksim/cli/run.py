@@ -6,6 +6,8 @@ import argparse
 import math
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -20,6 +22,7 @@ from blocksim.cli.common import (
     load_file,
     output_path,
 )
+from blocksim.engine.compiled import compile_watch
 from blocksim.engine.config import RunConfig
 from blocksim.engine.errors import BlocksimError, SimulationError
 from blocksim.engine.record import SimResult
@@ -96,6 +99,50 @@ class Progress:
             self.bar.close()
 
 
+class CompileStatus:
+    """A tqdm status line for the compiled back-end's compile announcements (installed as
+    :data:`blocksim.engine.compiled.compile_watch.announce` while a run prepares): "compiling
+    blocksim kernels, once per installation..." then "compiling diagram ...", with the
+    elapsed time."""
+
+    def __init__(self, file: TextIO | None = None):
+        self.file = file if file is not None else sys.stderr
+        self.bar: Any = None
+
+    def __call__(self, message: str) -> None:
+        text = message.removeprefix("blocksim: ").rstrip(".")
+        if self.bar is None:
+            from tqdm import tqdm
+
+            self.bar = tqdm(total=None, file=self.file, desc=text,
+                            bar_format="{desc} [{elapsed}]")
+        else:
+            self.bar.set_description_str(text)
+
+    def close(self) -> None:
+        """Finish the status line (if it was shown)."""
+        if self.bar is not None:
+            self.bar.close()
+            self.bar = None
+
+
+@contextmanager
+def compile_status(enabled: bool) -> Iterator[CompileStatus]:
+    """Show compile announcements as a tqdm status line (restores the previous announcer);
+    yields the status (close it when the run starts)."""
+    status = CompileStatus()
+    if not enabled:
+        yield status
+        return
+    saved = compile_watch.announce
+    compile_watch.announce = status
+    try:
+        yield status
+    finally:
+        compile_watch.announce = saved
+        status.close()
+
+
 def settings(args: argparse.Namespace, file_settings: dict[str, Any]) -> RunConfig:
     """The run configuration: the file's ``simulation`` section, overridden by the
     arguments (``T`` defaults to :data:`DEFAULT_T`); bad or unknown options end the command
@@ -128,8 +175,14 @@ def run(args: argparse.Namespace) -> int:
     plan = compile_file(df)
     bar = Progress(T, not args.quiet)
     error: SimulationError | None = None
+    compiled = config.backend in ("compiled", "auto")
     try:
-        result = run_config(plan, config, progress=bar)
+        with compile_status(compiled and not args.quiet) as status:
+            def progress(t: float) -> None:
+                status.close()  # compiled: the run has started
+                bar(t)
+
+            result = run_config(plan, config, progress=progress)
     except SimulationError as exc:
         error, result = exc, exc.result
     except BlocksimError as exc:  # e.g. the compiled back-end cannot run this diagram

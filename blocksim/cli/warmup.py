@@ -1,0 +1,316 @@
+"""``blocksim warmup``: precompile every library kernel (for a Docker image or a shared install).
+
+:func:`warmup` builds, for each block type of the registry, a small sample diagram (the block
+with default or sample arguments, its inputs fed by ``Constant`` blocks of the shapes it needs,
+scalars where free), compiles it to a plan and compiles the block's kernels with the argument
+types a compiled run passes (:func:`blocksim.engine.compiled.warmup.precompile`); numba caches
+them on disk next to the library, so later compiled runs of any diagram load them instead of
+compiling them. A block whose kernels do not compile that way is retried by a tiny compiled
+simulation of its sample diagram. One tiny compiled diagram is also run, for the loop helpers
+shared by every diagram.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Callable, Iterable
+from functools import cache
+from typing import Any
+
+import numpy as np
+
+from blocksim.cli.common import FAILED, OK, CliError, echo
+from blocksim.engine.block import Block
+from blocksim.engine.compiled import compile_watch
+from blocksim.engine.compiled.warmup import (
+    BlockWarmup,
+    WarmupReport,
+    kernel_signatures,
+    precompile,
+)
+from blocksim.engine.errors import suggest
+
+#: block types that cannot have a sample here, and why (reported as skipped)
+NO_SAMPLE = {
+    "Function": "runs a Python callable: interpreted back-end only",
+    "Subsystem": "a container: its blocks (and Inport/Outport) compile as themselves",
+    "ArmPlot": "an animation sink that runs after the simulation",
+}
+
+
+@cache
+def _puma() -> Any:
+    from blocksim.robotics.models import puma560
+
+    return puma560()
+
+
+def _q() -> np.ndarray:
+    return np.array([0.1, 0.2, -0.3, 0.4, 0.5, 0.6])
+
+
+def _samples() -> dict[str, Callable[[], tuple[Block, dict[str, tuple[int, ...]]]]]:
+    """Sample blocks of the types whose constructor needs arguments (or whose inputs need
+    shapes): type -> factory returning the block and ``{input port: shape}`` (other inputs:
+    the port's declared shape, else a scalar)."""
+    import blocksim.blocks as b
+    import blocksim.blocks.arm as arm
+    import blocksim.blocks.vision as vision
+
+    uv = {"uv": (2, 4), "depth": (4,)}
+    q0, qf = np.zeros(6), _q()
+    return {
+        "Constant": lambda: (b.Constant(1.0), {}),
+        "Gain": lambda: (b.Gain(2.0), {}),
+        "ZOH": lambda: (b.ZOH(0.1), {}),
+        "UnitDelay": lambda: (b.UnitDelay(0.1), {}),
+        "RateTransition": lambda: (b.RateTransition(0.1), {}),
+        "DiscreteDerivative": lambda: (b.DiscreteDerivative(0.1), {}),
+        "DiscreteIntegrator": lambda: (b.DiscreteIntegrator(0.1), {}),
+        "DiscretePID": lambda: (b.DiscretePID(1.0, 0.5, 0.1, clock=0.1), {}),
+        "DiscreteStateSpace": lambda: (b.DiscreteStateSpace(
+            [[0.5, 0.1], [0.0, 0.8]], [[0.0], [1.0]], [[1.0, 0.0]], [[0.0]], clock=0.1), {}),
+        "DiscreteTransferFunction": lambda: (b.DiscreteTransferFunction(
+            [1.0], [1.0, -0.5], 0.1), {}),
+        "StateSpace": lambda: (b.StateSpace([[0.0, 1.0], [-2.0, -0.5]], [[0.0], [1.0]],
+                                            [[1.0, 0.0]], [[0.0]]), {}),
+        "TransferFunction": lambda: (b.TransferFunction([1.0], [1.0, 2.0, 1.0]), {}),
+        "Interpolate": lambda: (b.Interpolate([0.0, 1.0, 2.0], [0.0, 1.0, 0.5]), {}),
+        "Piecewise": lambda: (b.Piecewise([0.0, 1.0], [0.0, 1.0]), {}),
+        "JTraj": lambda: (arm.JTraj(q0, qf, 2.0), {}),
+        "MTraj": lambda: (arm.MTraj(q0, qf, 2.0), {}),
+        "LSPB": lambda: (arm.LSPB(q0, qf, 2.0), {}),
+        "MSTraj": lambda: (arm.MSTraj(np.array([qf, q0]), q0, 0.05, 0.2, qdmax=np.ones(6)), {}),
+        "CTraj": lambda: (arm.CTraj(np.eye(4), _puma().fkine(qf), 2.0), {}),
+        **{name: (lambda name=name: (getattr(arm, name)(_puma()), {}))
+           for name in ("CartesianInertia", "Coriolis", "FKine", "ForwardDynamics", "Friction",
+                        "Gravload", "IKine", "IKine6s", "Inertia", "InverseDynamics",
+                        "JacobDot", "Jacobian")},
+        "Demux": lambda: (b.Demux(2), {"u": (2,)}),
+        "Camera": lambda: (vision.Camera(), {"points": (3, 4)}),
+        "ImageJacobian": lambda: (vision.ImageJacobian(), uv),
+        "IBVS": lambda: (vision.IBVS(np.full((2, 4), 500.0)), uv),
+    }
+
+
+def _value(shape: tuple[int, ...], port: str) -> Any:
+    """A harmless input value: 0.5, a pose the Puma reaches, a joint vector, or points in
+    front of a camera."""
+    if not shape:
+        return 0.5
+    if shape == (4, 4):
+        return np.asarray(_puma().fkine(_q()), dtype=float)
+    if shape == (6,):
+        return _q()
+    if len(shape) == 2 and shape[0] == shape[1]:
+        return np.eye(shape[0])
+    a = np.full(shape, 0.5) + 0.1 * np.arange(int(np.prod(shape))).reshape(shape)
+    if port == "points":
+        a[2] = 2.0  # in front of the camera
+    return a
+
+
+def sample_diagram(type_name: str, cls: type[Block]) -> Any:
+    """A diagram of one block of ``type_name`` (named "block") with its inputs fed by
+    ``Constant`` blocks; raises when the type has no sample (see :data:`NO_SAMPLE`)."""
+    from blocksim.blocks import Constant
+    from blocksim.engine.diagram import Diagram
+
+    factory = _samples().get(type_name)
+    block, shapes = factory() if factory is not None else (cls(), {})
+    d = Diagram(f"warmup_{type_name}")
+    d.add(block, name="block")
+    for port in block.inputs:
+        shape = shapes.get(port.name, port.shape if port.shape is not None else ())
+        src = d.add(Constant(_value(tuple(shape), port.name)), name=f"in_{port.name}")
+        d.connect(src, block[port.name])
+    return d
+
+
+def library_types() -> dict[str, type[Block]]:
+    """Every block type of the diagram-file registry (library and registered)."""
+    from blocksim.io.registry import block_types
+
+    return block_types()
+
+
+def _one(type_name: str, cls: type[Block]) -> BlockWarmup:
+    from blocksim.engine.compile import compile_diagram
+    from blocksim.engine.compiled.kernels import kernels_of
+
+    t0 = time.perf_counter()
+    if type_name in NO_SAMPLE:
+        return BlockWarmup(type_name, "skipped", reason=NO_SAMPLE[type_name])
+    try:
+        d = sample_diagram(type_name, cls)
+        plan = compile_diagram(d)
+    except Exception as exc:  # reported per block type, the others go on
+        return BlockWarmup(type_name, "failed", time.perf_counter() - t0,
+                           reason=f"sample diagram: {type(exc).__name__}: {exc}")
+    block = d["block"]
+    if kernels_of(block) is None:
+        return BlockWarmup(type_name, "skipped", reason="no compiled kernels (interpreted "
+                                                        "back-end only, or runs after the "
+                                                        "simulation)")
+    if not kernel_signatures(plan, "block"):
+        routes = kernels_of(block).routes is not None  # type: ignore[union-attr]
+        return BlockWarmup(type_name, "skipped", reason="a routing block: compiled code copies "
+                           "its signals" if routes else "takes no part in a compiled run (a "
+                           "sink without state or events)")
+    try:
+        names = precompile(plan, "block")
+        return BlockWarmup(type_name, "compiled", time.perf_counter() - t0, names)
+    except Exception as first:  # numba typing/lowering errors: try a real run instead
+        reason = f"{type(first).__name__}: {str(first).strip().splitlines()[0]}"
+    try:
+        _tiny_run(d)
+    except Exception as exc:
+        return BlockWarmup(type_name, "failed", time.perf_counter() - t0,
+                           reason=f"{reason}; a compiled run: {type(exc).__name__}: {exc}")
+    sigs = kernel_signatures(plan, "block")
+    return BlockWarmup(type_name, "compiled", time.perf_counter() - t0,
+                       [f"{k} (run)" for k in sigs], reason=reason, via="run")
+
+
+def _tiny_run(d: Any) -> None:
+    from blocksim.engine.simulate import simulate
+
+    simulate(d, T=0.0, solver="euler", dt=1.0, backend="compiled")
+
+
+def loop_diagram() -> Any:
+    """A small diagram whose compiled runs use the loop helpers of every kind of diagram:
+    continuous state, a clocked discrete block, a zero crossing, scalar and vector signals."""
+    from blocksim.blocks import Constant, Gain, Integrator, Saturation, Sum, UnitDelay
+    from blocksim.engine.diagram import Diagram
+
+    d = Diagram("warmup_loop")
+    c = d.add(Constant(np.ones(3)), name="c")
+    i3 = d.add(Integrator(x0=np.zeros(3)), name="i3")
+    d.connect(c, i3)
+    s = d.add(Sum("+-"), name="s")
+    g = d.add(Gain(2.0), name="g")
+    i = d.add(Integrator(x0=0.0), name="i")
+    sat = d.add(Saturation(-0.5, 0.5), name="sat")
+    z = d.add(UnitDelay(0.1), name="z")
+    d.connect(d.add(Constant(1.0), name="r"), s["u0"])
+    d.connect(s, g)
+    d.connect(g, i)
+    d.connect(i, s["u1"], sat)
+    d.connect(sat, z)
+    return d
+
+
+def _loop_helpers() -> None:
+    from blocksim.engine.simulate import simulate
+
+    d = loop_diagram()
+    simulate(d, T=0.2, solver="euler", dt=0.05, backend="compiled")
+    simulate(d, T=0.2, solver="RK45", backend="compiled")
+
+
+def warmup(types: Iterable[str] | None = None,
+           progress: Callable[[str, int, int], None] | None = None,
+           loop: bool | None = None) -> WarmupReport:
+    """Precompile the kernels of every library block type (or of ``types``).
+
+    Parameters
+    ----------
+    types : iterable of str, optional
+        Block type names (as in diagram files); default every type of the registry.
+    progress : callable, optional
+        ``progress(step, done, total)`` before each step: a block type's name, then
+        ``"loop helpers"`` (the last of ``total`` steps).
+    loop : bool, optional
+        Also run a tiny compiled diagram (twice: Euler and Dormand-Prince) so that the loop
+        helpers shared by every diagram are compiled; default: only when ``types`` is None
+        (the loop itself is generated per diagram and compiles at its first run anyway).
+
+    Returns
+    -------
+    WarmupReport
+        Per block type: compiled (its kernels), skipped (nothing to compile) or failed (why),
+        and the seconds; the loop helpers' time.
+
+    Raises
+    ------
+    KeyError
+        For an unknown type name (with a did-you-mean suggestion).
+    """
+    t0 = time.perf_counter()
+    known = library_types()
+    names = list(known) if types is None else list(types)
+    for n in names:
+        if n not in known:
+            raise KeyError(f"unknown block type {n!r}{suggest(n, known)}")
+    loop = types is None if loop is None else loop
+    total = len(names) + int(loop)
+    report = WarmupReport([])
+    for k, n in enumerate(names):
+        if progress is not None:
+            progress(n, k, total)
+        report.blocks.append(_one(n, known[n]))
+    if loop and progress is not None:
+        progress("loop helpers", total - 1, total)
+    if loop:
+        t1 = time.perf_counter()
+        try:
+            _loop_helpers()
+        except Exception as exc:  # reported, like a block type's failure
+            report.loop_error = f"{type(exc).__name__}: {exc}"
+        report.loop_seconds = time.perf_counter() - t1
+    report.seconds = time.perf_counter() - t0
+    return report
+
+
+def add_parser(sub: Any) -> None:
+    """Register the ``warmup`` command."""
+    p = sub.add_parser("warmup", help="precompile every library kernel (for a Docker image or "
+                                      "a shared install)",
+                       description="Compile the compiled back-end's kernels of every block type "
+                                   "into numba's disk cache, so that first compiled runs only "
+                                   "compile their diagram. Exit status: 0 done, 1 a kernel "
+                                   "failed to compile, 2 bad arguments.")
+    p.add_argument("--only", nargs="+", metavar="TYPE", help="only these block types")
+    p.add_argument("--quiet", action="store_true", help="no progress bar, only the summary "
+                                                        "line (and failures)")
+    p.add_argument("--verbose", action="store_true", help="one line per block type")
+    p.set_defaults(command=run_warmup)
+
+
+def run_warmup(args: argparse.Namespace) -> int:
+    """The ``warmup`` command."""
+    from blocksim.cli.common import BAD_INPUT
+
+    bar: Any = None
+    if not args.quiet:
+        from tqdm import tqdm
+
+        bar = tqdm(total=1, file=sys.stderr, unit="type", desc="compiling blocksim kernels")
+
+    def progress(step: str, done: int, total: int) -> None:
+        if bar is not None:
+            bar.total = total
+            bar.n = done
+            bar.set_postfix_str(step)
+
+    saved = compile_watch.announce
+    compile_watch.announce = lambda message: None  # the bar says it
+    try:
+        report = warmup(args.only, progress)
+    except KeyError as exc:
+        raise CliError(BAD_INPUT, [str(exc.args[0])]) from None
+    finally:
+        compile_watch.announce = saved
+        if bar is not None:
+            bar.n = bar.total
+            bar.set_postfix_str("done")
+            bar.close()
+    lines = report.summary(verbose=args.verbose)
+    if args.quiet:
+        lines = lines[:1] + report.failures()
+    for ln in lines:
+        echo(ln)
+    return OK if report.ok else FAILED

@@ -1,0 +1,65 @@
+"""Warmup: kernels compiled ahead with the exact types a compiled run passes, so the run
+compiles none of them."""
+
+import numpy as np
+import pytest
+
+from blocksim import Diagram, compile_diagram, simulate
+from blocksim.blocks import Constant, Gain, Integrator, Sum
+from blocksim.cli.warmup import sample_diagram, warmup
+from blocksim.engine.compiled.kernels import kernels_of
+from blocksim.engine.compiled.warmup import kernel_signatures
+
+TYPES = ["Gain", "Sum", "Integrator", "Relay", "Scope", "Inport"]
+
+
+def _loop() -> Diagram:
+    d = Diagram("warmup_test_loop")
+    r = d.add(Constant(1.0), name="r")
+    s = d.add(Sum("+-"), name="s")
+    g = d.add(Gain(2.0), name="g")
+    x = d.add(Integrator(x0=0.0), name="x")
+    d.connect(r, s["u0"])
+    d.connect(s, g)
+    d.connect(g, x)
+    d.connect(x, s["u1"])
+    return d
+
+
+def test_warmup_reports_each_type_and_a_compiled_run_then_compiles_none_of_their_kernels():
+    report = warmup(TYPES)
+    by_type = {b.type: b for b in report.blocks}
+    assert [b.type for b in report.compiled] == ["Gain", "Sum", "Integrator", "Relay"]
+    assert {b.type for b in report.skipped} == {"Scope", "Inport"}
+    assert report.ok and not report.failed and report.loop_seconds == 0.0
+    assert all(b.via == "signatures" for b in report.compiled)
+    assert len(by_type["Integrator"].kernels) == 2  # output and deriv
+    assert len(by_type["Relay"].kernels) == 3  # output, crossings, on_event (update: events)
+    assert report.summary()[0].startswith("warmup: 4 block types compiled")
+
+    d = _loop()
+    kernels = [kernels_of(d[n]) for n in ("s", "g", "x")]
+    fns = [getattr(k, w) for k in kernels for w in ("output", "deriv") if getattr(k, w)]
+    before = [list(fn.signatures) for fn in fns]
+    result = simulate(d, T=0.1, solver="euler", dt=0.05, backend="compiled")
+    assert [list(fn.signatures) for fn in fns] == before  # nothing new compiled or loaded
+    np.testing.assert_allclose(result["x.y"][-1], 2 * 0.05 * (1 + (1 - 0.1)), rtol=1e-12)
+
+
+@pytest.mark.parametrize("name, n", [("Sum", 1), ("Relay", 3)])
+def test_predicted_signatures_are_those_numba_lists(name, n):
+    from blocksim.io.registry import block_types
+
+    d = sample_diagram(name, block_types()[name])
+    plan = compile_diagram(d)
+    sigs = kernel_signatures(plan, "block")
+    assert len(sigs) == n
+    k = kernels_of(d["block"])
+    warmup([name])
+    for kind, sig in sigs.items():
+        assert sig in getattr(k, kind).signatures, kind
+
+
+def test_an_unknown_type_is_refused_with_a_suggestion():
+    with pytest.raises(KeyError, match="did you mean 'Gain'"):
+        warmup(["Gian"])
