@@ -187,7 +187,7 @@ class FixedStepper:
             k2 = np.asarray(f(t + 0.5 * h, y + 0.5 * h * k1))
             k3 = np.asarray(f(t + 0.5 * h, y + 0.5 * h * k2))
             k4 = np.asarray(f(t_new, y + h * k3))
-            y_new = y + (h / 6.0) * (k1 + 2.0 * k2 + 2.0 * k3 + k4)
+            y_new = y + (h / 6.0) * (k1 + 2.0 * (k2 + k3) + k4)  # the compiled step's order
         self.t_old, self.y_old = t, y
         self.t, self.y = t_new, y_new
         self.step_size = h

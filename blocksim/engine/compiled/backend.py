@@ -106,7 +106,10 @@ def prepare(plan: Plan, solver: str) -> Prepared:
     """Check, build, render and load the generated module of ``plan`` (nothing compiled
     yet: numba compiles, or loads from its cache, at the first call)."""
     kernels = kernels_for(plan, solver)
-    program = ir.build(plan, kernels)
+    try:
+        program = ir.build(plan, kernels)
+    except ValueError as exc:
+        raise CompileError(f"the compiled back-end cannot run this diagram: {exc}") from None
     layout = param_layout(_params(kernels))
     return Prepared(program, layout, load_generated(program, layout), kernels)
 
@@ -127,6 +130,12 @@ def _options(program: ir.Program, config: RunConfig, sched: Schedule, cap: int,
                        np.array(program.directions, dtype=np.int64),
                        np.array(program.stop_mask, dtype=np.bool_),
                        np.zeros(sched.fired.shape[1], dtype=np.bool_))
+
+
+def _lean(program: ir.Program, config: RunConfig) -> bool:
+    """Whether the lean loop ``run_fixed`` serves the run: a fixed-step method and no zero
+    crossings (else the general ``run``)."""
+    return METHODS[config.solver] is not Method.DOPRI and not program.directions
 
 
 def _first(sched: Schedule) -> Schedule:
@@ -169,11 +178,12 @@ def run_compiled(plan: Plan, config: RunConfig, stats: dict[str, Any]) -> SimRes
     opts = _options(program, config, sched, cap, config.record_dt is None)
     args = (pv, pi, np.ascontiguousarray(plan.x0, dtype=float),
             np.ascontiguousarray(plan.xd0, dtype=float), np.zeros(program.nsig))
+    loop = module.run_fixed if _lean(program, config) else module.run
     with CompileWatch(prep.generated.name, plan.name) as watch:
-        module.run(*args, _first(sched), opts._replace(cap=2))
+        loop(*args, _first(sched), opts._replace(cap=2))
     stats.update(_compile_stats(watch, time.perf_counter() - t0, prep.generated))
     t1 = time.perf_counter()
-    nrec, t_rec, x_rec, s_rec, counters, status = module.run(*args, sched, opts)
+    nrec, t_rec, x_rec, s_rec, counters, status = loop(*args, sched, opts)
     wall = time.perf_counter() - t1
     t_rec, x_rec, s_rec = t_rec[:nrec], x_rec[:nrec], s_rec[:nrec]
     t_final = float(t_rec[-1]) if len(t_rec) else 0.0
@@ -316,15 +326,16 @@ def run_batch_compiled(plans: list[Plan], config: RunConfig,
     x_last = np.full((M, plan.nx), np.nan)
     s_last = np.full((M, program.nsig), np.nan)
     outputs = (t_out, x_out, s_out, counts, status, t_last, x_last, s_last)
+    batch = module.run_batch_fixed if _lean(program, config) else module.run_batch
     with CompileWatch(prep.generated.name, plan.name) as watch:  # compile (or load) on member 0
-        module.run_batch(PV, PI, X0, XD0, sig0, _first(sched), opts, outputs, 0, 1)
+        batch(PV, PI, X0, XD0, sig0, _first(sched), opts, outputs, 0, 1)
     stats = _compile_stats(watch, time.perf_counter() - t0, prep.generated)
     t1 = time.perf_counter()
     workers = max(1, min(threads or os.cpu_count() or 1, M))
     bounds = np.linspace(0, M, workers + 1).astype(int)
     with ThreadPoolExecutor(workers) as pool:  # run_batch releases the GIL
-        list(pool.map(lambda k: module.run_batch(PV, PI, X0, XD0, sig0, sched, opts, outputs,
-                                                 bounds[k], bounds[k + 1]), range(workers)))
+        list(pool.map(lambda k: batch(PV, PI, X0, XD0, sig0, sched, opts, outputs, bounds[k],
+                                      bounds[k + 1]), range(workers)))
     wall = time.perf_counter() - t1
     stats.update(run_time=wall, run_per_member=wall / len(plans))
     text, errors = [], []

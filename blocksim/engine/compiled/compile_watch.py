@@ -43,7 +43,8 @@ class CompileWatch(numba_event.Listener):
     """
 
     #: the functions of loop_template.py, copied into every generated module
-    LOOP_FUNCTIONS = ("step", "initial_step", "locate", "major", "run", "run_batch")
+    LOOP_FUNCTIONS = ("euler_step", "rk4_step", "dopri_step", "step", "initial_step", "locate",
+                      "major", "run", "run_fixed", "run_batch", "run_batch_fixed")
 
     def __init__(self, module_name: str, diagram_name: str):
         self.module_name = module_name

@@ -204,7 +204,7 @@ def build(plan: Plan, kernels: list[Kernels | None]) -> Program:
         if kern is None or not e.out_slots:
             continue
         rate, clock = rate_of(e)
-        if kern.routes is not None:
+        if kern.routes is not None and _routes_fit(kern.routes, e, signals):
             for p in step.ports:
                 pieces = tuple((e.in_slots[port], None if idx is None else tuple(idx))
                                for port, idx in kern.routes[p])
@@ -213,6 +213,9 @@ def build(plan: Plan, kernels: list[Kernels | None]) -> Program:
             evaluation.append(Call(k, "output", kernel_ref(kern.output), _state(e), e.in_slots,
                                    e.out_slots, tuple(e.out_slots[p] for p in step.ports),
                                    rate, clock))
+        else:
+            raise ValueError(f"block '{e.name}' ({e.kind}): its routes do not match the sizes "
+                             f"of its ports and it has no output kernel")
     minor = minor_statements(plan, evaluation)
     evaluation = [_with_rate(s, Rate.MINOR) if i in minor else s
                   for i, s in enumerate(evaluation)]
@@ -247,6 +250,17 @@ def build(plan: Plan, kernels: list[Kernels | None]) -> Program:
                    tuple(evaluation), tuple(derivatives), tuple(updates), tuple(crossings),
                    plan.nx, int(plan.xd0.size), max(sum(s.size for s in signals), 1),
                    tuple(directions), tuple(stop_mask))
+
+
+def _routes_fit(routes: Any, e: Any, signals: tuple[Signal, ...]) -> bool:
+    """Whether every output's pieces hold exactly the output's number of elements (a routing
+    block whose routes assume another input shape falls back to its output kernel)."""
+    for p, pieces in enumerate(routes):
+        n = sum(signals[e.in_slots[port]].size if idx is None else len(idx)
+                for port, idx in pieces)
+        if n != signals[e.out_slots[p]].size:
+            return False
+    return True
 
 
 def _with_rate(s: Statement, rate: Rate) -> Statement:

@@ -119,23 +119,27 @@ def any_crossed(g_prev, g_now, directions):
 
 
 @njit(cache=True)
-def append_record(t_rec, x_rec, s_rec, nrec, t, x, sig):
-    """Append (t, x, sig) to the record buffers, doubling them when full."""
-    if nrec == t_rec.size:
-        t_new = np.empty(2 * nrec)
-        x_new = np.empty((2 * nrec, x_rec.shape[1]))
-        s_new = np.empty((2 * nrec, s_rec.shape[1]))
-        for r in range(nrec):
-            t_new[r] = t_rec[r]
-            copy_into(x_new[r], x_rec[r])
-            copy_into(s_new[r], s_rec[r])
-        t_rec, x_rec, s_rec = t_new, x_new, s_new
-    t_rec[nrec] = t
+def grow_records(t_rec, x_rec, s_rec):
+    """The record buffers with twice the rows (the recorded ones copied)."""
+    rows = t_rec.size
+    t_new = np.empty(2 * rows)
+    x_new = np.empty((2 * rows, x_rec.shape[1]))
+    s_new = np.empty((2 * rows, s_rec.shape[1]))
+    for r in range(rows):
+        t_new[r] = t_rec[r]
+        copy_into(x_new[r], x_rec[r])
+        copy_into(s_new[r], s_rec[r])
+    return t_new, x_new, s_new
+
+
+@njit(cache=True)
+def write_row(t_rec, x_rec, s_rec, row, t, x, sig):
+    """Record (t, x, sig) in row ``row`` of the buffers."""
+    t_rec[row] = t
     for j in range(x.size):
-        x_rec[nrec, j] = x[j]
+        x_rec[row, j] = x[j]
     for j in range(sig.size):
-        s_rec[nrec, j] = sig[j]
-    return t_rec, x_rec, s_rec, nrec + 1
+        s_rec[row, j] = sig[j]
 
 
 #: the line of loop_template.py after which its source is copied into generated modules

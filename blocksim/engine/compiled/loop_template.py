@@ -7,12 +7,14 @@ after the marker line into each generated module, where ``evaluate``, ``rhs``,
 defined. There the calls are direct calls of module globals, which numba compiles, inlines and
 caches on disk; ``NX`` is a compile-time constant, so LLVM unrolls the loops over the state.
 
-* :func:`step` — one step of Euler, RK4 or Dormand–Prince 5(4) (the only step code);
+* :func:`euler_step`, :func:`rk4_step`, :func:`dopri_step` — one step of each method, the
+  only step code; :func:`step` picks the run's;
 * :func:`initial_step` — scipy's first step size of the adaptive method;
 * :func:`locate` — bisection of a zero crossing inside a step;
 * :func:`major` — what happens at a major time: outputs, events, discrete updates;
-* :func:`run` — one member from 0 to T; :func:`run_batch` — a chunk of members (without the
-  GIL: the back-end runs chunks on several threads).
+* :func:`run` — one member from 0 to T; :func:`run_fixed` — the same, lean, for fixed steps
+  without zero crossings; :func:`run_batch`, :func:`run_batch_fixed` — a chunk of members
+  (without the GIL: the back-end runs chunks on several threads).
 
 Major times come from :func:`blocksim.engine.schedule.schedule`: the blocks see
 ``eval_times[i]`` at major time ``i``, ``min(t, left_times[i])`` inside the segment that ends
@@ -23,24 +25,52 @@ takes effect at that major time. Status codes: :class:`blocksim.engine.compiled.
 # ruff: noqa: F821 - evaluate, rhs, rhs_record, update, crossings, fire, NX: see above
 
 # ---- copied into every generated module from here ----
+import math
+
 import numpy as np
 from numba import njit
 
 from blocksim.engine.compiled.loop import (
     Status,
     any_crossed,
-    append_record,
     copy_into,
     crossed,
     finite,
+    grow_records,
     store_member,
+    write_row,
 )
 from blocksim.engine.compiled.steps import (
-    DP_A,
-    DP_C,
-    DP_E,
-    RK4_A,
-    RK4_C,
+    A21,
+    A31,
+    A32,
+    A41,
+    A42,
+    A43,
+    A51,
+    A52,
+    A53,
+    A54,
+    A61,
+    A62,
+    A63,
+    A64,
+    A65,
+    B1,
+    B3,
+    B4,
+    B5,
+    B6,
+    C2,
+    C3,
+    C4,
+    C5,
+    E1,
+    E3,
+    E4,
+    E5,
+    E6,
+    E7,
     Method,
     next_grid_time,
     rms,
@@ -58,49 +88,86 @@ _ZENO = int(Status.ZENO)
 
 
 @njit(cache=True)
-def step(method, t, x, f0, hh, t_left, xd, pv, pi, sig, K, ytmp, ynew, err, scale, rtol, atol):
-    """One step of size ``hh`` from ``(t, x)`` with ``f0 = f(t, x)`` into ``ynew``; the blocks
-    see stage times ``min(t, t_left)``. Returns ``(error norm, rhs evaluations)``: scipy's
-    norm (< 1 accepts) for Dormand-Prince, 0.0 for the fixed-step methods. ``K`` (7, n) holds
-    the stages; after a Dormand-Prince step ``K[6]`` is f at the new point (first same as
-    last). The one step of every loop: Euler, or the explicit Runge-Kutta stages of RK4 or
-    Dormand-Prince 5(4) from their tableaus."""
-    n = NX
-    if method == _EULER:
-        for j in range(n):
-            ynew[j] = x[j] + hh * f0[j]
-        return 0.0, 0
-    dopri = method == _DOPRI
-    A = DP_A if dopri else RK4_A
-    C = DP_C if dopri else RK4_C
-    for j in range(n):
-        K[0, j] = f0[j]
-    for s in range(1, A.shape[0]):
-        for j in range(n):
-            acc = 0.0
-            for q in range(s):
-                acc += A[s, q] * K[q, j]
-            ytmp[j] = x[j] + hh * acc
-        rhs(min(t + C[s] * hh, t_left), ytmp, xd, pv, pi, sig, K[s])
-    if dopri:  # the last stage was at the new point
-        for j in range(n):
-            ynew[j] = ytmp[j]
-            acc = 0.0
-            for q in range(7):
-                acc += DP_E[q] * K[q, j]
-            err[j] = hh * acc
-            scale[j] = atol + max(abs(x[j]), abs(ynew[j])) * rtol
-        return rms(err, scale), 6
-    h6 = hh / 6.0
-    for j in range(n):
-        ynew[j] = x[j] + h6 * (f0[j] + 2.0 * (K[1, j] + K[2, j]) + K[3, j])
-    return 0.0, 3
+def euler_step(t, x, f0, hh, ynew):
+    """One explicit Euler step of size ``hh`` from ``(t, x)`` with ``f0 = f(t, x)``."""
+    for j in range(NX):
+        ynew[j] = x[j] + hh * f0[j]
 
 
 @njit(cache=True)
-def initial_step(t, x, f, t_end, t_left, xd, pv, pi, sig, ytmp, f1, err, scale, rtol, atol):
+def rk4_step(t, x, f0, hh, t_left, xd, pv, pi, sig, k2, k3, k4, y, ynew):
+    """One classical RK4 step of size ``hh`` from ``(t, x)`` with ``f0 = f(t, x)`` into
+    ``ynew`` (3 rhs evaluations; stage times ``min(t, t_left)``)."""
+    n = NX
+    h2 = 0.5 * hh
+    th = min(t + h2, t_left)
+    for j in range(n):
+        y[j] = x[j] + h2 * f0[j]
+    rhs(th, y, xd, pv, pi, sig, k2)
+    for j in range(n):
+        y[j] = x[j] + h2 * k2[j]
+    rhs(th, y, xd, pv, pi, sig, k3)
+    for j in range(n):
+        y[j] = x[j] + hh * k3[j]
+    rhs(min(t + hh, t_left), y, xd, pv, pi, sig, k4)
+    h6 = hh / 6.0
+    for j in range(n):
+        ynew[j] = x[j] + h6 * (f0[j] + 2.0 * (k2[j] + k3[j]) + k4[j])
+
+
+@njit(cache=True)
+def dopri_step(t, x, f0, hh, t_left, xd, pv, pi, sig, k2, k3, k4, k5, k6, k7, y, err, scale,
+               ynew, rtol, atol):
+    """One Dormand-Prince 5(4) step (scipy's RK45) of size ``hh`` from ``(t, x)`` with ``f0 =
+    f(t, x)`` into ``ynew``; ``k7`` ends as f at the new point (first same as last). Returns
+    scipy's error norm (< 1 accepts); 6 rhs evaluations."""
+    n = NX
+    for j in range(n):
+        y[j] = x[j] + hh * (A21 * f0[j])
+    rhs(min(t + C2 * hh, t_left), y, xd, pv, pi, sig, k2)
+    for j in range(n):
+        y[j] = x[j] + hh * (A31 * f0[j] + A32 * k2[j])
+    rhs(min(t + C3 * hh, t_left), y, xd, pv, pi, sig, k3)
+    for j in range(n):
+        y[j] = x[j] + hh * (A41 * f0[j] + A42 * k2[j] + A43 * k3[j])
+    rhs(min(t + C4 * hh, t_left), y, xd, pv, pi, sig, k4)
+    for j in range(n):
+        y[j] = x[j] + hh * (A51 * f0[j] + A52 * k2[j] + A53 * k3[j] + A54 * k4[j])
+    rhs(min(t + C5 * hh, t_left), y, xd, pv, pi, sig, k5)
+    for j in range(n):
+        y[j] = x[j] + hh * (A61 * f0[j] + A62 * k2[j] + A63 * k3[j] + A64 * k4[j]
+                            + A65 * k5[j])
+    rhs(min(t + hh, t_left), y, xd, pv, pi, sig, k6)
+    for j in range(n):
+        ynew[j] = x[j] + hh * (B1 * f0[j] + B3 * k3[j] + B4 * k4[j] + B5 * k5[j] + B6 * k6[j])
+    rhs(min(t + hh, t_left), ynew, xd, pv, pi, sig, k7)
+    for j in range(n):
+        err[j] = hh * (E1 * f0[j] + E3 * k3[j] + E4 * k4[j] + E5 * k5[j] + E6 * k6[j]
+                       + E7 * k7[j])
+        scale[j] = atol + max(abs(x[j]), abs(ynew[j])) * rtol
+    return rms(err, scale)
+
+
+@njit(cache=True)
+def step(method, t, x, f0, hh, t_left, xd, pv, pi, sig, k2, k3, k4, k5, k6, k7, y, err, scale,
+         ynew, rtol, atol):
+    """One step of the run's method (:func:`euler_step`, :func:`rk4_step` or
+    :func:`dopri_step`): returns ``(error norm, rhs evaluations)``, the norm 0.0 for the
+    fixed-step methods."""
+    if method == _EULER:
+        euler_step(t, x, f0, hh, ynew)
+        return 0.0, 0
+    if method == _RK4:
+        rk4_step(t, x, f0, hh, t_left, xd, pv, pi, sig, k2, k3, k4, y, ynew)
+        return 0.0, 3
+    return dopri_step(t, x, f0, hh, t_left, xd, pv, pi, sig, k2, k3, k4, k5, k6, k7, y, err,
+                      scale, ynew, rtol, atol), 6
+
+
+@njit(cache=True)
+def initial_step(t, x, f, t_end, t_left, xd, pv, pi, sig, f1, ytmp, err, scale, rtol, atol):
     """scipy's ``select_initial_step`` for an order-4 error estimate: the first step size of
-    the adaptive method (one rhs evaluation, into ``f1``)."""
+    the adaptive method (one rhs evaluation, into the work array ``f1``)."""
     n = NX
     for j in range(n):
         scale[j] = atol + abs(x[j]) * rtol
@@ -122,8 +189,8 @@ def initial_step(t, x, f, t_end, t_left, xd, pv, pi, sig, ytmp, f1, err, scale, 
 
 
 @njit(cache=True)
-def locate(method, t, x, f, hh, t_end, t_left, xd, pv, pi, sig, K, ytmp, ynew, ytry, err,
-           scale, g_prev, g_now, opts):
+def locate(method, t, x, f, hh, t_end, t_left, xd, pv, pi, sig, k2, k3, k4, k5, k6, k7, y, err,
+           scale, ynew, ytry, g_prev, g_now, opts):
     """A crossing happened in the step of length ``hh`` from ``(t, x)``: bisect the step
     length to ``event_tol`` (re-stepping from ``t``), then redo the step up to the crossing
     into ``ynew`` — or, when the crossing lies within a few ulp of the major time ``t_end``
@@ -138,8 +205,8 @@ def locate(method, t, x, f, hh, t_end, t_left, xd, pv, pi, sig, K, ytmp, ynew, y
         c = a if last else 0.5 * (a + b)
         if last and a == 0.0:
             break
-        _, ne = step(method, t, x, f, c, t_left, xd, pv, pi, sig, K, ytmp, ytry, err, scale,
-                     opts.rtol, opts.atol)
+        _, ne = step(method, t, x, f, c, t_left, xd, pv, pi, sig, k2, k3, k4, k5, k6, k7, y,
+                     err, scale, ytry, opts.rtol, opts.atol)
         nfev += ne
         evaluate(min(t + c, t_left), ytry, xd, pv, pi, sig, 1, opts.none_fired)
         crossings(t + c, ytry, xd, pv, pi, sig, g_now)
@@ -153,8 +220,8 @@ def locate(method, t, x, f, hh, t_end, t_left, xd, pv, pi, sig, K, ytmp, ynew, y
     t_snap = t_end - SNAP_ULPS * (np.nextafter(t_end, np.inf) - t_end)
     inside = not (t + hh >= t_end and (t + b >= t_snap or t + b > t_left))
     length = b if inside else hh
-    _, ne = step(method, t, x, f, length, t_left, xd, pv, pi, sig, K, ytmp, ynew, err, scale,
-                 opts.rtol, opts.atol)
+    _, ne = step(method, t, x, f, length, t_left, xd, pv, pi, sig, k2, k3, k4, k5, k6, k7, y,
+                 err, scale, ynew, opts.rtol, opts.atol)
     return length, inside, nfev + ne
 
 
@@ -225,13 +292,12 @@ def run(pv, pi, x0, xd0, sig0, sched, opts):
     nfev = 0
     nsteps = 0
     events = np.array([0.0, 0.0, -np.inf])  # count, burst, time of the last
-    K = np.zeros((7, n))
-    ytmp = np.empty(n)
+    k2, k3, k4, k5, k6, k7 = (np.zeros(n), np.zeros(n), np.zeros(n), np.zeros(n), np.zeros(n),
+                              np.zeros(n))  # work arrays of step()
+    y, err, scale = np.zeros(n), np.zeros(n), np.zeros(n)
     ynew = np.empty(n)
     ytry = np.empty(n)
     f = np.empty(n)
-    scale = np.empty(n)
-    err = np.empty(n)
     g_prev = np.zeros(nz)
     g_now = np.zeros(nz)
     mask = np.zeros(nz, dtype=np.bool_)
@@ -252,7 +318,10 @@ def run(pv, pi, x0, xd0, sig0, sched, opts):
             status = major(t, 1, opts.none_fired, x, xd, x_new, xd_new, pv, pi, sig, g_prev,
                            g_now, mask, False, events, opts)
         if sched.record[i] if on_schedule else opts.record_steps:
-            t_rec, x_rec, s_rec, nrec = append_record(t_rec, x_rec, s_rec, nrec, t, x, sig)
+            if nrec == t_rec.size:
+                t_rec, x_rec, s_rec = grow_records(t_rec, x_rec, s_rec)
+            write_row(t_rec, x_rec, s_rec, nrec, t, x, sig)
+            nrec += 1
         if not (finite(sig) and finite(x)):
             status = _NONFINITE
         if status != _DONE:
@@ -280,17 +349,20 @@ def run(pv, pi, x0, xd0, sig0, sched, opts):
                     rhs(min(t, t_left), x, xd, pv, pi, sig, f)
                 nfev += 1
             else:  # Dormand-Prince: first same as last
-                copy_into(f, K[6])
+                copy_into(f, k7)
                 if record_here:
                     evaluate(min(t, t_left), x, xd, pv, pi, sig, 1, opts.none_fired)
             if record_here:
-                t_rec, x_rec, s_rec, nrec = append_record(t_rec, x_rec, s_rec, nrec, t, x, sig)
+                if nrec == t_rec.size:
+                    t_rec, x_rec, s_rec = grow_records(t_rec, x_rec, s_rec)
+                write_row(t_rec, x_rec, s_rec, nrec, t, x, sig)
+                nrec += 1
                 if not (finite(sig) and finite(x)):
                     status = _NONFINITE
                     break
             if n > 0 and method == _DOPRI and h <= 0.0:
-                h = initial_step(t, x, f, t_end, t_left, xd, pv, pi, sig, ytmp, K[1], err,
-                                 scale, opts.rtol, opts.atol)
+                h = initial_step(t, x, f, t_end, t_left, xd, pv, pi, sig, k2, y, err, scale,
+                                 opts.rtol, opts.atol)
                 nfev += 1
             # one step (Dormand-Prince: until its error is accepted)
             rejected = False
@@ -307,8 +379,8 @@ def run(pv, pi, x0, xd0, sig0, sched, opts):
                 else:
                     t_new = next_grid_time(t, opts.dt, t_end)
                 hh = t_new - t
-                en, ne = step(method, t, x, f, hh, t_left, xd, pv, pi, sig, K, ytmp, ynew, err,
-                              scale, opts.rtol, opts.atol)
+                en, ne = step(method, t, x, f, hh, t_left, xd, pv, pi, sig, k2, k3, k4, k5, k6,
+                              k7, y, err, scale, ynew, opts.rtol, opts.atol)
                 nfev += ne
                 if n == 0 or method != _DOPRI:
                     break
@@ -328,7 +400,8 @@ def run(pv, pi, x0, xd0, sig0, sched, opts):
                 crossings(t_new, ynew, xd, pv, pi, sig, g_now)
                 if any_crossed(g_prev, g_now, opts.directions):
                     hh, event, ne = locate(method, t, x, f, hh, t_end, t_left, xd, pv, pi, sig,
-                                           K, ytmp, ynew, ytry, err, scale, g_prev, g_now, opts)
+                                           k2, k3, k4, k5, k6, k7, y, err, scale, ynew, ytry,
+                                           g_prev, g_now, opts)
                     nfev += ne
                     t_new = t + hh if event else t_new
                 else:
@@ -337,7 +410,10 @@ def run(pv, pi, x0, xd0, sig0, sched, opts):
             copy_into(x, ynew)
             if not opts.record_steps and not finite(x):  # not recorded below: record it here
                 evaluate(min(t, t_left), x, xd, pv, pi, sig, 1, opts.none_fired)
-                t_rec, x_rec, s_rec, nrec = append_record(t_rec, x_rec, s_rec, nrec, t, x, sig)
+                if nrec == t_rec.size:
+                    t_rec, x_rec, s_rec = grow_records(t_rec, x_rec, s_rec)
+                write_row(t_rec, x_rec, s_rec, nrec, t, x, sig)
+                nrec += 1
                 status = _NONFINITE
                 break
             if event or t >= t_end:
@@ -352,6 +428,105 @@ def run(pv, pi, x0, xd0, sig0, sched, opts):
 
 
 @njit(cache=True, nogil=True)
+def run_fixed(pv, pi, x0, xd0, sig0, sched, opts):
+    """:func:`run` for the common case, kept lean: fixed steps (Euler, RK4) and no zero
+    crossings. Same arguments, results and status codes."""
+    n = NX
+    ns = NSIG
+    x = x0.copy()
+    xd = xd0.copy()
+    xd_new = xd0.copy()
+    sig = sig0.copy()
+    cap = max(opts.cap, 2)
+    t_rec = np.empty(cap)
+    x_rec = np.empty((cap, n))
+    s_rec = np.empty((cap, ns))
+    nrec = 0
+    nfev = 0
+    nsteps = 0
+    k2, k3, k4, y = np.zeros(n), np.zeros(n), np.zeros(n), np.zeros(n)  # rk4_step's
+    f = np.empty(n)
+    ynew = np.empty(n)
+    times = sched.times
+    nmajor = times.size
+    nfired = sched.fired.shape[1]
+    method = opts.method
+    dt = opts.dt
+    record_steps = opts.record_steps
+    for i in range(nmajor):
+        t = sched.eval_times[i]
+        row = sched.fired[i]
+        evaluate(t, x, xd, pv, pi, sig, 3 if i == 0 else 2, row)
+        any_fired = False
+        for c in range(nfired):
+            any_fired = any_fired or row[c]
+        if any_fired:
+            for j in range(xd.size):
+                xd_new[j] = xd[j]
+            update(t, x, xd, pv, pi, sig, row, xd_new)
+            for j in range(xd.size):
+                xd[j] = xd_new[j]
+        if sched.record[i]:
+            if nrec == t_rec.size:
+                t_rec, x_rec, s_rec = grow_records(t_rec, x_rec, s_rec)
+            t_rec[nrec] = times[i]
+            for j in range(n):
+                x_rec[nrec, j] = x[j]
+            for j in range(ns):
+                s_rec[nrec, j] = sig[j]
+            nrec += 1
+        if not (finite(sig) and finite(x)):
+            return nrec, t_rec, x_rec, s_rec, (nfev, nsteps, 0), _NONFINITE
+        if i == nmajor - 1 or n == 0:
+            continue
+        t_end = times[i + 1]
+        t_left = sched.left_times[i + 1]
+        rhs(t if t < t_left else t_left, x, xd, pv, pi, sig, f)
+        nfev += 1
+        k = math.floor(t / dt * (1 + 1e-12) + 1e-9) + 1  # next grid point k * dt after t
+        if k * dt - t < 1e-12 * max(1.0, abs(t)):
+            k += 1
+        while t < t_end:
+            t_new = min(k * dt, t_end)
+            k += 1
+            if method == _RK4:
+                rk4_step(t, x, f, t_new - t, t_left, xd, pv, pi, sig, k2, k3, k4, y, ynew)
+                nfev += 3
+            else:
+                euler_step(t, x, f, t_new - t, ynew)
+            nsteps += 1
+            t = t_new
+            for j in range(n):
+                x[j] = ynew[j]
+            if t >= t_end:
+                break
+            nfev += 1
+            tt = t if t < t_left else t_left
+            if not (record_steps and t_end - t > 1e-12 * max(1.0, t_end)):
+                rhs(tt, x, xd, pv, pi, sig, f)
+                if not record_steps and not finite(x):
+                    evaluate(tt, x, xd, pv, pi, sig, 1, opts.none_fired)
+                    if nrec == t_rec.size:
+                        t_rec, x_rec, s_rec = grow_records(t_rec, x_rec, s_rec)
+                    write_row(t_rec, x_rec, s_rec, nrec, t, x, sig)
+                    nrec += 1
+                    return nrec, t_rec, x_rec, s_rec, (nfev, nsteps, 0), _NONFINITE
+            else:  # one pass gives the derivatives and every signal to record
+                rhs_record(tt, x, xd, pv, pi, sig, f)
+                if nrec == t_rec.size:
+                    t_rec, x_rec, s_rec = grow_records(t_rec, x_rec, s_rec)
+                t_rec[nrec] = t
+                for j in range(n):
+                    x_rec[nrec, j] = x[j]
+                for j in range(ns):
+                    s_rec[nrec, j] = sig[j]
+                nrec += 1
+                if not (finite(sig) and finite(x)):
+                    return nrec, t_rec, x_rec, s_rec, (nfev, nsteps, 0), _NONFINITE
+    return nrec, t_rec, x_rec, s_rec, (nfev, nsteps, 0), _DONE
+
+
+@njit(cache=True, nogil=True)
 def run_batch(PV, PI, X0, XD0, sig0, sched, opts, out, lo, hi):
     """Run members ``lo`` to ``hi - 1`` (rows of ``PV``/``PI``/``X0``/``XD0``) one after the
     other into their rows of ``out = (t (M, n), x (M, n, nx), sig (M, n, nsig), counts (M,),
@@ -361,6 +536,21 @@ def run_batch(PV, PI, X0, XD0, sig0, sched, opts, out, lo, hi):
     T_out, X_out, S_out, counts, status, t_last, x_last, s_last = out
     for m in range(lo, hi):
         nrec, t_rec, x_rec, s_rec, _, st = run(PV[m], PI[m], X0[m], XD0[m], sig0, sched, opts)
+        counts[m] = store_member(T_out[m], X_out[m], S_out[m], sched.times, t_rec, x_rec,
+                                 s_rec, nrec)
+        status[m] = st
+        if nrec > 0:
+            t_last[m] = t_rec[nrec - 1]
+            copy_into(x_last[m], x_rec[nrec - 1])
+            copy_into(s_last[m], s_rec[nrec - 1])
+
+
+@njit(cache=True, nogil=True)
+def run_batch_fixed(PV, PI, X0, XD0, sig0, sched, opts, out, lo, hi):
+    """:func:`run_batch` with the lean loop :func:`run_fixed` (same arguments)."""
+    T_out, X_out, S_out, counts, status, t_last, x_last, s_last = out
+    for m in range(lo, hi):
+        nrec, t_rec, x_rec, s_rec, _, st = run_fixed(PV[m], PI[m], X0[m], XD0[m], sig0, sched, opts)
         counts[m] = store_member(T_out[m], X_out[m], S_out[m], sched.times, t_rec, x_rec,
                                  s_rec, nrec)
         status[m] = st

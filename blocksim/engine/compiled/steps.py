@@ -10,7 +10,6 @@ from __future__ import annotations
 import math
 from enum import IntEnum
 
-import numpy as np
 from numba import njit
 
 
@@ -26,29 +25,17 @@ class Method(IntEnum):
 METHODS = {"euler": Method.EULER, "rk4": Method.RK4, "RK45": Method.DOPRI}
 
 
-# Butcher tableaus, stage by stage: stage s (>= 1) is evaluated at t + C[s] * h and
-# x + h * sum(A[s, q] * K[q] for q < s).
-#: classical RK4 (its weights 1/6, 1/3, 1/3, 1/6 are applied as ``h/6 * (k1 + 2 (k2 + k3) + k4)``)
-RK4_C = np.array([0.0, 0.5, 0.5, 1.0])
-RK4_A = np.array([
-    [0.0, 0.0, 0.0],
-    [0.5, 0.0, 0.0],
-    [0.0, 0.5, 0.0],
-    [0.0, 0.0, 1.0],
-])
-#: Dormand-Prince 5(4) (scipy's RK45) with its first-same-as-last stage: the last row of DP_A
-#: is the 5th-order weights, so the 7th stage is f at the new point; DP_E gives the error
-DP_C = np.array([0.0, 1 / 5, 3 / 10, 4 / 5, 8 / 9, 1.0, 1.0])
-DP_A = np.array([
-    [0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
-    [1 / 5, 0.0, 0.0, 0.0, 0.0, 0.0],
-    [3 / 40, 9 / 40, 0.0, 0.0, 0.0, 0.0],
-    [44 / 45, -56 / 15, 32 / 9, 0.0, 0.0, 0.0],
-    [19372 / 6561, -25360 / 2187, 64448 / 6561, -212 / 729, 0.0, 0.0],
-    [9017 / 3168, -355 / 33, 46732 / 5247, 49 / 176, -5103 / 18656, 0.0],
-    [35 / 384, 0.0, 500 / 1113, 125 / 192, -2187 / 6784, 11 / 84],
-])
-DP_E = np.array([-71 / 57600, 0.0, 71 / 16695, -71 / 1920, 17253 / 339200, -22 / 525, 1 / 40])
+# Dormand-Prince 5(4) (scipy's RK45): nodes C, matrix A, 5th-order weights B (B2 = 0),
+# error weights E (E2 = 0); stage 7 is f at the new point (first same as last)
+C2, C3, C4, C5 = 1 / 5, 3 / 10, 4 / 5, 8 / 9
+A21 = 1 / 5
+A31, A32 = 3 / 40, 9 / 40
+A41, A42, A43 = 44 / 45, -56 / 15, 32 / 9
+A51, A52, A53, A54 = 19372 / 6561, -25360 / 2187, 64448 / 6561, -212 / 729
+A61, A62, A63, A64, A65 = 9017 / 3168, -355 / 33, 46732 / 5247, 49 / 176, -5103 / 18656
+B1, B3, B4, B5, B6 = 35 / 384, 500 / 1113, 125 / 192, -2187 / 6784, 11 / 84
+E1, E3, E4, E5, E6, E7 = (-71 / 57600, 71 / 16695, -71 / 1920, 17253 / 339200, -22 / 525,
+                          1 / 40)
 
 
 @njit(cache=True)
