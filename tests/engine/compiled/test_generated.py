@@ -1,0 +1,177 @@
+"""The generated module of a diagram: keyed by structure, cached on disk, one per structure.
+
+Every distinct diagram structure costs a compile of its loop, so the tests share a few
+structures (module-level diagrams) and vary parameters instead.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+from blocksim import Diagram, compile_diagram, simulate
+from blocksim.blocks import Constant, Gain, HitCrossing, Inport, Integrator, Outport, Sum
+from blocksim.engine.compiled import ir
+from blocksim.engine.compiled.backend import kernels_for, prepare
+from blocksim.engine.compiled.loop import Status
+
+
+def lag(K: float = 3.0, x0: float = 0.0, with_crossing: bool = False) -> Diagram:
+    """x' = K (1 - x): x = 1 - (1 - x0) exp(-K t); optionally a crossing that never fires
+    (which makes the run take the general loop)."""
+    d = Diagram("lag")
+    d.add(Constant(1.0), name="u")
+    d.add(Sum("+-"), name="e")
+    d.add(Gain(K), name="k")
+    d.add(Integrator(x0=x0), name="x")
+    d.connect("u.y", "e.u0")
+    d.connect("x.y", "e.u1")
+    d.connect("e.y", "k.u")
+    d.connect("k.y", "x.u")
+    if with_crossing:
+        d.add(HitCrossing(offset=5.0), name="never")
+        d.connect("x.y", "never.u")
+    return d
+
+
+def test_parameter_values_are_not_in_the_source():
+    a, b = compile_diagram(lag(3.0)), compile_diagram(lag(0.5, x0=0.25))
+    pa, pb = prepare(a, "rk4"), prepare(b, "rk4")
+    assert pa.generated.name == pb.generated.name  # one module serves both
+    assert "3.0" not in pa.generated.source and "0.25" not in pa.generated.source
+    ra = simulate(a, 1.0, "rk4", dt=1e-3, backend="compiled")
+    rb = simulate(b, 1.0, "rk4", dt=1e-3, backend="compiled")
+    np.testing.assert_allclose(ra["x.y"], 1 - np.exp(-3.0 * ra.t), atol=1e-11)
+    np.testing.assert_allclose(rb["x.y"], 1 - 0.75 * np.exp(-0.5 * rb.t), atol=1e-11)
+    assert rb.stats["compiled_functions"] == 0  # the second structure-mate compiles nothing
+
+
+def test_the_source_names_signals_after_their_ports():
+    src = prepare(compile_diagram(lag()), "rk4").generated.source
+    for name in ("s_u_y", "s_e_y", "s_k_y", "s_x_y", "p_k = ("):
+        assert name in src
+    assert "def run(" in src and "def rk4_step(" in src  # the loop is in the module
+
+
+def test_compile_time_is_split_by_kind():
+    r = simulate(compile_diagram(lag()), 0.1, "rk4", dt=1e-2, backend="compiled")
+    parts = [r.stats[k] for k in ("compile_kernels", "compile_diagram", "compile_loop",
+                                  "compile_load")]
+    assert all(p >= 0.0 for p in parts)
+    assert sum(parts) == pytest.approx(r.stats["compile_time"], rel=1e-9, abs=1e-9)
+    assert r.stats["compile_cache"] in ("cold", "cached")
+
+
+def test_lean_and_general_loops_agree():
+    """rk4 without crossings runs in run_fixed; a crossing that never fires sends the same
+    system through the general loop: same steps, same trace."""
+    lean = simulate(lag(), 1.0, "rk4", dt=1e-2, backend="compiled")
+    general = simulate(lag(with_crossing=True), 1.0, "rk4", dt=1e-2, backend="compiled")
+    assert lean.stats["nsteps"] == general.stats["nsteps"] == 100
+    np.testing.assert_array_equal(lean.t, general.t)
+    np.testing.assert_allclose(lean["x.y"], general["x.y"], rtol=0, atol=1e-15)
+
+
+def test_specialize_is_a_deprecated_no_op():
+    plain = simulate(lag(), 0.5, "rk4", dt=1e-2, backend="compiled")
+    with pytest.warns(DeprecationWarning, match="specialize"):
+        old = simulate(lag(), 0.5, "rk4", dt=1e-2, backend="compiled", specialize=True)
+    np.testing.assert_array_equal(plain["x.y"], old["x.y"])
+
+
+def test_status_codes():
+    assert Status(3) is Status.STOPPED and int(Status.DONE) == 0
+    assert [s.name for s in Status] == ["DONE", "NONFINITE", "STEP_TOO_SMALL", "STOPPED",
+                                        "ZENO"]
+
+
+def _with_subsystem() -> Diagram:
+    inner = Diagram("ctrl")
+    inner.add(Inport(), name="err")
+    inner.add(Gain(2.0), name="k")
+    inner.add(Outport(), name="out")
+    inner.connect("err.y", "k.u")
+    inner.connect("k.y", "out.u")
+    d = Diagram("outer")
+    d.add(Constant(1.0), name="ref")
+    d.add(Sum("+-"), name="e")
+    d.add(inner, name="ctrl")
+    d.add(Integrator(), name="x")
+    d.connect("ref.y", "e.u0")
+    d.connect("x.y", "e.u1")
+    d.connect("e.y", "ctrl.err")
+    d.connect("ctrl.out", "x.u")
+    return d
+
+
+def test_subsystems_compile_with_ports_as_aliases():
+    plan = compile_diagram(_with_subsystem())
+    program = ir.build(plan, kernels_for(plan, "rk4"))
+    routes = [s for s in program.evaluation if isinstance(s, ir.Route)]
+    assert {program.block_names[s.entry] for s in routes} == {"ctrl/err", "ctrl/out"}
+    src = prepare(plan, "rk4").generated.source
+    assert "s_ctrl__out_y = s_ctrl__k_y" in src  # a plain alias, no call
+    compiled = simulate(plan, 1.0, "rk4", dt=1e-2, backend="compiled")
+    interpreted = simulate(plan, 1.0, "rk4", dt=1e-2)
+    for name in ("x.y", "ctrl/out.y", "ctrl/err.y"):
+        np.testing.assert_allclose(compiled[name], interpreted[name], rtol=0, atol=1e-14)
+    np.testing.assert_allclose(compiled["x.y"][-1], 1 - np.exp(-2.0), atol=1e-8)
+
+
+def test_identifiers_are_unique_and_valid():
+    taken: set[str] = set()
+    names = [ir.identifier(n, taken, "s_") for n in ("a/b.y", "a__b.y", "a/b.y", "1x.y")]
+    assert len(set(names)) == 4
+    assert all(n.isidentifier() for n in names)
+
+
+DIAGRAM = {
+    "blocksim": 1,
+    "name": "lag_file",
+    "blocks": {
+        "u": {"type": "Constant", "params": {"value": 1.0}},
+        "e": {"type": "Sum", "params": {"signs": "+-"}},
+        "k": {"type": "Gain", "params": {"K": 4.0}},
+        "x": {"type": "Integrator"},
+    },
+    "wires": [
+        {"from": "u.y", "to": "e.u0"},
+        {"from": "x.y", "to": "e.u1"},
+        {"from": "e.y", "to": "k.u"},
+        {"from": "k.y", "to": "x.u"},
+    ],
+}
+
+RUN = textwrap.dedent("""
+    import json, sys
+    from blocksim import simulate
+    from blocksim.io import load
+    r = simulate(load(sys.argv[1]).diagram, 1.0, "rk4", dt=1e-3, backend="compiled")
+    print(json.dumps({"compiled": r.stats["compiled_functions"],
+                      "module": r.stats["generated_module"], "x": float(r["x.y"][-1])}))
+""")
+
+
+def test_a_json_diagram_compiles_once_across_processes(tmp_path):
+    """The generated module and numba's cache of it are found again by a new process: the
+    second process compiles nothing."""
+    path = tmp_path / "lag.json"
+    path.write_text(json.dumps(DIAGRAM))
+    env = {**os.environ, "BLOCKSIM_CACHE_DIR": str(tmp_path / "cache")}
+    runs = []
+    for _ in range(2):
+        out = subprocess.run([sys.executable, "-c", RUN, str(path)], env=env,
+                             capture_output=True, text=True, timeout=600)
+        assert out.returncode == 0, out.stderr
+        runs.append(json.loads(out.stdout.strip().splitlines()[-1]))
+    first, second = runs
+    assert first["compiled"] > 0  # a fresh cache folder: the diagram and its loop compile
+    assert second["compiled"] == 0
+    assert second["module"] == first["module"]
+    assert second["x"] == pytest.approx(1 - np.exp(-4.0), abs=1e-10)
