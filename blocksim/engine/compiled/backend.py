@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 import os
 import time
+import weakref
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
@@ -102,9 +103,22 @@ class Prepared:
     kernels: list[Kernels | None]
 
 
+#: prepared plans by (id(plan), solver), dropped when the plan is garbage-collected
+_PREPARED: dict[tuple[int, str], Prepared] = {}
+
+
 def prepare(plan: Plan, solver: str) -> Prepared:
     """Check, build, render and load the generated module of ``plan`` (nothing compiled
-    yet: numba compiles, or loads from its cache, at the first call)."""
+    yet: numba compiles, or loads from its cache, at the first call). A plan is immutable,
+    so this is done once per plan and solver; runs of the same plan reuse it."""
+    key = (id(plan), solver)
+    if key not in _PREPARED:
+        _PREPARED[key] = _prepare(plan, solver)
+        weakref.finalize(plan, _PREPARED.pop, key, None)
+    return _PREPARED[key]
+
+
+def _prepare(plan: Plan, solver: str) -> Prepared:
     kernels = kernels_for(plan, solver)
     try:
         program = ir.build(plan, kernels)

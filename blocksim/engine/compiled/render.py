@@ -25,6 +25,7 @@ the source: the source depends on the diagram's structure only.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib
 from pathlib import Path
@@ -50,6 +51,7 @@ LOOP_MODULES = ("blocksim.engine.compiled.loop", "blocksim.engine.compiled.loop_
 _COND = {Rate.CONTINUOUS: "mode >= 1", Rate.CONSTANT: "mode == 3"}
 
 
+@functools.cache
 def _fingerprint(module: str) -> str:
     source = Path(importlib.import_module(module).__file__ or "").read_bytes()
     return hashlib.sha256(source).hexdigest()[:16]
