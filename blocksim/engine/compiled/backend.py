@@ -11,14 +11,18 @@ vectors. ``stats`` tell where compile time went (``compile_kernels``, ``compile_
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
+import re
 import time
 import weakref
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
+import numba
 import numpy as np
 
 from blocksim.engine.clock import EVENT
@@ -146,6 +150,20 @@ def _options(program: ir.Program, config: RunConfig, sched: Schedule, cap: int,
                        np.zeros(sched.fired.shape[1], dtype=np.bool_))
 
 
+@contextlib.contextmanager
+def _typing_errors(plan: Plan) -> Iterator[None]:
+    """numba's typing errors (a kernel given input types it cannot take: e.g. a shape a block
+    does not support in compiled code) as a CompileError naming the diagram."""
+    try:
+        yield
+    except numba.core.errors.TypingError as exc:
+        text = re.sub(r"\x1b\[[0-9;]*m", "", str(exc))
+        raise CompileError(f"the compiled back-end cannot compile diagram '{plan.name}': a "
+                           f"kernel got input types it does not take (check the blocks' port "
+                           f"shapes, or run it with backend='interpreted'); numba's message "
+                           f"follows:\n{text}") from None
+
+
 def _lean(program: ir.Program, config: RunConfig) -> bool:
     """Whether the lean loop ``run_fixed`` serves the run: a fixed-step method and no zero
     crossings (else the general ``run``)."""
@@ -193,7 +211,7 @@ def run_compiled(plan: Plan, config: RunConfig, stats: dict[str, Any]) -> SimRes
     args = (pv, pi, np.ascontiguousarray(plan.x0, dtype=float),
             np.ascontiguousarray(plan.xd0, dtype=float), np.zeros(program.nsig))
     loop = module.run_fixed if _lean(program, config) else module.run
-    with CompileWatch(prep.generated.name, plan.name) as watch:
+    with CompileWatch(prep.generated.name, plan.name) as watch, _typing_errors(plan):
         loop(*args, _first(sched), opts._replace(cap=2))
     stats.update(_compile_stats(watch, time.perf_counter() - t0, prep.generated))
     t1 = time.perf_counter()
@@ -341,7 +359,7 @@ def run_batch_compiled(plans: list[Plan], config: RunConfig,
     s_last = np.full((M, program.nsig), np.nan)
     outputs = (t_out, x_out, s_out, counts, status, t_last, x_last, s_last)
     batch = module.run_batch_fixed if _lean(program, config) else module.run_batch
-    with CompileWatch(prep.generated.name, plan.name) as watch:  # compile (or load) on member 0
+    with CompileWatch(prep.generated.name, plan.name) as watch, _typing_errors(plan):
         batch(PV, PI, X0, XD0, sig0, _first(sched), opts, outputs, 0, 1)
     stats = _compile_stats(watch, time.perf_counter() - t0, prep.generated)
     t1 = time.perf_counter()

@@ -175,3 +175,20 @@ def test_a_json_diagram_compiles_once_across_processes(tmp_path):
     assert second["compiled"] == 0
     assert second["module"] == first["module"]
     assert second["x"] == pytest.approx(1 - np.exp(-4.0), abs=1e-10)
+
+
+def test_a_kernel_given_a_shape_it_cannot_take_is_a_clear_compile_error():
+    from blocksim.blocks import Demux
+    from blocksim.engine.compiled.backend import CompileError
+
+    d = Diagram("split4")  # Demux(2) of a 4-vector: the interpreted back-end splits it in two
+    d.add(Constant(np.arange(4.0)), name="c")
+    d.add(Demux(2), name="dm")
+    d.add(Sum("++"), name="s")
+    d.connect("c.y", "dm.u")
+    d.connect("dm.y0", "s.u0")
+    d.connect("dm.y1", "s.u1")
+    np.testing.assert_array_equal(simulate(d, 0.1, "rk4", dt=0.1)["s.y"][-1], [2.0, 4.0])
+    with pytest.raises(CompileError, match="cannot compile diagram 'split4'") as err:
+        simulate(d, 0.1, "rk4", dt=0.1, backend="compiled")
+    assert "\x1b[" not in str(err.value)
