@@ -8,6 +8,7 @@ from blocksim.engine.batch import BatchResult, grid, monte_carlo, simulate_batch
 from blocksim.engine.block import Block, Port
 from blocksim.engine.clock import Clock
 from blocksim.engine.compile import compile_diagram
+from blocksim.engine.compiled.kernels import Kernels
 from blocksim.engine.config import RunConfig
 from blocksim.engine.diagram import Diagram
 from blocksim.engine.errors import (
@@ -30,6 +31,7 @@ __all__ = [
     "Clock",
     "Diagram",
     "DiagramError",
+    "Kernels",
     "MemberError",
     "NonFiniteError",
     "Plan",

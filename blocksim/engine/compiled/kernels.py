@@ -34,7 +34,7 @@ the interpreted methods call, or — where the interpreted method has a faster p
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 from typing import Any
 
 #: per output port, the pieces ``(input_port, flat_indices or None)`` it is made of
@@ -61,6 +61,7 @@ class Kernels:
     """
 
     params: tuple[Any, ...]
+    _: KW_ONLY  # the kernels are named: Kernels(params, output=..., deriv=...)
     output: Callable[..., Any] | None = None
     deriv: Callable[..., Any] | None = None
     update: Callable[..., Any] | None = None
