@@ -87,17 +87,25 @@ def store(sig, start, value):
 
 
 @njit(cache=True)
-def store_member(t_out, x_out, s_out, times, t_rec, x_rec, s_rec, nrec):
-    """Copy a member's rows recorded at the scheduled ``times`` into its rows of the
-    ensemble's outputs (in order; rows at other instants are skipped); returns how many."""
+def store_member(out, m, times, t_rec, x_rec, s_rec, nrec, status):
+    """Store member ``m``'s outcome in its rows of the ensemble's ``out = (t (M, n), x (M, n,
+    nx), sig (M, n, nsig), counts (M,), status (M,), last t (M,), last x (M, nx), last sig (M,
+    nsig))``: its rows recorded at the scheduled ``times`` (rows at other instants skipped),
+    how many, its status, and its last recorded row (where a failed member stopped)."""
+    T_out, X_out, S_out, counts, st_out, t_last, x_last, s_last = out
     k = 0
     for r in range(nrec):
         if k < times.size and t_rec[r] == times[k]:
-            t_out[k] = t_rec[r]
-            copy_into(x_out[k], x_rec[r])
-            copy_into(s_out[k], s_rec[r])
+            T_out[m, k] = t_rec[r]
+            copy_into(X_out[m, k], x_rec[r])
+            copy_into(S_out[m, k], s_rec[r])
             k += 1
-    return k
+    counts[m] = k
+    st_out[m] = status
+    if nrec > 0:
+        t_last[m] = t_rec[nrec - 1]
+        copy_into(x_last[m], x_rec[nrec - 1])
+        copy_into(s_last[m], s_rec[nrec - 1])
 
 
 @njit(cache=True)

@@ -529,32 +529,17 @@ def run_fixed(pv, pi, x0, xd0, sig0, sched, opts):
 @njit(cache=True, nogil=True)
 def run_batch(PV, PI, X0, XD0, sig0, sched, opts, out, lo, hi):
     """Run members ``lo`` to ``hi - 1`` (rows of ``PV``/``PI``/``X0``/``XD0``) one after the
-    other into their rows of ``out = (t (M, n), x (M, n, nx), sig (M, n, nsig), counts (M,),
-    status (M,), last t (M,), last x (M, nx), last sig (M, nsig))``: the scheduled major
-    times recorded, and the last row recorded (where a failed member stopped). It releases
-    the GIL: the back-end runs chunks of members on several threads at once."""
-    T_out, X_out, S_out, counts, status, t_last, x_last, s_last = out
+    other into their rows of ``out`` (see :func:`blocksim.engine.compiled.loop.store_member`).
+    It releases the GIL: the back-end runs chunks of members on several threads at once."""
     for m in range(lo, hi):
         nrec, t_rec, x_rec, s_rec, _, st = run(PV[m], PI[m], X0[m], XD0[m], sig0, sched, opts)
-        counts[m] = store_member(T_out[m], X_out[m], S_out[m], sched.times, t_rec, x_rec,
-                                 s_rec, nrec)
-        status[m] = st
-        if nrec > 0:
-            t_last[m] = t_rec[nrec - 1]
-            copy_into(x_last[m], x_rec[nrec - 1])
-            copy_into(s_last[m], s_rec[nrec - 1])
+        store_member(out, m, sched.times, t_rec, x_rec, s_rec, nrec, st)
 
 
 @njit(cache=True, nogil=True)
 def run_batch_fixed(PV, PI, X0, XD0, sig0, sched, opts, out, lo, hi):
     """:func:`run_batch` with the lean loop :func:`run_fixed` (same arguments)."""
-    T_out, X_out, S_out, counts, status, t_last, x_last, s_last = out
     for m in range(lo, hi):
-        nrec, t_rec, x_rec, s_rec, _, st = run_fixed(PV[m], PI[m], X0[m], XD0[m], sig0, sched, opts)
-        counts[m] = store_member(T_out[m], X_out[m], S_out[m], sched.times, t_rec, x_rec,
-                                 s_rec, nrec)
-        status[m] = st
-        if nrec > 0:
-            t_last[m] = t_rec[nrec - 1]
-            copy_into(x_last[m], x_rec[nrec - 1])
-            copy_into(s_last[m], s_rec[nrec - 1])
+        nrec, t_rec, x_rec, s_rec, _, st = run_fixed(PV[m], PI[m], X0[m], XD0[m], sig0, sched,
+                                                     opts)
+        store_member(out, m, sched.times, t_rec, x_rec, s_rec, nrec, st)
