@@ -532,7 +532,9 @@ def run_batch(PV, PI, X0, XD0, sig0, sched, opts, out, lo, hi):
     other into their rows of ``out`` (see :func:`blocksim.engine.compiled.loop.store_member`).
     It releases the GIL: the back-end runs chunks of members on several threads at once."""
     for m in range(lo, hi):
-        nrec, t_rec, x_rec, s_rec, _, st = run(PV[m], PI[m], X0[m], XD0[m], sig0, sched, opts)
+        # own copies: no reference counts shared with the other threads' members
+        nrec, t_rec, x_rec, s_rec, _, st = run(PV[m].copy(), PI[m].copy(), X0[m], XD0[m],
+                                               sig0, sched, opts)
         store_member(out, m, sched.times, t_rec, x_rec, s_rec, nrec, st)
 
 
@@ -540,6 +542,6 @@ def run_batch(PV, PI, X0, XD0, sig0, sched, opts, out, lo, hi):
 def run_batch_fixed(PV, PI, X0, XD0, sig0, sched, opts, out, lo, hi):
     """:func:`run_batch` with the lean loop :func:`run_fixed` (same arguments)."""
     for m in range(lo, hi):
-        nrec, t_rec, x_rec, s_rec, _, st = run_fixed(PV[m], PI[m], X0[m], XD0[m], sig0, sched,
-                                                     opts)
+        nrec, t_rec, x_rec, s_rec, _, st = run_fixed(PV[m].copy(), PI[m].copy(), X0[m],
+                                                     XD0[m], sig0, sched, opts)
         store_member(out, m, sched.times, t_rec, x_rec, s_rec, nrec, st)
