@@ -3,7 +3,8 @@
 This module is not imported: :func:`blocksim.engine.compiled.loop.loop_source` copies its text
 after the marker line into each generated module, where ``evaluate``, ``rhs``,
 ``rhs_record``, ``update``, ``crossings``, ``fire`` (the diagram's functions, see
-:mod:`blocksim.engine.compiled.render`) and ``NX`` (its number of continuous states) are
+:mod:`blocksim.engine.compiled.render`), ``NX`` and ``NSIG`` (its numbers of continuous states
+and of signal-buffer elements) are
 defined. There the calls are direct calls of module globals, which numba compiles, inlines and
 caches on disk; ``NX`` is a compile-time constant, so LLVM unrolls the loops over the state.
 
