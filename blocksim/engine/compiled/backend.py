@@ -55,23 +55,33 @@ def _takes_no_part(e: Any) -> bool:
     return not e.out_slots and e.states.stop == e.states.start and not b.crossing_directions
 
 
+def _reason(e: Any, k: Kernels | None) -> str | None:
+    """Why the block of entry ``e`` with kernels ``k`` cannot be compiled, or None."""
+    b = e.block
+    if k is None:
+        return "has no compiled kernels"
+    if k.output is None and k.routes is None and e.out_slots:
+        return "its kernels have neither output nor routes"
+    if b.crossing_directions and k.crossings is None:
+        return "has zero crossings but no crossings kernel"
+    if b.clock is EVENT and k.on_event is None:
+        return "event modes without an on_event kernel"
+    return None
+
+
+def _entry_kernels(plan: Plan) -> list[Kernels | None]:
+    """Every block's kernels (None for the blocks that take no part in a run)."""
+    return [None if _takes_no_part(e) else kernels_of(e.block) for e in plan.entries]
+
+
+def _reasons(plan: Plan, kernels: list[Kernels | None]) -> list[str]:
+    return [f"{e.name} ({e.kind}): {why}" for e, k in zip(plan.entries, kernels)
+            if not _takes_no_part(e) and (why := _reason(e, k)) is not None]
+
+
 def unsupported(plan: Plan) -> list[str]:
     """Why each block that cannot be compiled cannot, as ``"name (Kind): reason"``."""
-    reasons = []
-    for e in plan.entries:
-        b = e.block
-        if _takes_no_part(e):
-            continue
-        k = kernels_of(b)
-        if k is None:
-            reasons.append(f"{e.name} ({e.kind}): has no compiled kernels")
-        elif k.output is None and k.routes is None and e.out_slots:
-            reasons.append(f"{e.name} ({e.kind}): its kernels have neither output nor routes")
-        elif b.crossing_directions and k.crossings is None:
-            reasons.append(f"{e.name} ({e.kind}): has zero crossings but no crossings kernel")
-        elif b.clock is EVENT and k.on_event is None:
-            reasons.append(f"{e.name} ({e.kind}): event modes without an on_event kernel")
-    return reasons
+    return _reasons(plan, _entry_kernels(plan))
 
 
 def can_compile(plan: Plan) -> bool:
@@ -82,7 +92,8 @@ def can_compile(plan: Plan) -> bool:
 def kernels_for(plan: Plan, solver: str) -> list[Kernels | None]:
     """Every block's kernels (None for the blocks that take no part in a run), after
     checking that the plan and the solver can run compiled."""
-    problems = unsupported(plan)
+    kernels = _entry_kernels(plan)
+    problems = _reasons(plan, kernels)
     if problems:
         raise CompileError("the compiled back-end cannot run this diagram; blocks without "
                            "compiled kernels: " + "; ".join(problems) +
@@ -90,7 +101,7 @@ def kernels_for(plan: Plan, solver: str) -> list[Kernels | None]:
     if solver not in METHODS:
         raise CompileError(f"the compiled back-end integrates with {', '.join(METHODS)}; "
                            f"got solver {solver!r} (use backend='interpreted' for it)")
-    return [None if _takes_no_part(e) else kernels_of(e.block) for e in plan.entries]
+    return kernels
 
 
 def _params(kernels: list[Kernels | None]) -> list[tuple[Any, ...]]:

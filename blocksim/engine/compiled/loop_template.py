@@ -26,8 +26,6 @@ takes effect at that major time. Status codes: :class:`blocksim.engine.compiled.
 # ruff: noqa: F821 - evaluate, rhs, rhs_record, update, crossings, fire, NX: see above
 
 # ---- copied into every generated module from here ----
-import math
-
 import numpy as np
 from numba import njit
 
@@ -433,98 +431,76 @@ def run_fixed(pv, pi, x0, xd0, sig0, sched, opts):
     """:func:`run` for the common case, kept lean: fixed steps (Euler, RK4) and no zero
     crossings. Same arguments, results and status codes."""
     n = NX
-    ns = NSIG
     x = x0.copy()
     xd = xd0.copy()
+    x_new = x0.copy()
     xd_new = xd0.copy()
     sig = sig0.copy()
     cap = max(opts.cap, 2)
     t_rec = np.empty(cap)
     x_rec = np.empty((cap, n))
-    s_rec = np.empty((cap, ns))
+    s_rec = np.empty((cap, sig.size))
     nrec = 0
     nfev = 0
     nsteps = 0
+    events = np.array([0.0, 0.0, -np.inf])
+    no_crossings = np.zeros(0)
+    no_mask = np.zeros(0, dtype=np.bool_)
     k2, k3, k4, y = np.zeros(n), np.zeros(n), np.zeros(n), np.zeros(n)  # rk4_step's
     f = np.empty(n)
     ynew = np.empty(n)
     times = sched.times
     nmajor = times.size
-    nfired = sched.fired.shape[1]
-    method = opts.method
-    dt = opts.dt
-    record_steps = opts.record_steps
+    status = _DONE
     for i in range(nmajor):
         t = sched.eval_times[i]
-        row = sched.fired[i]
-        evaluate(t, x, xd, pv, pi, sig, 3 if i == 0 else 2, row)
-        any_fired = False
-        for c in range(nfired):
-            any_fired = any_fired or row[c]
-        if any_fired:
-            for j in range(xd.size):
-                xd_new[j] = xd[j]
-            update(t, x, xd, pv, pi, sig, row, xd_new)
-            for j in range(xd.size):
-                xd[j] = xd_new[j]
+        major(t, 3 if i == 0 else 2, sched.fired[i], x, xd, x_new, xd_new, pv, pi, sig,
+              no_crossings, no_crossings, no_mask, i == 0, events, opts)
         if sched.record[i]:
             if nrec == t_rec.size:
                 t_rec, x_rec, s_rec = grow_records(t_rec, x_rec, s_rec)
-            t_rec[nrec] = times[i]
-            for j in range(n):
-                x_rec[nrec, j] = x[j]
-            for j in range(ns):
-                s_rec[nrec, j] = sig[j]
+            write_row(t_rec, x_rec, s_rec, nrec, times[i], x, sig)
             nrec += 1
         if not (finite(sig) and finite(x)):
-            return nrec, t_rec, x_rec, s_rec, (nfev, nsteps, 0), _NONFINITE
+            status = _NONFINITE
+            break
         if i == nmajor - 1 or n == 0:
             continue
         t_end = times[i + 1]
         t_left = sched.left_times[i + 1]
-        rhs(t if t < t_left else t_left, x, xd, pv, pi, sig, f)
+        rhs(min(t, t_left), x, xd, pv, pi, sig, f)
         nfev += 1
-        k = math.floor(t / dt * (1 + 1e-12) + 1e-9) + 1  # next grid point k * dt after t
-        if k * dt - t < 1e-12 * max(1.0, abs(t)):
-            k += 1
         while t < t_end:
-            t_new = min(k * dt, t_end)
-            k += 1
-            if method == _RK4:
+            t_new = next_grid_time(t, opts.dt, t_end)
+            if opts.method == _RK4:
                 rk4_step(t, x, f, t_new - t, t_left, xd, pv, pi, sig, k2, k3, k4, y, ynew)
                 nfev += 3
             else:
                 euler_step(t, x, f, t_new - t, ynew)
             nsteps += 1
             t = t_new
-            for j in range(n):
-                x[j] = ynew[j]
+            copy_into(x, ynew)
             if t >= t_end:
                 break
             nfev += 1
-            tt = t if t < t_left else t_left
-            if not (record_steps and t_end - t > 1e-12 * max(1.0, t_end)):
-                rhs(tt, x, xd, pv, pi, sig, f)
-                if not record_steps and not finite(x):
-                    evaluate(tt, x, xd, pv, pi, sig, 1, opts.none_fired)
-                    if nrec == t_rec.size:
-                        t_rec, x_rec, s_rec = grow_records(t_rec, x_rec, s_rec)
-                    write_row(t_rec, x_rec, s_rec, nrec, t, x, sig)
-                    nrec += 1
-                    return nrec, t_rec, x_rec, s_rec, (nfev, nsteps, 0), _NONFINITE
-            else:  # one pass gives the derivatives and every signal to record
-                rhs_record(tt, x, xd, pv, pi, sig, f)
-                if nrec == t_rec.size:
-                    t_rec, x_rec, s_rec = grow_records(t_rec, x_rec, s_rec)
-                t_rec[nrec] = t
-                for j in range(n):
-                    x_rec[nrec, j] = x[j]
-                for j in range(ns):
-                    s_rec[nrec, j] = sig[j]
-                nrec += 1
-                if not (finite(sig) and finite(x)):
-                    return nrec, t_rec, x_rec, s_rec, (nfev, nsteps, 0), _NONFINITE
-    return nrec, t_rec, x_rec, s_rec, (nfev, nsteps, 0), _DONE
+            if opts.record_steps and t_end - t > 1e-12 * max(1.0, t_end):
+                # one pass gives the derivatives and every signal to record
+                rhs_record(min(t, t_left), x, xd, pv, pi, sig, f)
+            else:
+                rhs(min(t, t_left), x, xd, pv, pi, sig, f)
+                if opts.record_steps or finite(x):
+                    continue
+                evaluate(min(t, t_left), x, xd, pv, pi, sig, 1, opts.none_fired)
+            if nrec == t_rec.size:
+                t_rec, x_rec, s_rec = grow_records(t_rec, x_rec, s_rec)
+            write_row(t_rec, x_rec, s_rec, nrec, t, x, sig)
+            nrec += 1
+            if not (finite(sig) and finite(x)):
+                status = _NONFINITE
+                break
+        if status != _DONE:
+            break
+    return nrec, t_rec, x_rec, s_rec, (nfev, nsteps, 0), status
 
 
 @njit(cache=True, nogil=True)
