@@ -1,7 +1,7 @@
 """Compiled kernels of the arm dynamics blocks (:mod:`blocksim.blocks.arm.dynamics`).
 
 Every kernel follows the contract of :mod:`blocksim.engine.compiled.kernels`: a module-level
-``numba.njit(cache=True)`` function of ``(t, x, u0, ..., params)``. The numerics are the
+``numba.njit(cache=True, error_model="numpy")`` function of ``(t, x, u0, ..., params)``. The numerics are the
 robotics core's kernels (:mod:`blocksim.robotics.arm.dynamics`: ``rne_nb``, ``inertia_nb``,
 ``coriolis_nb``, ``accel_nb``, ``friction_nb``) called for one configuration with the
 argument shapes the ``SerialLink`` methods use ((n,) joint vectors, (1, n) rows for
@@ -30,7 +30,7 @@ from blocksim.robotics.arm.dynamics import (
 from blocksim.robotics.arm.kinematics import jacobian
 from blocksim.robotics.linalg import INV, inverse_from_svd, svd_jacobi
 
-_njit = numba.njit(cache=True)
+_njit = numba.njit(cache=True, error_model="numpy")
 
 
 @_njit

@@ -1,7 +1,7 @@
 """Compiled kernels of the arm kinematics blocks (:mod:`blocksim.blocks.arm.kinematics`).
 
 Every block kernel follows the contract of :mod:`blocksim.engine.compiled.kernels`: a
-module-level ``numba.njit(cache=True)`` function of ``(t, x, u0, ..., params)``. The numerics
+module-level ``numba.njit(cache=True, error_model="numpy")`` function of ``(t, x, u0, ..., params)``. The numerics
 are the robotics core's kernels over the packed kinematics vector ``kin``
 (:mod:`blocksim.robotics.arm.kinematics`: ``fkine``, ``fkine_all``, ``jacobian``,
 ``jacob_dot``; :mod:`blocksim.robotics.arm.ikine6s`: ``ikine6s_kernel``), the loop-only
@@ -31,7 +31,7 @@ from blocksim.robotics.linalg import (
 )
 from blocksim.robotics.spatial.kernels import so3_log_nb
 
-_njit = numba.njit(cache=True)
+_njit = numba.njit(cache=True, error_model="numpy")
 
 #: Levenberg–Marquardt stops when the damping exceeds this (as the robotics core)
 LAMBDA_MAX = 1e10

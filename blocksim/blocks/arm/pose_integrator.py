@@ -143,7 +143,7 @@ class PoseIntegrator(Block):
 
 
 # ---------------------------------------------------------------------------- kernels
-_njit = numba.njit(cache=True)
+_njit = numba.njit(cache=True, error_model="numpy")
 
 
 @_njit

@@ -1,7 +1,7 @@
 """Numerics of the trajectory source blocks (:mod:`blocksim.blocks.arm.trajectories`).
 
 The kernels follow :mod:`blocksim.engine.compiled.kernels` (module-level
-``numba.njit(cache=True)`` functions of ``(t, x, params)``) and the interpreted blocks call the
+``numba.njit(cache=True, error_model="numpy")`` functions of ``(t, x, params)``) and the interpreted blocks call the
 same compiled functions, so both back-ends compute identical values. The profiles come from
 :mod:`blocksim.robotics.trajectory.profiles` (``quintic_at``, ``quintic_axes_at``,
 ``trapezoidal_at``, ``trapezoidal_axes_at``) and the rotations from
@@ -31,7 +31,7 @@ from blocksim.robotics.trajectory.profiles import (
     trapezoidal_axes_at,
 )
 
-_njit = numba.njit(cache=True)
+_njit = numba.njit(cache=True, error_model="numpy")
 
 #: piece kinds of the MSTraj table
 BLEND, LINE = 0.0, 1.0

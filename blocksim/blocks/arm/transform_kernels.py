@@ -1,7 +1,7 @@
 """Compiled kernels of the transform blocks (:mod:`blocksim.blocks.arm.transforms`).
 
 Every kernel follows the contract of :mod:`blocksim.engine.compiled.kernels`: a module-level
-``numba.njit(cache=True)`` function of ``(t, x, u0, ..., params)``. Poses are (4, 4) float64
+``numba.njit(cache=True, error_model="numpy")`` function of ``(t, x, u0, ..., params)``. Poses are (4, 4) float64
 homogeneous transforms, vectors (n,) float64 arrays; each kernel returns a new array.
 
 The rotations come from :mod:`blocksim.robotics.spatial.kernels` (``rpy2r_nb``, ``tr2rpy_nb``,
@@ -21,7 +21,7 @@ import numpy as np
 
 from blocksim.robotics.spatial.kernels import rpy2r_nb, skew_nb, tr2rpy_nb, vex_nb
 
-_njit = numba.njit(cache=True)
+_njit = numba.njit(cache=True, error_model="numpy")
 
 #: |sin(theta)| below which tr2eul_nb treats the rotation as singular (as spatial.tr2eul)
 EUL_SINGULAR_TOL = 1e-12

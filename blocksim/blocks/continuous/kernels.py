@@ -24,7 +24,7 @@ from numba.extending import overload
 
 from blocksim.blocks._shared import _clip, _compiled_only
 
-_njit = numba.njit(cache=True)
+_njit = numba.njit(cache=True, error_model="numpy")
 
 
 def _carray(a: Any) -> np.ndarray:

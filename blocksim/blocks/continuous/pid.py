@@ -22,7 +22,7 @@ from blocksim.engine.errors import BlockParameterError
 
 __all__ = ["PID"]
 
-_njit = numba.njit(cache=True)
+_njit = numba.njit(cache=True, error_model="numpy")
 
 
 # -- PID; params (Kp, Ki, Kd N, N, lower, upper, clamp_band) for every variant. The interpreted

@@ -18,7 +18,7 @@ from blocksim.engine.block import Block, Port
 from blocksim.engine.compiled.kernels import Kernels
 from blocksim.engine.errors import BlockParameterError
 
-_njit = numba.njit(cache=True)
+_njit = numba.njit(cache=True, error_model="numpy")
 
 __all__ = ["SecondOrderIntegrator"]
 

@@ -20,7 +20,7 @@ from numba.extending import overload
 from blocksim.blocks._shared import _clip
 from blocksim.blocks.discrete.base import _as_signal
 
-_njit = numba.njit(cache=True)
+_njit = numba.njit(cache=True, error_model="numpy")
 
 
 # ====================================================================== compiled kernels

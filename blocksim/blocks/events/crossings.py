@@ -20,25 +20,25 @@ from blocksim.engine.errors import BlockParameterError
 __all__ = ["HitCrossing", "Stop"]
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def stop_crossings(t: float, x: Any, u: float, p: Any) -> tuple[float]:
     """Stop: g = u - 0.5."""
     return (u - 0.5,)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def hit_output(t: float, x: Any, u: float, p: Any) -> float:
     """HitCrossing: 1 at the time of the last crossing."""
     return 1.0 if t == x[0] else 0.0
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def hit_crossings(t: float, x: Any, u: float, p: Any) -> tuple[float]:
     """HitCrossing: g = u - offset."""
     return (u - p[0],)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def hit_on_event(t: float, x: Any, u: float, p: Any, which: int) -> tuple[float]:
     """HitCrossing: remember the crossing time."""
     return (t,)

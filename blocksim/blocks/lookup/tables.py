@@ -230,7 +230,7 @@ class Interpolate(Block):
 
 
 # ---------------------------------------------------------------------------- kernels
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def _bisect_right(a, s):
     """Python's ``bisect.bisect_right(a, s)`` (the same comparisons, so NaN goes last)."""
     lo = 0
@@ -244,13 +244,13 @@ def _bisect_right(a, s):
     return lo
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def piecewise_kernel(t, x, p):
     times, table = p
     return table[_bisect_right(times, t)]
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def _linear_lookup(s, xa, ya, slopes):
     """The linear table lookup at one abscissa ``s`` (a row of ``ya`` or a float)."""
     n = xa.size
@@ -264,19 +264,19 @@ def _linear_lookup(s, xa, ya, slopes):
     return ya[i] + slopes[i] * (s - xa[i])
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def _index_lookup(s, table, offset, last):
     """The row index of ``s`` for the kinds previous, next and nearest."""
     i = _bisect_right(table, s) + offset
     return 0 if i < 0 else (last if i > last else i)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def interpolate_linear_time_kernel(t, x, p):
     return _linear_lookup(float(t), p[0], p[1], p[2])
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def interpolate_linear_kernel(t, x, u, p):
     xa, ya, slopes = p
     if isinstance(u, float):
@@ -289,13 +289,13 @@ def interpolate_linear_kernel(t, x, u, p):
     return out
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def interpolate_index_time_kernel(t, x, p):
     table, ya, offset, last = p
     return ya[_index_lookup(float(t), table, offset, last)]
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def interpolate_index_kernel(t, x, u, p):
     table, ya, offset, last = p
     if isinstance(u, float):

@@ -300,7 +300,7 @@ def _mathfunction(code: int, v: float) -> float:
     return np.ceil(v)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def mathfunction_kernel(t, x, u, p):
     """:class:`MathFunction`, params ``(code,)``: the function's number in ``_FUNCTIONS``, a
     run-time int (one compiled version serves every function). Element by element for an

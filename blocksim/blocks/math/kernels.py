@@ -21,12 +21,12 @@ from blocksim.blocks._shared import _array, _compiled_only, _scalar
 # the same order as the interpreted ``output``. The kernels of blocks with several inputs are
 # variadic (``*args``); each input may be a float or an array (numba compiles one version per
 # combination of argument types).
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def gain_kernel(t, x, u, p):
     return p[0] * u
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def _matmul(a, b):
     """``a @ b`` for vectors and matrices (numpy's rules for 1-D and 2-D operands).
 
@@ -64,7 +64,7 @@ def _matmul(a, b):
     return y
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def _inv(a):
     """The inverse of the square matrix ``a``: Gauss-Jordan elimination with partial pivoting
     (numpy's LAPACK inverse to rounding); LinAlgError when ``a`` is singular."""
@@ -99,21 +99,21 @@ def _inv(a):
     return y
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def gain_matrix_kernel(t, x, u, p):
     if isinstance(u, float):
         return p[0] * u
     return _matmul(p[0], u)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def gain_matrix_right_kernel(t, x, u, p):
     if isinstance(u, float):
         return p[0] * u
     return _matmul(u, p[0])
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def _matrix_first(v, op):
     """The first operand of a matrix product: ``v``, or its (matrix) inverse for ``'/'``."""
     if isinstance(op, float):  # '*'
@@ -123,7 +123,7 @@ def _matrix_first(v, op):
     return _inv(v)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def _matrix_times(y, v, op):
     """``y @ v`` (``'*'``, op a float) or ``y @ inv(v)`` (``'/'``, op an int); element-wise
     with a scalar operand."""
@@ -360,14 +360,14 @@ def _fold_compiled(values, ops):  # type: ignore[no-untyped-def]
     return arrays
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def sum_kernel(t, x, *args):
     """:class:`Sum`: ``args = (u0, ..., u_{n-1}, params)``, params one code per input, ADD or
     SUB. ``(+-)u0 +- u1 +- ...`` left to right, bitwise the interpreted sum."""
     return _fold(args[:-1], args[-1])
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def product_kernel(t, x, *args):
     """Element-wise :class:`Product`: ``args = (u0, ..., u_{n-1}, params)``, params one code per
     input, MUL or DIV. A scalar division by zero raises ZeroDivisionError (as Python's float
@@ -390,7 +390,7 @@ def _matrix_chain_compiled(y, values, ops):  # type: ignore[no-untyped-def]
                                                 values[1:], ops[1:])
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def matrix_product_kernel(t, x, *args):
     """Matrix :class:`Product`: ``args = (u0, ..., u_{n-1}, params)``, params one per input,
     ``1.0`` (a float) for ``'*'`` and ``-1`` (an int) for ``'/'``: the operator is told by the

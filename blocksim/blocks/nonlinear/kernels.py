@@ -1,7 +1,7 @@
 """Compiled kernels of the nonlinear blocks.
 
 Every nonlinear block provides ``kernels()`` (see :mod:`blocksim.engine.compiled.kernels`):
-these module-level ``numba.njit(cache=True)`` functions of ``(t, x, u0, ..., params)`` for its
+these module-level ``numba.njit(cache=True, error_model="numpy")`` functions of ``(t, x, u0, ..., params)`` for its
 outputs, states, zero crossings and events. Their numerics are the small pure scalar functions
 of :mod:`blocksim.blocks.nonlinear.numerics`. The stateless kernels take a float or an array of
 any shape (``isinstance`` on the argument's type picks the branch when numba compiles).
@@ -56,7 +56,7 @@ from blocksim.blocks.nonlinear.numerics import (
 
 
 # -- Saturation
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def saturation_output(t, x, u, params):
     """Kernel of :class:`Saturation`: ``u`` (float or array) limited to ``[lower, upper]``,
     ``params = (lower, upper, size)``."""
@@ -70,7 +70,7 @@ def saturation_output(t, x, u, params):
     return y
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def saturation_crossings(t, x, u, params):
     """Crossings kernel of :class:`Saturation`: ``u - upper`` then ``u - lower`` (finite limits
     only), each over the ``size`` elements of ``u``, a float64 array."""
@@ -82,7 +82,7 @@ def saturation_crossings(t, x, u, params):
 
 
 # -- DeadZone
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def dead_zone_output(t, x, u, params):
     """Kernel of :class:`DeadZone`: ``u`` (float or array) less the band ``[start, end]``,
     ``params = (start, end, size)``."""
@@ -97,7 +97,7 @@ def dead_zone_output(t, x, u, params):
     return y
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def dead_zone_crossings(t, x, u, params):
     """Crossings kernel of :class:`DeadZone`: ``u - end`` then ``u - start`` over the ``size``
     elements of ``u``, a float64 array."""
@@ -105,7 +105,7 @@ def dead_zone_crossings(t, x, u, params):
 
 
 # -- Quantizer
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def quantizer_output(t, x, u, params):
     """Kernel of :class:`Quantizer`: ``u`` (float or array) rounded to a multiple of
     ``params = (interval, size)``."""
@@ -118,7 +118,7 @@ def quantizer_output(t, x, u, params):
     return y
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def quantizer_crossings(t, x, u, params):
     """Crossings kernel of :class:`Quantizer`: the triangle wave of each of the ``size``
     elements of ``u``, a float64 array; ``params = (interval, size)``."""
@@ -130,7 +130,7 @@ def quantizer_crossings(t, x, u, params):
 
 
 # -- Sign
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def sign_output(t, x, u, params):
     """Kernel of :class:`Sign`: the sign of ``u`` (float or array)."""
     if isinstance(u, float):
@@ -141,14 +141,14 @@ def sign_output(t, x, u, params):
     return y
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def sign_crossings(t, x, u, params):
     """Crossings kernel of :class:`Sign`: ``u - 0.0`` over the ``size`` elements of ``u``."""
     return _level_crossings(u, 0.0, 0.0, 1, params[0])
 
 
 # -- MinMax
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def minmax_reduce_output(t, x, u, params):
     """Kernel of :class:`MinMax` with one input: min (max if ``params = (is_max,)``) of the
     elements of ``u`` (float or array), a float."""
@@ -162,7 +162,7 @@ def minmax_reduce_output(t, x, u, params):
     return y
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def minmax_output(t, x, *args):
     """Kernel of :class:`MinMax` with ``nin >= 2`` inputs: ``args = (u0, u1, ..., params)``,
     ``params = (is_max,)``; the element-wise min (max) of the inputs (floats or broadcastable
@@ -171,7 +171,7 @@ def minmax_output(t, x, *args):
 
 
 # -- Switch
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def switch_output(t, x, u_true, control, u_false, params):
     """Kernel of :class:`Switch`, ``params = (threshold, criterion, size)``: ``u_true`` where
     ``control`` meets the criterion, else ``u_false``.
@@ -200,7 +200,7 @@ def switch_output(t, x, u_true, control, u_false, params):
     return y
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def switch_crossings(t, x, u_true, control, u_false, params):
     """Crossings kernel of :class:`Switch`: ``control - threshold`` over the ``size`` elements
     of ``control``, a float64 array."""
@@ -208,27 +208,27 @@ def switch_crossings(t, x, u_true, control, u_false, params):
 
 
 # -- Relay
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def relay_output(t, x, u, params):
     """Kernel of :class:`Relay`: ``on_value`` or ``off_value`` from the mode ``x[0]``;
     ``params = (on_value, off_value, on_point, off_point)``."""
     return _relay_output(x[0], params[0], params[1])
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def relay_update(t, x, u, params):
     """Kernel of :class:`Relay`: the mode unchanged, ``(x[0],)``."""
     return (x[0],)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def relay_crossings(t, x, u, params):
     """Crossings kernel of :class:`Relay`: ``(u - on_point, u - off_point)``."""
     v = _kernel_scalar_input(u)
     return (v - params[2], v - params[3])
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def relay_on_event(t, x, u, params, which):
     """Event kernel of :class:`Relay`: crossing 0 turns it on, 1 off: the new mode,
     ``(1.0,)`` or ``(0.0,)``, or the mode unchanged."""
@@ -252,26 +252,26 @@ def _backlash_scalar(z: float, u: Any, h: float) -> float:
     return _np_min_max(z, a[0] - h, a[0] + h)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def backlash_output(t, x, u, params):
     """Kernel of :class:`Backlash`, scalar: ``min(max(z, u - h), u + h)``, ``params = (h,
     tau)``, ``h = width / 2``."""
     return _backlash_scalar(x[0], u, params[0])
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def backlash_deriv(t, x, u, params):
     """Kernel of the continuous :class:`Backlash`, scalar: ``((y - z) / tau,)``."""
     return ((_backlash_scalar(x[0], u, params[0]) - x[0]) / params[1],)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def backlash_update(t, x, u, params):
     """Kernel of the clocked :class:`Backlash`, scalar: ``(y[k],)``."""
     return (_backlash_scalar(x[0], u, params[0]),)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def backlash_crossings(t, x, u, params):
     """Crossings kernel of the continuous :class:`Backlash`, scalar: ``(u - h - z, u + h -
     z)``."""
@@ -284,7 +284,7 @@ def backlash_crossings(t, x, u, params):
     return (d - h, d + h)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def backlash_vector_output(t, x, u, params):
     """Kernel of :class:`Backlash`, vector state of ``n``: the output, shape ``(n,)`` (also the
     clocked variant's ``update``)."""
@@ -296,7 +296,7 @@ def backlash_vector_output(t, x, u, params):
     return y
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def backlash_vector_deriv(t, x, u, params):
     """Kernel of the continuous :class:`Backlash`, vector: ``(y - z) / tau``, shape ``(n,)``."""
     a = _kernel_vector_input(u, x.size)
@@ -308,7 +308,7 @@ def backlash_vector_deriv(t, x, u, params):
     return d
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def backlash_vector_crossings(t, x, u, params):
     """Crossings kernel of the continuous :class:`Backlash`, vector of ``n``: ``u - z - h``
     then ``u - z + h``, shape ``(2 n,)``."""
@@ -324,20 +324,20 @@ def backlash_vector_crossings(t, x, u, params):
 
 
 # -- RateLimiter
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def rate_limiter_output(t, x, u, params):
     """Kernel of the clocked :class:`RateLimiter`, scalar: ``y[k]``, ``params = (dlo,
     dhi)`` = ``(falling * T, rising * T)``."""
     return _rate_step(x[0], _kernel_scalar_input(u), params[0], params[1])
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def rate_limiter_update(t, x, u, params):
     """Kernel of the clocked :class:`RateLimiter`, scalar: ``(y[k],)``."""
     return (_rate_step(x[0], _kernel_scalar_input(u), params[0], params[1]),)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def rate_limiter_vector_output(t, x, u, params):
     """Kernel of the clocked :class:`RateLimiter`, vector state of ``n``: ``y[k]``, shape
     ``(n,)`` (also its ``update``)."""
@@ -350,14 +350,14 @@ def rate_limiter_vector_output(t, x, u, params):
     return y
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def rate_limiter_deriv(t, x, u, params):
     """Kernel of the continuous :class:`RateLimiter`, scalar: ``(dy/dt,)``, ``params =
     (falling, rising, tau)``."""
     return (_rate_deriv(x[0], _kernel_scalar_input(u), params[2], params[0], params[1]),)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def rate_limiter_vector_deriv(t, x, u, params):
     """Kernel of the continuous :class:`RateLimiter`, vector: ``dy/dt``, shape ``(n,)``."""
     a = _kernel_vector_input(u, x.size)
@@ -370,13 +370,13 @@ def rate_limiter_vector_deriv(t, x, u, params):
     return d
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def state_output(t, x, *args):
     """Kernel: the output is the scalar state, ``x[0]`` (any inputs and params)."""
     return x[0]
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def state_vector_output(t, x, *args):
     """Kernel: the output is the state, a copy of shape ``(n,)`` (any inputs and params)."""
     return x.copy()

@@ -19,7 +19,7 @@ from blocksim.blocks._shared import _compiled_only
 # with any number of inputs or outputs have one variadic kernel each (``*args``, unrolled over
 # the inputs' types at compile time). The code generator copies the routing blocks' inputs by
 # their ``Kernels.routes`` where they have them; these kernels serve the others (and tests).
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def _vector(u):
     """A float as an array of one element; an array as it is."""
     if isinstance(u, float):
@@ -29,21 +29,21 @@ def _vector(u):
     return u
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def _size(u):
     if isinstance(u, float):
         return 1
     return u.size
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def _not_a_vector():
     # a call, not an inline raise: numba would prune the code after the raise for a matrix
     # input and fail to type the function; this way it compiles and raises when run
     raise ValueError("Mux/Demux: inputs must be scalars or vectors")
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def _put(y, k, u):
     """Write the scalar or vector ``u`` to ``y[k:]``; return the next position."""
     if isinstance(u, float):
@@ -96,7 +96,7 @@ def _put_all_compiled(y, k, values):  # type: ignore[no-untyped-def]
     return lambda y, k, values: _put_all(y, _put(y, k, values[0]), values[1:])
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def mux_kernel(t, x, *args):
     """:class:`Mux`: ``args = (u0, ..., u_{n-1}, params)``, params ``()``; the scalars and
     vectors joined into one new vector."""
@@ -106,7 +106,7 @@ def mux_kernel(t, x, *args):
     return y
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def _demux_input(u, size):
     a = _vector(u)
     if a.ndim != 1:
@@ -117,7 +117,7 @@ def _demux_input(u, size):
     return a.ravel()
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def _part(a, b):
     """``a[b]`` (a float) for an int ``b``, a copy of ``a[b[0]:b[1]]`` for ``b = [start, stop]``
     (a float array)."""
@@ -150,7 +150,7 @@ def _demux_result_compiled(a, parts):  # type: ignore[no-untyped-def]
     return lambda a, parts: _parts(a, parts)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def demux_kernel(t, x, u, p):
     """:class:`Demux`, params ``(size, part_0, ..., part_{n-1})`` (see ``Demux.kernels``): the
     parts of the input vector, one per output."""
@@ -158,7 +158,7 @@ def demux_kernel(t, x, u, p):
     return _demux_result(a, p[1:])
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def _own(y):
     """A float as it is, an array as a copy (never a view of an input)."""
     if isinstance(y, float):
@@ -166,20 +166,20 @@ def _own(y):
     return y.copy()
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def _check_index(i, n):
     if i < -n or i >= n:
         raise IndexError("Selector: index out of range (indices are 0-based)")
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def selector_kernel(t, x, u, p):
     v = _vector(u)
     _check_index(p[0], v.shape[0])
     return _own(v[p[0]])
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def selector_array_kernel(t, x, u, p):
     v = _vector(u)
     idx = p[0]
@@ -192,7 +192,7 @@ def selector_array_kernel(t, x, u, p):
     return v[rows]  # (advanced indexing copies; a row assignment loop compiles 10x slower)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def selector_slice_kernel(t, x, u, p):
     return _vector(u)[p[0]:p[1]:p[2]].copy()
 
@@ -209,21 +209,21 @@ def _vectors_compiled(values):  # type: ignore[no-untyped-def]
     return lambda values: (_vector(values[0]),) + _vectors(values[1:])  # noqa: RUF005
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def concatenate_kernel(t, x, *args):
     """:class:`Concatenate`: ``args = (u0, ..., u_{n-1}, params)``, params ``(axis,)``;
     ``numpy.concatenate`` of the inputs (floats as vectors of one element)."""
     return np.concatenate(_vectors(args[:-1]), args[-1][0])
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def reshape_kernel(t, x, u, p):
     if isinstance(u, float):
         return _vector(u).reshape(p)
     return u.flatten().reshape(p)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def reshape_scalar_kernel(t, x, u, p):
     if isinstance(u, float):
         return u

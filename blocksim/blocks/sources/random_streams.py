@@ -187,7 +187,7 @@ def signed_key(key: int) -> int:
     return key - 2**64 if key >= 2**63 else key
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def noise_output(t, x, params):
     """Kernel: the scalar sample of hit ``k = x[0]``; ``params = (key, kind, mean, scale)``
     (``key`` from :func:`signed_key`, ``kind`` a ``KIND_*`` code, floats ``mean``, ``scale``)."""
@@ -202,7 +202,7 @@ def noise_output(t, x, params):
     return params[2] + params[3] * z
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def noise_vector_output(t, x, params):
     """Kernel: the vector sample of hit ``k = x[0]``, shape ``(m,)``; ``params = (key, kind,
     mean, scale)`` as in :func:`noise_output` with ``mean`` and ``scale`` float64 arrays of
@@ -225,7 +225,7 @@ def noise_vector_output(t, x, params):
     return y
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def noise_update(t, x, params):
     """Kernel: the next counter, ``(k + 1,)``."""
     return (x[0] + 1.0,)

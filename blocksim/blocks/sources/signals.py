@@ -252,17 +252,17 @@ class Sine(Block):
 # the pure functions ``_ramp``/``_waveform_*`` that their kernels compile; the other blocks keep
 # faster pure-Python paths (prebuilt tuples, bisect on lists, math.sin on floats) that do the
 # same operations in the same order, and the tests hold them equal to the kernels.
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def constant_kernel(t, x, p):
     return p[0]
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def time_kernel(t, x, p):
     return float(t)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def step_kernel(t, x, p):
     return p[2] if t >= p[0] else p[1]
 
@@ -274,10 +274,10 @@ def _ramp(t, x, p):
     return initial + slope * (t - start)
 
 
-ramp_kernel = numba.njit(cache=True)(_ramp)
+ramp_kernel = numba.njit(cache=True, error_model="numpy")(_ramp)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def sine_kernel(t, x, p):
     a, w, phase, b = p
     return a * np.sin(w * t + phase) + b

@@ -178,6 +178,6 @@ def _waveform_sine(t, x, p):
     return b + a * math.sin(w * t + phase)
 
 
-waveform_square_kernel = numba.njit(cache=True)(_waveform_square)
-waveform_triangle_kernel = numba.njit(cache=True)(_waveform_triangle)
-waveform_sine_kernel = numba.njit(cache=True)(_waveform_sine)
+waveform_square_kernel = numba.njit(cache=True, error_model="numpy")(_waveform_square)
+waveform_triangle_kernel = numba.njit(cache=True, error_model="numpy")(_waveform_triangle)
+waveform_sine_kernel = numba.njit(cache=True, error_model="numpy")(_waveform_sine)

@@ -28,6 +28,7 @@ import numpy as np
 from blocksim.engine.clock import EVENT
 from blocksim.engine.compiled import ir
 from blocksim.engine.compiled.compile_watch import CompileWatch
+from blocksim.engine.compiled.interrupt import interrupt_flag, interruptible
 from blocksim.engine.compiled.kernels import Kernels, kernels_of
 from blocksim.engine.compiled.loop import LoopOptions, Status
 from blocksim.engine.compiled.modules import GeneratedModule, load_generated
@@ -43,6 +44,15 @@ from blocksim.engine.schedule import Schedule, schedule
 #: burst of ZENO_COUNT of them stops the run (Zeno behaviour)
 ZENO_WIDTH = 100.0
 ZENO_COUNT = 50
+
+#: fixed-step runs of at most this many steps run in the calling thread (a fraction of a
+#: second even for heavy diagrams); the others run on a worker thread that Ctrl-C can stop
+#: (:mod:`blocksim.engine.compiled.interrupt`), which costs some 20-50 us per run
+IN_PLACE_STEPS = 20_000
+
+#: a run's ``status`` by how its loop ended (every other ending is "failed")
+STATUS_TEXT = {Status.DONE: "success", Status.STOPPED: "stopped",
+               Status.INTERRUPTED: "interrupted"}
 
 
 class CompileError(BlocksimError):
@@ -158,7 +168,7 @@ def _options(program: ir.Program, config: RunConfig, sched: Schedule, cap: int,
                        ZENO_WIDTH * tol * max(1.0, config.T), ZENO_COUNT,
                        np.array(program.directions, dtype=np.int64),
                        np.array(program.stop_mask, dtype=np.bool_),
-                       np.zeros(sched.fired.shape[1], dtype=np.bool_))
+                       np.zeros(sched.fired.shape[1], dtype=np.bool_), interrupt_flag())
 
 
 @contextlib.contextmanager
@@ -226,7 +236,11 @@ def run_compiled(plan: Plan, config: RunConfig, stats: dict[str, Any]) -> SimRes
         loop(*args, _first(sched), opts._replace(cap=2))
     stats.update(_compile_stats(watch, time.perf_counter() - t0, prep.generated))
     t1 = time.perf_counter()
-    nrec, t_rec, x_rec, s_rec, counters, status = loop(*args, sched, opts)
+    if dt and T / dt <= IN_PLACE_STEPS:  # short: Ctrl-C waits for its end
+        nrec, t_rec, x_rec, s_rec, counters, status = loop(*args, sched, opts)
+    else:
+        (nrec, t_rec, x_rec, s_rec, counters, status), _ = interruptible(
+            lambda: loop(*args, sched, opts), opts.interrupt)
     wall = time.perf_counter() - t1
     t_rec, x_rec, s_rec = t_rec[:nrec], x_rec[:nrec], s_rec[:nrec]
     t_final = float(t_rec[-1]) if len(t_rec) else 0.0
@@ -237,8 +251,12 @@ def run_compiled(plan: Plan, config: RunConfig, stats: dict[str, Any]) -> SimRes
                  t_final=t_final, nrecorded=len(t_rec), backend="compiled")
     status = Status(int(status))
     result = SimResult(t_rec, x_rec, _signals(program, s_rec), plan.state_names, stats,
-                       plan.aliases, "stopped" if status is Status.STOPPED
-                       else ("success" if status is Status.DONE else "failed"))
+                       plan.aliases, STATUS_TEXT.get(status, "failed"))
+    if status is Status.INTERRUPTED:
+        result.message = f"interrupted at t={t_final:.9g} s"
+        interrupt = KeyboardInterrupt(result.message)
+        interrupt.result = result  # type: ignore[attr-defined]
+        raise interrupt
     error = member_error(plan, program, status, t_final, s_rec, x_rec, opts, result)
     if status is Status.STOPPED:
         stoppers = [e.name for e in plan.entries if e.block.stops_simulation]
@@ -287,9 +305,12 @@ def _non_finite(plan: Plan, program: ir.Program, s_rec: np.ndarray, x_rec: np.nd
                                       f"t={t:.6g} s: a NaN or Inf left block '{e.name}' through "
                                       f"port '{port}'; its inputs were {inputs}",
                                       result=result, block=e.name, port=port, time=t)
-    i = int(np.flatnonzero(~np.isfinite(x_rec[-1]))[0])
-    name = plan.state_names[i]
-    return NonFiniteError(f"state '{name}' became {x_rec[-1, i]} at t={t:.6g} s",
+    bad = np.flatnonzero(~np.isfinite(x_rec[-1]))
+    if bad.size == 0:  # only an intermediate stage of the last step was not finite
+        return NonFiniteError(f"a NaN or Inf appeared in a derivative within the step that "
+                              f"ends at t={t:.6g} s", result=result, time=t)
+    name = plan.state_names[int(bad[0])]
+    return NonFiniteError(f"state '{name}' became {x_rec[-1, bad[0]]} at t={t:.6g} s",
                           result=result, block=name.rsplit(".", 1)[0], time=t)
 
 
@@ -376,18 +397,26 @@ def run_batch_compiled(plans: list[Plan], config: RunConfig,
     t1 = time.perf_counter()
     workers = max(1, min(threads or os.cpu_count() or 1, M))
     bounds = np.linspace(0, M, workers + 1).astype(int)
+    status[:] = Status.INTERRUPTED  # a member that never starts keeps it
     with ThreadPoolExecutor(workers) as pool:  # run_batch releases the GIL
-        list(pool.map(lambda k: batch(PV, PI, X0, XD0, sig0, sched, opts, outputs, bounds[k],
-                                      bounds[k + 1]), range(workers)))
+        chunks = [pool.submit(batch, PV, PI, X0, XD0, sig0, sched, opts, outputs, bounds[k],
+                              bounds[k + 1]) for k in range(workers)]
+        _, interrupted = interruptible(lambda: [c.result() for c in chunks], opts.interrupt)
     wall = time.perf_counter() - t1
     stats.update(run_time=wall, run_per_member=wall / len(plans))
     text, errors = [], []
     for m, code in enumerate(status):
         st = Status(int(code))
-        text.append({Status.DONE: "success", Status.STOPPED: "stopped"}.get(st, "failed"))
+        text.append(STATUS_TEXT.get(st, "failed"))
         errors.append(member_error(plans[m], program, st, float(t_last[m]), s_last[m:m + 1],
                                    x_last[m:m + 1], opts, None))
-    return BatchRun(sched.times, x_out, _signals(program, s_out), text, errors, stats)
+    out = BatchRun(sched.times, x_out, _signals(program, s_out), text, errors, stats)
+    if interrupted:
+        interrupt = KeyboardInterrupt(f"interrupted: {text.count('interrupted')} of {M} "
+                                      f"members unfinished")
+        interrupt.result = out  # type: ignore[attr-defined]
+        raise interrupt
+    return out
 
 
 __all__ = ["METHODS", "BatchRun", "CompileError", "Method", "can_compile", "kernels_for",

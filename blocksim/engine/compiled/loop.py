@@ -44,6 +44,7 @@ class Status(IntEnum):
     STEP_TOO_SMALL = 2  # the adaptive step fell below the spacing of floats
     STOPPED = 3  # a Stop block fired
     ZENO = 4  # zeno_count events closer than zeno_dt to each other
+    INTERRUPTED = 5  # the caller set ``LoopOptions.interrupt[0]`` (Ctrl-C)
 
 
 class LoopOptions(NamedTuple):
@@ -64,6 +65,8 @@ class LoopOptions(NamedTuple):
     directions: np.ndarray  # (nz,) int64: +1 rising, -1 falling, 0 either
     stop_mask: np.ndarray  # (nz,) bool: the crossing belongs to a Stop block
     none_fired: np.ndarray  # (nclocks,) bool, all False: no clock fires
+    interrupt: np.ndarray  # (1,) uint8: set non-zero by another thread to stop the run (it
+    #                        ends with everything recorded so far, status INTERRUPTED)
 
 
 #: the crossing test of both back-ends, compiled

@@ -84,6 +84,7 @@ _NONFINITE = int(Status.NONFINITE)
 _STEP_TOO_SMALL = int(Status.STEP_TOO_SMALL)
 _STOPPED = int(Status.STOPPED)
 _ZENO = int(Status.ZENO)
+_INTERRUPTED = int(Status.INTERRUPTED)
 
 
 @njit(cache=True)
@@ -323,6 +324,8 @@ def run(pv, pi, x0, xd0, sig0, sched, opts):
             nrec += 1
         if not (finite(sig) and finite(x)):
             status = _NONFINITE
+        elif status == _DONE and opts.interrupt[0] != 0:
+            status = _INTERRUPTED
         if status != _DONE:
             break
         if on_schedule:
@@ -340,6 +343,9 @@ def run(pv, pi, x0, xd0, sig0, sched, opts):
         first_step = True
         record_here = False
         while t < t_end:
+            if opts.interrupt[0] != 0:
+                status = _INTERRUPTED
+                break
             # f(t, x), with the signals to record when recording this step's start
             if n > 0 and (first_step or method != _DOPRI):
                 if record_here:
@@ -382,6 +388,17 @@ def run(pv, pi, x0, xd0, sig0, sched, opts):
                               k7, y, err, scale, ynew, opts.rtol, opts.atol)
                 nfev += ne
                 if n == 0 or method != _DOPRI:
+                    break
+                if not np.isfinite(en):  # a NaN or Inf in the step: stop, as the interpreted
+                    # back-end stops at the first non-finite value. The row holds the signals
+                    # at the new time from the old state (a block that fails with the time
+                    # names itself) and the new state (a diverging state names itself)
+                    evaluate(min(t_new, t_left), x, xd, pv, pi, sig, 1, opts.none_fired)
+                    if nrec == t_rec.size:
+                        t_rec, x_rec, s_rec = grow_records(t_rec, x_rec, s_rec)
+                    write_row(t_rec, x_rec, s_rec, nrec, t_new, ynew, sig)
+                    nrec += 1
+                    status = _NONFINITE
                     break
                 if en < 1.0:
                     factor = 10.0 if en == 0.0 else min(10.0, 0.9 * en ** -0.2)
@@ -464,6 +481,9 @@ def run_fixed(pv, pi, x0, xd0, sig0, sched, opts):
         if not (finite(sig) and finite(x)):
             status = _NONFINITE
             break
+        if opts.interrupt[0] != 0:
+            status = _INTERRUPTED
+            break
         if i == nmajor - 1 or n == 0:
             continue
         t_end = times[i + 1]
@@ -471,6 +491,9 @@ def run_fixed(pv, pi, x0, xd0, sig0, sched, opts):
         rhs(min(t, t_left), x, xd, pv, pi, sig, f)
         nfev += 1
         while t < t_end:
+            if opts.interrupt[0] != 0:
+                status = _INTERRUPTED
+                break
             t_new = next_grid_time(t, opts.dt, t_end)
             if opts.method == _RK4:
                 rk4_step(t, x, f, t_new - t, t_left, xd, pv, pi, sig, k2, k3, k4, y, ynew)
