@@ -1,0 +1,42 @@
+"""Path planners over occupancy grids (RTB's navigation classes; seed 000 §2.18, seed 002).
+
+Occupancy grids (0 free, non-zero occupied) with a cell size and origin
+(:class:`OccupancyGrid`), sample maps (:func:`load_map`), distance transforms
+(:func:`distancexform`), Bresenham lines, and the planners :class:`DXform`, :class:`Dstar`,
+:class:`PRM`, :class:`Lattice`, :class:`RRT` and :class:`Bug2`. Grid planners return (N, 2) paths
+of world points [m], pose planners (N, 3) poses (x, y, theta) [m, m, rad]. Plots are in
+:mod:`blocksim.viz.planning_plot`.
+"""
+
+from .bug2 import Bug2
+from .distance import distancexform, geodesic_distance, obstacle_distance
+from .dstar import Dstar
+from .dxform import DXform
+from .lattice import Lattice
+from .maps import MAPS, load_map, make_maze, make_office, random_map
+from .navigation import Navigation, PlanningError
+from .occgrid import OccupancyGrid, kcircle
+from .prm import PRM
+from .raster import bresenham, segment_free
+
+__all__ = [
+    "MAPS",
+    "PRM",
+    "Bug2",
+    "DXform",
+    "Dstar",
+    "Lattice",
+    "Navigation",
+    "OccupancyGrid",
+    "PlanningError",
+    "bresenham",
+    "distancexform",
+    "geodesic_distance",
+    "kcircle",
+    "load_map",
+    "make_maze",
+    "make_office",
+    "obstacle_distance",
+    "random_map",
+    "segment_free",
+]
