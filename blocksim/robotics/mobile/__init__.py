@@ -31,3 +31,81 @@ __all__ = [
     "unicycle_step",
     "wrap_angle",
 ]
+from blocksim.robotics.mobile.drivers import (  # noqa: E402
+    braitenberg,
+    drive_to_point,
+    drive_to_pose,
+    follow_line,
+    light_field,
+    path_point,
+    pursuit_error,
+    random_path_steer,
+    sensor_positions,
+)
+from blocksim.robotics.mobile.ekf import EKF, EKFRecord, ParticleFilter  # noqa: E402
+from blocksim.robotics.mobile.ekf_core import ekf_augment, ekf_predict, ekf_update, nees  # noqa: E402
+from blocksim.robotics.mobile.odometry import (  # noqa: E402
+    odo_f,
+    odo_Fv,
+    odo_Fx,
+    odometry,
+    vehicle_control,
+)
+from blocksim.robotics.mobile.pf_core import (  # noqa: E402
+    pf_estimate,
+    pf_predict,
+    pf_resample_systematic,
+    pf_weights,
+)
+from blocksim.robotics.mobile.rangebearing import (  # noqa: E402
+    rb_g,
+    rb_Gx,
+    rb_Gz,
+    rb_h,
+    rb_Hx,
+    rb_Hxf,
+    rb_reading,
+    rb_visible,
+)
+from blocksim.robotics.mobile.sensors import LandmarkMap, RangeBearingSensor  # noqa: E402
+from blocksim.robotics.mobile.vehicle import RandomPath, Vehicle  # noqa: E402
+
+__all__ += [
+    "EKF",
+    "EKFRecord",
+    "LandmarkMap",
+    "ParticleFilter",
+    "RandomPath",
+    "RangeBearingSensor",
+    "Vehicle",
+    "braitenberg",
+    "drive_to_point",
+    "drive_to_pose",
+    "ekf_augment",
+    "ekf_predict",
+    "ekf_update",
+    "follow_line",
+    "light_field",
+    "nees",
+    "odo_Fv",
+    "odo_Fx",
+    "odo_f",
+    "odometry",
+    "path_point",
+    "pf_estimate",
+    "pf_predict",
+    "pf_resample_systematic",
+    "pf_weights",
+    "pursuit_error",
+    "random_path_steer",
+    "rb_Gx",
+    "rb_Gz",
+    "rb_Hx",
+    "rb_Hxf",
+    "rb_g",
+    "rb_h",
+    "rb_reading",
+    "rb_visible",
+    "sensor_positions",
+    "vehicle_control",
+]
