@@ -11,9 +11,13 @@ The options are validated once, as a :class:`~blocksim.engine.config.RunConfig`,
 member runs. A member whose simulation fails (a
 :class:`~blocksim.engine.errors.SimulationError`: NaN/Inf, solver failure, a block raising,
 Zeno) is marked ``"failed"`` and keeps its error in ``batch.errors[m]`` (a
-:class:`~blocksim.engine.record.MemberError`: type, message, time reached);
+:class:`~blocksim.engine.record.MemberError`: type, message, time reached, block and port);
 ``batch.failures()`` says in one line how many failed and why. Any other exception (a
-programming error, a bad override) ends the whole batch.
+programming error, a bad override: one naming no block or parameter, or changing a block's
+state size or an output's shape, which the members' shared structure cannot take) ends the
+whole batch, naming the member. Before any member runs, the batch's size is checked against
+``max_steps`` and ``max_memory`` (all members' recordings together;
+:mod:`blocksim.engine.limits`).
 """
 
 from __future__ import annotations
@@ -32,9 +36,10 @@ from typing import Any
 import numpy as np
 
 from blocksim.engine.compile import compile_diagram
-from blocksim.engine.config import RunConfig, resolve_config
+from blocksim.engine.config import MAX_MEMORY, MAX_STEPS, RunConfig, resolve_config
 from blocksim.engine.diagram import Diagram
 from blocksim.engine.errors import BlockParameterError, SimulationError, suggest
+from blocksim.engine.limits import check_limits
 from blocksim.engine.plan import Plan
 from blocksim.engine.record import BatchResult, MemberError, SimResult
 from blocksim.engine.schedule import major_times
@@ -79,14 +84,47 @@ def with_overrides(diagram: Diagram | Plan, overrides: Mapping[str, Any]) -> Pla
                 raise BlockParameterError(
                     f"override '{path}.{param}': {type(old).__name__} has no parameter "
                     f"'{param}'{suggest(param, valid)}; parameters: {', '.join(valid)}")
-        new = type(old)(**{**old.params, **changes})
+        try:
+            new = type(old)(**{**old.params, **changes})
+        except (TypeError, ValueError) as exc:
+            raise BlockParameterError(f"override of block '{path}' ({type(old).__name__}): "
+                                      f"{exc}") from None
         new.__dict__["_name"] = old.name
+        _check_same_layout(plan, entries[k], new, sorted(changes))
         entries[k] = dataclasses.replace(entries[k], block=new)
     x0 = np.concatenate([np.asarray(e.block.x0, float).reshape(-1) for e in entries
                          if not e.discrete] or [np.zeros(0)])
     xd0 = np.concatenate([np.asarray(e.block.x0, float).reshape(-1) for e in entries
                           if e.discrete] or [np.zeros(0)])
     return dataclasses.replace(plan, entries=tuple(entries), x0=x0, xd0=xd0)
+
+
+def _check_same_layout(plan: Plan, entry: Any, new: Any, changed: list[str]) -> None:
+    """Refuse an override that changes a block's number of states or the shape of one of
+    its outputs: the members of a batch share the plan compiled for the diagram."""
+    what = f"override of {', '.join(f'{entry.name}.{c}' for c in changed)}"
+    n_old = entry.states.stop - entry.states.start
+    n_new = int(np.asarray(new.x0, dtype=float).size)
+    if n_new != n_old:
+        raise BlockParameterError(
+            f"{what}: block '{entry.name}' ({entry.kind}) would have {n_new} state"
+            f"{'s' * (n_new != 1)} instead of {n_old}; the members of a batch share the "
+            f"diagram's structure (state sizes and signal shapes), so an override may change "
+            f"values, not sizes")
+    u = [np.zeros(plan.signal_shapes[s]) if plan.signal_shapes[s] else 0.0
+         for s in entry.in_slots]
+    try:
+        with np.errstate(all="ignore"):
+            y = new.output(0.0, np.asarray(new.x0, dtype=float).reshape(-1), u)
+        shapes = [() if isinstance(v, float) else tuple(np.shape(v)) for v in y]
+    except Exception:  # the block's own failure shows when the member runs, with its name
+        return
+    for port, slot, shape in zip(new.outputs, entry.out_slots, shapes):
+        if shape != plan.signal_shapes[slot]:
+            raise BlockParameterError(
+                f"{what}: output '{entry.name}.{port.name}' ({entry.kind}) would have shape "
+                f"{shape} instead of {plan.signal_shapes[slot]}; the members of a batch share "
+                f"the diagram's structure, so an override may change values, not sizes")
 
 
 def _member_seed(name: str, member: int) -> int:
@@ -125,8 +163,11 @@ def simulate_batch(diagram: Diagram | Plan, overrides: Iterable[Mapping[str, Any
                    backend: str = "auto", rtol: float = 1e-6, atol: float = 1e-9,
                    max_step: float = math.inf, dt: float | None = None,
                    record_dt: float | None = None, event_tol: float = 1e-10,
+                   max_steps: int = MAX_STEPS, max_memory: float = MAX_MEMORY,
                    config: RunConfig | None = None, workers: int | None = None,
-                   specialize: bool | None = None) -> BatchResult:
+                   specialize: bool | None = None, keep: Any = "traces", client: Any = None,
+                   chunk: int | None = None, out: Any = None,
+                   resume: bool = False) -> BatchResult:
     """Run one simulation per override dict; see the module docstring.
 
     Parameters
@@ -136,8 +177,10 @@ def simulate_batch(diagram: Diagram | Plan, overrides: Iterable[Mapping[str, Any
     overrides : iterable of dict
         One ``{"block.param": value}`` dict per member (see :func:`grid`,
         :func:`monte_carlo`).
-    T, solver, rtol, atol, max_step, dt, record_dt, event_tol :
+    T, solver, rtol, atol, max_step, dt, record_dt, event_tol, max_steps :
         As for :func:`~blocksim.engine.simulate.simulate`.
+    max_memory : float
+        Most memory [bytes] the recording of all members together may take.
     backend : {"auto", "compiled", "interpreted"}
         ``"compiled"`` (or ``"auto"`` when every block has kernels and the solver is one of
         the compiled back-end's) runs the members in a numba ``prange`` loop;
@@ -148,6 +191,20 @@ def simulate_batch(diagram: Diagram | Plan, overrides: Iterable[Mapping[str, Any
         Processes of the interpreted pool (default: the CPU count).
     specialize : bool, optional
         Deprecated and ignored (a :class:`DeprecationWarning`).
+    keep : {"traces", "final"}, list of str or callable
+        What to keep of each member: every trace (default), the values at the last recorded
+        time, the traces of the named signals, or per-member summaries of a reduction
+        (``blocksim.engine.sweep.Summaries`` or ``f(chunk) -> {name: array}``); anything but
+        ``"traces"`` runs the members in chunks, keeping only that
+        (:mod:`blocksim.engine.sweep`).
+    client : distributed.Client, optional
+        Run the chunks as tasks on this Dask cluster; results are gathered in member order.
+    chunk : int, optional
+        Members per chunk (default: sized by memory and by the cluster's threads).
+    out : path, optional
+        Results folder: full traces per chunk (``.npz``) plus an index.
+    resume : bool
+        Finish the batch in ``out``, running only the chunks that have no file.
 
     Returns
     -------
@@ -159,22 +216,38 @@ def simulate_batch(diagram: Diagram | Plan, overrides: Iterable[Mapping[str, Any
     ------
     ValueError
         An invalid option (before any member runs) or an empty ``overrides``.
+    RunLimitError
+        The batch would take more steps or memory than ``max_steps`` / ``max_memory``
+        (before any member runs; :mod:`blocksim.engine.limits`).
     BlockParameterError
-        An override names no block or no parameter.
+        An override names no block or no parameter, or changes a block's number of states or
+        an output's shape; the message names the member.
     DiagramError, CompileError
         The diagram does not compile (for the chosen back-end).
     """
     warn_specialize(specialize)
     config = resolve_config(T, config, dict(
         solver=solver, rtol=rtol, atol=atol, max_step=max_step, dt=dt, record_dt=record_dt,
-        event_tol=event_tol, backend=backend), defaults={"backend": "auto"})
+        event_tol=event_tol, backend=backend, max_steps=max_steps, max_memory=max_memory),
+        defaults={"backend": "auto"})
     if config.realtime is not None:
         raise ValueError("simulate_batch: real-time pacing (`realtime`) is for single runs")
     plan = diagram if isinstance(diagram, Plan) else compile_diagram(diagram)
     members = _seeded(plan, [dict(o) for o in overrides])
     if not members:
         raise ValueError("simulate_batch: `overrides` is empty; give one dict per member")
-    plans = [with_overrides(plan, ov) for ov in members]
+    if not (isinstance(keep, str) and keep == "traces") or client is not None or \
+            chunk is not None or out is not None or resume:
+        from blocksim.engine.sweep import run_sweep  # (not a cycle: imported when used)
+
+        return run_sweep(plan, members, config, keep=keep, client=client, chunk=chunk,
+                         out=out, resume=resume, workers=workers)
+    plans = []
+    for m, ov in enumerate(members):
+        try:
+            plans.append(with_overrides(plan, ov))
+        except BlockParameterError as exc:
+            raise BlockParameterError(f"simulate_batch: member {m}: {exc}") from None
     if config.backend != "interpreted":
         # imported here so that interpreted batches never load numba (not a cycle)
         from blocksim.engine.compiled.backend import METHODS, can_compile, run_batch_compiled
@@ -183,6 +256,7 @@ def simulate_batch(diagram: Diagram | Plan, overrides: Iterable[Mapping[str, Any
             chosen = "compiled" if config.solver in METHODS and can_compile(plan) \
                 else "interpreted"
             config = dataclasses.replace(config, backend=chosen)
+    check_limits(plan, config, members=len(members))
     t0 = time.perf_counter()
     if config.backend == "compiled":
         res = _from_compiled(run_batch_compiled(plans, config))

@@ -28,6 +28,13 @@ from blocksim.engine.solvers import FIXED_STEP_SOLVERS, SOLVERS
 
 #: the back-ends a run can ask for
 BACKENDS = ("interpreted", "compiled", "auto")
+#: default most solver steps, major times (clock hits, breakpoints) or recorded points of a run
+MAX_STEPS = 10_000_000
+#: default most memory [bytes] the recorded result of a run (or a whole batch) may take
+MAX_MEMORY = 2_000_000_000
+#: the options that bound a run's work; set by the user (keywords, command line), never by a
+#: diagram file's ``simulation`` section
+LIMIT_OPTIONS = ("max_steps", "max_memory")
 
 
 def _is_number(v: Any) -> bool:
@@ -60,6 +67,13 @@ class RunConfig:
         (interpreted back-end only).
     backend : {"interpreted", "compiled", "auto"}
         Which back-end runs the diagram (``"auto"``: compiled when it can).
+    max_steps : int
+        Most solver steps, major times (clock hits, source breakpoints) or recorded points
+        the run may take (default :data:`MAX_STEPS`); a run estimated to need more is refused
+        before it starts (:mod:`blocksim.engine.limits`), one that gets there stops.
+    max_memory : float
+        Most memory [bytes] the recorded result may take (default :data:`MAX_MEMORY`; for a
+        batch, all members together), checked the same way.
 
     Raises
     ------
@@ -83,6 +97,8 @@ class RunConfig:
     event_tol: float = 1e-10
     realtime: float | None = None
     backend: str = "interpreted"
+    max_steps: int = MAX_STEPS
+    max_memory: float = MAX_MEMORY
 
     def __post_init__(self) -> None:
         T = self.T
@@ -117,6 +133,11 @@ class RunConfig:
         if self.realtime is not None and backend == "compiled":
             raise ValueError("real-time pacing (`realtime`) needs the interpreted back-end, "
                              "not backend='compiled'")
+        for name in LIMIT_OPTIONS:
+            v = getattr(self, name)
+            if not (_is_number(v) and v >= 1 and math.isfinite(v)):
+                raise ValueError(f"`{name}` must be a number >= 1, got {v!r}")
+        object.__setattr__(self, "max_steps", int(self.max_steps))
         object.__setattr__(self, "T", float(T))
 
     def _positive(self, name: str, allow_inf: bool = False,
@@ -156,6 +177,31 @@ class RunConfig:
     def to_dict(self) -> dict[str, Any]:
         """The options as a plain dict (``RunConfig(**config.to_dict()) == config``)."""
         return dataclasses.asdict(self)
+
+
+def file_config(simulation: Mapping[str, Any], given: Mapping[str, Any] | None = None,
+                default_T: float = 10.0) -> RunConfig:
+    """The configuration of a diagram file's ``simulation`` section overridden by ``given``
+    (the command line's options and limits, None values ignored): the one validation that
+    ``blocksim check`` and ``blocksim run`` share.
+
+    ``T`` defaults to ``default_T``; the deprecated ``specialize`` is ignored; the limits
+    (:data:`LIMIT_OPTIONS`) come from ``given`` only, never from the file.
+
+    Raises
+    ------
+    ValueError
+        An option is unknown, invalid or inconsistent, or the file sets a limit.
+    """
+    options = {k: v for k, v in simulation.items() if k != "specialize"}
+    for name in LIMIT_OPTIONS:
+        if name in options:
+            raise ValueError(f"`{name}` is a limit the user sets (keyword, or --"
+                             f"{name.replace('_', '-')} on the command line), not a diagram "
+                             f"file")
+    options.update({k: v for k, v in (given or {}).items() if v is not None})
+    options.setdefault("T", default_T)
+    return RunConfig.from_mapping(options)
 
 
 def resolve_config(T: float | RunConfig | None, config: RunConfig | None,
@@ -200,4 +246,5 @@ def resolve_config(T: float | RunConfig | None, config: RunConfig | None,
     return config
 
 
-__all__ = ["BACKENDS", "RunConfig", "resolve_config"]
+__all__ = ["BACKENDS", "LIMIT_OPTIONS", "MAX_MEMORY", "MAX_STEPS", "RunConfig",
+           "file_config", "resolve_config"]

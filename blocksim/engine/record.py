@@ -96,10 +96,16 @@ class SimResult:
         """Save to a numpy ``.npz`` archive (no pickling; loadable with :meth:`load`)."""
         arrays = {"t": self.t, "x": self.x}
         names = list(self._signals)
+        constant = []
         for k, name in enumerate(names):
-            arrays[f"s{k}"] = self._signals[name]
+            a = self._signals[name]
+            if _is_held(a):  # recorded once (a constant): saved once
+                constant.append(name)
+                a = a[:1]
+            arrays[f"s{k}"] = a
         meta = {"signals": names, "aliases": self._aliases, "state_names": self.state_names,
-                "stats": _jsonable(self.stats), "status": self.status, "message": self.message}
+                "stats": _jsonable(self.stats), "status": self.status, "message": self.message,
+                "constant": constant}
         arrays[_META] = np.array(json.dumps(meta))
         np.savez_compressed(Path(path), **arrays)
 
@@ -109,8 +115,19 @@ class SimResult:
         with np.load(Path(path), allow_pickle=False) as data:
             meta = json.loads(str(data[_META]))
             signals = {name: data[f"s{k}"] for k, name in enumerate(meta["signals"])}
+            n = len(data["t"])
+            for name in meta.get("constant", []):
+                row = signals[name]
+                signals[name] = np.broadcast_to(row[0], (n, *row.shape[1:])) if len(row) \
+                    else row
             return cls(data["t"], data["x"], signals, meta["state_names"], meta["stats"],
                        meta["aliases"], meta["status"], meta["message"])
+
+
+def _is_held(a: np.ndarray) -> bool:
+    """Whether ``a`` is one row repeated along its first axis without copies (a broadcast
+    view, as the recorder gives a constant signal)."""
+    return a.ndim >= 1 and len(a) > 1 and a.strides[0] == 0
 
 
 def _jsonable(stats: dict[str, Any]) -> dict[str, Any]:
@@ -134,19 +151,42 @@ class Recorder:
         Signal name of each slot of the signal store.
     array_slots : list of int
         Slots that hold arrays (copied when recorded; floats are immutable).
+    nx : int
+        Number of continuous states.
+    constant_slots : list of int
+        Slots whose value cannot change during the run (outputs of ``constant``-rate
+        blocks): recorded once, given as a read-only broadcast view of that one value.
+    max_points : int, optional
+        Most time points to record; one more raises
+        :class:`~blocksim.engine.limits.RunLimitError` (the run's ``max_memory``).
     """
 
-    def __init__(self, names: Sequence[str], array_slots: Sequence[int], nx: int):
+    def __init__(self, names: Sequence[str], array_slots: Sequence[int], nx: int,
+                 constant_slots: Sequence[int] = (), max_points: int | None = None):
         self.names = list(names)
-        self.array_slots = tuple(array_slots)
+        self.constant_slots = tuple(constant_slots)
+        self.array_slots = tuple(k for k in array_slots if k not in self.constant_slots)
         self.nx = nx
+        self.max_points = max_points
+        self.limit_message = ""
         self.t: list[float] = []
         self.x: list[np.ndarray] = []
         self.rows: list[list[Any]] = []
+        self.constants: dict[int, Any] = {}
 
     def record(self, t: float, x: np.ndarray, sig: list[Any]) -> None:
         """Append the time ``t``, a copy of the state ``x`` and of every signal."""
+        if self.max_points is not None and len(self.t) >= self.max_points:
+            from blocksim.engine.limits import RunLimitError
+
+            raise RunLimitError(f"the recording reached {len(self.t)} points, the most "
+                                f"{self.limit_message or 'max_memory allows'}", time=t,
+                                limit="max_memory")
         row = sig[:]
+        if not self.rows:
+            self.constants = {k: np.array(row[k], dtype=float) for k in self.constant_slots}
+        for i in self.constant_slots:
+            row[i] = None
         for i in self.array_slots:
             row[i] = np.array(row[i], dtype=float)
         self.t.append(t)
@@ -166,6 +206,13 @@ class Recorder:
         n = len(self.t)
         signals: dict[str, np.ndarray] = {}
         for k, name in enumerate(self.names):
+            if k in self.constant_slots:
+                if n:
+                    value = self.constants[k]
+                    signals[name] = np.broadcast_to(value, (n, *value.shape))
+                else:
+                    signals[name] = np.zeros((0,))
+                continue
             column = [row[k] for row in self.rows]
             if k in self.array_slots:
                 signals[name] = np.stack(column) if n else np.zeros((0,))
@@ -174,7 +221,6 @@ class Recorder:
         x = np.stack(self.x) if n else np.zeros((0, self.nx))
         return SimResult(np.array(self.t, dtype=float), x, signals, state_names, stats,
                          aliases, status, message)
-
 
 
 @dataclass(frozen=True)
@@ -190,17 +236,24 @@ class MemberError:
         Its message (the same as a single run of the member would raise).
     time : float or None
         Simulated time reached [s], when known.
+    block, port : str or None
+        Path of the block and name of the port at fault, when known.
     """
 
     type: str
     message: str
     time: float | None = None
+    block: str | None = None
+    port: str | None = None
 
     @classmethod
     def from_exception(cls, exc: BaseException) -> MemberError:
-        """The error record of ``exc`` (its ``time`` attribute, when it has one)."""
+        """The error record of ``exc`` (its ``time``, ``block`` and ``port`` attributes,
+        when it has them)."""
         t = getattr(exc, "time", None)
-        return cls(type(exc).__name__, str(exc), None if t is None else float(t))
+        block, port = getattr(exc, "block", None), getattr(exc, "port", None)
+        return cls(type(exc).__name__, str(exc), None if t is None else float(t),
+                   None if block is None else str(block), None if port is None else str(port))
 
     def __str__(self) -> str:
         when = f" (t = {self.time:.6g} s)" if self.time is not None else ""

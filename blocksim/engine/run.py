@@ -45,7 +45,9 @@ class Run:
         self.config = config
         self.evaluator = Evaluator(plan)
         array_slots = [k for k, s in enumerate(plan.signal_shapes) if s != ()]
-        self.recorder = Recorder(plan.signal_names, array_slots, plan.nx)
+        constant_slots = sorted({s for e in plan.entries if e.rate == "constant"
+                                 for s in e.out_slots})
+        self.recorder = Recorder(plan.signal_names, array_slots, plan.nx, constant_slots)
         self.t = 0.0
         self.x = plan.x0.copy()
         self.xd = plan.xd0.copy()

@@ -16,6 +16,7 @@ import numpy as np
 
 from blocksim.engine.crossing import has_crossed
 from blocksim.engine.events import Events, first_crossing
+from blocksim.engine.limits import RunLimitError
 from blocksim.engine.schedule import Grid, free_run_step, snaps_to
 from blocksim.engine.solvers import SCIPY_SOLVERS, FixedStepper, NullStepper, ScipyStepper
 
@@ -132,12 +133,19 @@ class Segments:
         stepper = self._stepper(t0, t1)
         stats["nsegments"] += 1
         fsal, watch = self.fsal, events.enabled
+        max_steps = run.config.max_steps
         g_old = events.g_prev
         t_end, y_end = t1, None
         try:
             while True:
                 stepper.step()
                 stats["nsteps"] += 1
+                if stats["nsteps"] > max_steps:
+                    raise RunLimitError(
+                        f"the solver took more than max_steps = {max_steps} steps by "
+                        f"t = {stepper.t:.6g} s (raise the limit with max_steps= or "
+                        f"--max-steps, or bound the work: max_step, rtol, a stiff solver)",
+                        time=float(stepper.t_old), limit="max_steps")
                 ts, y = stepper.t, stepper.y
                 end = ts >= t1
                 fresh = fsal and self.last is y  # signal store already at (ts, y)

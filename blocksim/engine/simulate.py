@@ -44,10 +44,11 @@ import warnings
 from collections.abc import Callable
 
 from blocksim.engine.compile import compile_diagram
-from blocksim.engine.config import RunConfig, resolve_config
+from blocksim.engine.config import MAX_MEMORY, MAX_STEPS, RunConfig, resolve_config
 from blocksim.engine.diagram import Diagram
 from blocksim.engine.errors import BlocksimError, SimulationError
 from blocksim.engine.events import Events
+from blocksim.engine.limits import check_limits
 from blocksim.engine.plan import Plan
 from blocksim.engine.realtime import Pacer
 from blocksim.engine.record import SimResult
@@ -61,6 +62,7 @@ def simulate(diagram: Diagram | Plan, T: float | RunConfig | None = None,
              max_step: float = math.inf, dt: float | None = None,
              record_dt: float | None = None, event_tol: float = 1e-10,
              realtime: float | None = None, backend: str = "interpreted",
+             max_steps: int = MAX_STEPS, max_memory: float = MAX_MEMORY,
              config: RunConfig | None = None,
              progress: Callable[[float], None] | None = None,
              specialize: bool | None = None) -> SimResult:
@@ -97,6 +99,12 @@ def simulate(diagram: Diagram | Plan, T: float | RunConfig | None = None,
         code for the diagram and integrates it in a numba loop (solvers ``euler``, ``rk4``,
         ``RK45`` = Dormand-Prince 5(4)); it refuses blocks without kernels, naming them;
         ``"auto"`` picks compiled when every block has kernels and the solver is one of those.
+    max_steps : int
+        Most solver steps, major times (clock hits, breakpoints) or recorded points (default
+        10**7): a run estimated to need more is refused before it starts, naming the
+        estimate (:mod:`blocksim.engine.limits`); an interpreted run that gets there stops.
+    max_memory : float
+        Most memory [bytes] of the recorded result (default 2e9), checked the same way.
     config : RunConfig, optional
         All of the above in one validated object, instead of the keywords.
     progress : callable, optional
@@ -117,14 +125,21 @@ def simulate(diagram: Diagram | Plan, T: float | RunConfig | None = None,
         An option is invalid (see :class:`~blocksim.engine.config.RunConfig`).
     DiagramError
         The diagram does not compile (every problem listed).
+    RunLimitError
+        The run would take more than ``max_steps`` or ``max_memory`` (``result`` None), or
+        an interpreted run reached one (``result``: what was recorded).
     SimulationError
         The run failed part-way (NonFiniteError, SolverError, BlockRuntimeError); the partial
         result is in the exception's ``result``.
+    KeyboardInterrupt
+        Ctrl-C: re-raised with the partial result (``status == "interrupted"``) in its
+        ``result`` attribute.
     """
     warn_specialize(specialize)
     config = resolve_config(T, config, dict(
         solver=solver, rtol=rtol, atol=atol, max_step=max_step, dt=dt, record_dt=record_dt,
-        event_tol=event_tol, realtime=realtime, backend=backend))
+        event_tol=event_tol, realtime=realtime, backend=backend, max_steps=max_steps,
+        max_memory=max_memory))
     return run_config(diagram, config, progress)
 
 
@@ -149,7 +164,13 @@ def run_config(diagram: Diagram | Plan, config: RunConfig,
                                 and can_compile(plan)) else "interpreted"
         config = dataclasses.replace(config, backend=chosen)
     backend = config.backend
+    est = check_limits(plan, config)
     run = Run(plan, config)
+    if backend == "interpreted":
+        run.recorder.max_points = max(2, int((config.max_memory - est.memory) /
+                                             est.point_bytes + est.points))
+        run.recorder.limit_message = (f"max_memory = {config.max_memory:.3g} bytes allows "
+                                      f"(raise it with max_memory= or --max-memory)")
     run.progress = progress
     run.stats["backend"] = backend
     compiled_result: SimResult | None = None
@@ -174,7 +195,10 @@ def run_config(diagram: Diagram | Plan, config: RunConfig,
             status, message = run.status, run.message
     except BaseException as exc:
         error = exc
-        status, message = "failed", str(exc)
+        if isinstance(exc, KeyboardInterrupt):
+            status, message = "interrupted", "interrupted (Ctrl-C)"
+        else:
+            status, message = "failed", str(exc)
         compiled_result = getattr(exc, "result", None) if backend == "compiled" else None
     finally:
         wall = time.perf_counter() - wall1
@@ -212,9 +236,13 @@ def run_config(diagram: Diagram | Plan, config: RunConfig,
             if error.time is None:
                 error.time = run.t
             raise error
-        if isinstance(error, BlocksimError | KeyboardInterrupt):
-            if isinstance(error, BlocksimError):
-                error.result = run.result  # type: ignore[attr-defined]
+        if isinstance(error, KeyboardInterrupt):
+            t_last = float(run.result.t[-1]) if len(run.result.t) else 0.0
+            run.result.message = f"interrupted (Ctrl-C) at t = {t_last:.6g} s"
+            error.result = run.result  # type: ignore[attr-defined]
+            raise error
+        if isinstance(error, BlocksimError):
+            error.result = run.result  # type: ignore[attr-defined]
             raise error
         raise SimulationError(f"simulation of '{plan.name}' failed at t={run.t:.6g} s: "
                               f"{type(error).__name__}: {error}", result=run.result,
