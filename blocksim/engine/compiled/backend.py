@@ -290,7 +290,13 @@ def member_error(plan: Plan, program: ir.Program, status: Status, t: float,
 def _non_finite(plan: Plan, program: ir.Program, s_rec: np.ndarray, x_rec: np.ndarray,
                 t: float, result: SimResult | None) -> NonFiniteError:
     last = s_rec[-1]
-    for step in plan.order:
+
+    def finite_inputs(e: Any) -> bool:
+        return all(np.all(np.isfinite(np.asarray(_value(last, program.signals[slot]))))
+                   for slot in e.in_slots)
+
+    # the block where the NaN or Inf began (finite inputs) first, else the first one carrying it
+    for step in [s for s in plan.order if finite_inputs(plan.entries[s.entry])] + [*plan.order]:
         e = plan.entries[step.entry]
         for p in step.ports:
             sig = program.signals[e.out_slots[p]]
