@@ -1,0 +1,202 @@
+"""A batch in chunks: locally (one chunk after the other, each a compiled ensemble on every
+CPU) or on a Dask cluster (one task per chunk), keeping only what ``keep`` asks, writing full
+traces per chunk to a results folder when asked, and resuming from one.
+
+This is what :func:`~blocksim.engine.batch.simulate_batch` runs when it is given ``keep=``
+other than ``"traces"``, a ``client``, a ``chunk`` size, an ``out`` folder or ``resume``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import time
+from collections.abc import Callable
+from typing import Any
+
+from blocksim.engine.config import RunConfig
+from blocksim.engine.plan import Plan
+from blocksim.engine.record import MemberError
+from blocksim.engine.sweep.chunks import (
+    bounds,
+    default_chunk,
+    empty_part,
+    folder_path,
+    resolve_backend,
+    run_chunk,
+)
+from blocksim.engine.sweep.folder import jsonable, open_folder, read_chunk, write_index
+from blocksim.engine.sweep.keep import Assembler, KeepSpec, SweepResult, apply_keep, resolve_keep
+
+#: ``progress(members_done, members_total)``, called after each chunk
+Progress = Callable[[int, int], None]
+
+
+def run_sweep(
+    plan: Plan,
+    members: list[dict[str, Any]],
+    config: RunConfig,
+    *,
+    keep: KeepSpec = "traces",
+    client: Any = None,
+    chunk: int | None = None,
+    out: str | os.PathLike[str] | None = None,
+    resume: bool = False,
+    workers: int | None = None,
+    progress: Progress | None = None,
+) -> SweepResult:
+    """Run the members (override dicts, noise seeds already set) of ``plan`` in chunks.
+
+    Parameters
+    ----------
+    plan : Plan
+        The compiled diagram.
+    members : list of dict
+        One ``{"block.param": value}`` dict per member.
+    config : RunConfig
+        The run options of every member.
+    keep : str, list of str or callable
+        What to keep of each member (:mod:`blocksim.engine.sweep.keep`).
+    client : distributed.Client, optional
+        Run each chunk as one task on this Dask cluster, results gathered in member order.
+        Without it, chunks run here one after the other.
+    chunk : int, optional
+        Members per chunk (default :func:`~blocksim.engine.sweep.chunks.default_chunk`; on
+        ``resume``, the folder's).
+    out : path, optional
+        Results folder for every chunk's full traces and an index
+        (:mod:`blocksim.engine.sweep.folder`); with a cluster it must be on a file system the
+        workers share.
+    resume : bool
+        Continue the batch in ``out``: only the chunks without a file run.
+    workers : int, optional
+        Processes of the interpreted back-end when running locally.
+    progress : callable, optional
+        ``progress(done, total)`` in members, after each chunk.
+
+    Returns
+    -------
+    SweepResult
+        The kept results in member order; members of chunks lost to a fault (a worker
+        dying, after Dask's retries) are ``"failed"`` with a
+        :class:`~blocksim.engine.record.MemberError` naming the fault.
+    """
+    t0 = time.perf_counter()
+    if not members:
+        raise ValueError("simulate_batch: `overrides` is empty; give one dict per member")
+    if resume and out is None:
+        raise ValueError(
+            "simulate_batch: resume=True needs the results folder `out` of the batch to resume"
+        )
+    kept = resolve_keep(keep, plan)
+    config = resolve_backend(plan, config)
+    folder = folder_path(out)
+    M = len(members)
+    meta = {
+        "format": "blocksim-sweep",
+        "version": 1,
+        "diagram": plan.name,
+        "members": M,
+        "config": jsonable(dataclasses.asdict(config)),
+        "signals": list(plan.signal_names),
+    }
+    if chunk is None and resume and folder is not None:
+        chunk = _folder_chunk(folder)
+    if chunk is None:
+        chunk = default_chunk(plan, config, M, _slots(client))
+    if int(chunk) < 1:
+        raise ValueError(
+            f"simulate_batch: chunk={chunk}: expected a positive number of members per chunk"
+        )
+    _check_limits(plan, config, int(chunk))
+    ranges = bounds(M, int(chunk))
+    meta.update(chunk=int(chunk), chunks=[list(r) for r in ranges])
+    done = open_folder(folder, meta, members, resume) if folder is not None else set()
+    asm = Assembler(members)
+    for k in sorted(done):  # resumed chunks: kept parts from their files
+        start, full = read_chunk(folder, k)  # type: ignore[arg-type]
+        asm.add(start, apply_keep(full, kept))
+    todo = [k for k in range(len(ranges)) if k not in done]
+    state = {k: "done" for k in done}
+    report = _Reporter(progress, M, sum(b - a for k, (a, b) in enumerate(ranges) if k in done))
+    if client is None:
+        for k in todo:
+            a, b = ranges[k]
+            part = run_chunk(plan, members[a:b], a, config, kept, k, folder, workers=workers)
+            asm.add(a, part)
+            state[k] = "done"
+            report(b - a)
+    else:
+        from blocksim.engine.sweep.cluster import run_on_client
+
+        run_on_client(client, plan, members, config, kept, ranges, todo, folder, asm, state, report)
+    res = asm.result(empty_part(plan, config, kept))
+    if folder is not None:
+        write_index(folder, ranges, state, [int(m) for m in res.failed], res.errors, members)
+        res.folder = folder
+    wall = time.perf_counter() - t0
+    lost = sum(b - a for k, (a, b) in enumerate(ranges) if state.get(k) == "lost")
+    res.stats.update(
+        wall_time=wall,
+        per_member=wall / M,
+        backend=config.backend,
+        nfailed=len(res.failed),
+        chunk=int(chunk),
+        chunks=len(ranges),
+        chunks_run=len(todo),
+        chunks_resumed=len(done),
+        lost=lost,
+        members_per_second=M / wall if wall > 0 else float("inf"),
+        scheduler="dask" if client is not None else "local",
+    )
+    return res
+
+
+class _Reporter:
+    def __init__(self, progress: Progress | None, total: int, done: int):
+        self.progress, self.total, self.done = progress, total, done
+        if progress is not None and done:
+            progress(done, total)
+
+    def __call__(self, n: int) -> None:
+        self.done += n
+        if self.progress is not None:
+            self.progress(self.done, self.total)
+
+
+def _slots(client: Any) -> int:
+    """Tasks the cluster runs at once (its worker threads); 1 without a client."""
+    if client is None:
+        return 1
+    try:
+        return max(1, sum(client.nthreads().values()))
+    except Exception:  # a client that cannot say: assume one slot per CPU here
+        return os.cpu_count() or 1
+
+
+def _folder_chunk(folder: str) -> int | None:
+    import json
+    from pathlib import Path
+
+    p = Path(folder) / "sweep.json"
+    return int(json.loads(p.read_text())["chunk"]) if p.exists() else None
+
+
+def _check_limits(plan: Plan, config: RunConfig, chunk: int) -> None:
+    """The run limits (``max_steps``, ``max_memory``) of one chunk: what a batch in chunks
+    holds at once, before it keeps only what ``keep`` asks."""
+    try:
+        from blocksim.engine.limits import check_limits
+    except ImportError:  # pragma: no cover - before the limits module existed
+        return
+    check_limits(plan, config, members=chunk)
+
+
+def lost_error(exc: BaseException, start: int, stop: int) -> MemberError:
+    """The error of members lost with their chunk's task."""
+    return MemberError(
+        type(exc).__name__,
+        f"members {start}..{stop - 1} were lost with their chunk's task: "
+        f"{exc}; rerun with resume=True (--resume) and the same results folder "
+        f"to run only what is missing",
+    )
