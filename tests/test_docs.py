@@ -25,7 +25,7 @@ def test_the_guide_has_code_blocks():
     blocks = code_blocks(DOC.read_text())
     assert len(blocks) >= 6
     joined = "\n".join(blocks)
-    for needed in ("def kernels", "@njit(cache=True)", "*args", "routes=", "register_block",
+    for needed in ("def kernels", '@njit(cache=True, error_model="numpy")', "*args", "routes=", "register_block",
                    'backend="compiled"'):
         assert needed in joined, needed
 
