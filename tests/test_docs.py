@@ -25,8 +25,8 @@ def test_the_guide_has_code_blocks():
     blocks = code_blocks(DOC.read_text())
     assert len(blocks) >= 6
     joined = "\n".join(blocks)
-    for needed in ("def kernels", '@njit(cache=True, error_model="numpy")', "*args", "routes=", "register_block",
-                   'backend="compiled"'):
+    for needed in ("def kernels", '@njit(cache=True, error_model="numpy")', "*args", "routes=",
+                   "register_block", 'backend="compiled"'):
         assert needed in joined, needed
 
 
