@@ -1,0 +1,24 @@
+"""Multirotor (N-rotor) flying-robot blocks: plant, control mixer, flight controllers.
+
+Wiring of a position-controlled flight (shapes for N rotors)::
+
+    p* (3,) --> PositionController --att (3,)--> AttitudeController --tau_roll/pitch/yaw-->
+                      ^      --T------------------------------------------------------+
+                      |                                                                v
+                      +----------- x (12,) --- MultiRotor <--omega (N,)-- ControlMixer
+
+* :class:`MultiRotor`: the 12-state plant (:mod:`blocksim.robotics.aerial.dynamics`), z down,
+  ``R = Rz(yaw) Ry(pitch) Rx(roll)``, ground contact by an event.
+* :class:`ControlMixer`: the exact inverse of the thrust/torque map, with speed limits.
+* :class:`PositionController`, :class:`AttitudeController`: the cascade of
+  :mod:`blocksim.robotics.aerial.control`, tuned for the Toolbox quadrotor.
+* :class:`MultiRotorPlot`: the 3-D animation sink (:mod:`blocksim.viz.multirotor_plot`).
+
+Every block except the post-run plot sink has compiled kernels (:mod:`.kernels`).
+"""
+
+from .control import AttitudeController, PositionController
+from .dynamics import MultiRotor
+from .mixer import ControlMixer
+
+__all__ = ["AttitudeController", "ControlMixer", "MultiRotor", "PositionController"]
