@@ -28,6 +28,8 @@ from blocksim.engine.sweep.keep import Keep, SweepResult, apply_keep
 
 #: most members in a chunk chosen by default
 MAX_CHUNK = 4096
+#: fewest members in a default chunk of a cluster run (amortises a task's overhead)
+MIN_CHUNK = 16
 #: bytes of full traces a default chunk may hold
 CHUNK_BYTES = 64 * 2**20
 
@@ -51,11 +53,15 @@ def member_bytes(plan: Plan, config: RunConfig) -> int:
 
 
 def default_chunk(plan: Plan, config: RunConfig, members: int, slots: int = 1) -> int:
-    """Members per chunk: enough chunks to keep ``slots`` parallel tasks busy (four per
-    slot, when there is a cluster), none holding more than :data:`CHUNK_BYTES` of traces
-    or :data:`MAX_CHUNK` members."""
+    """Members per chunk: with a cluster of ``slots`` worker threads, four chunks per slot but
+    no fewer than :data:`MIN_CHUNK` members (task overhead) unless that would idle a slot;
+    locally, one chunk. Never more than :data:`CHUNK_BYTES` of traces or :data:`MAX_CHUNK`
+    members."""
     cap = max(1, min(MAX_CHUNK, CHUNK_BYTES // member_bytes(plan, config)))
-    spread = math.ceil(members / (4 * slots)) if slots > 1 else members
+    if slots > 1:
+        spread = max(math.ceil(members / (4 * slots)), min(MIN_CHUNK, math.ceil(members / slots)))
+    else:
+        spread = members
     return max(1, min(cap, spread, members))
 
 

@@ -146,7 +146,7 @@ def open_folder(
             ] or ["the members' overrides"]
             raise ValueError(
                 f"cannot resume in {str(path)!r}: it holds another batch "
-                f"(different {', '.join(diffs)}); rerun with the same diagram, "
+                f"(what differs: {', '.join(diffs)}); rerun with the same diagram, "
                 f"members, options and chunk size, or choose another folder"
             )
         done = set()
