@@ -18,10 +18,12 @@ from .navigation import Navigation, PlanningError
 from .occgrid import OccupancyGrid, kcircle
 from .prm import PRM
 from .raster import bresenham, segment_free
+from .rrt import RRT
 
 __all__ = [
     "MAPS",
     "PRM",
+    "RRT",
     "Bug2",
     "DXform",
     "Dstar",

@@ -174,7 +174,11 @@ class Dstar(Navigation):
 
     def costmap_modify(self, points, new) -> None:
         """Change the cost of the cells at world points ``points`` (N, 2) [m] to ``new``
-        (scalar or (N,), > 0, +inf for an obstacle); the next ``plan()`` repairs the plan."""
+        (scalar or (N,), > 0, +inf for an obstacle); the next ``plan()`` repairs the plan.
+
+        The changed cells and their neighbours go back on the OPEN list (Stentz's
+        MODIFY-COST for every arc into and out of a changed cell).
+        """
         p = np.asarray(points, dtype=float).reshape(-1, 2)
         v = np.broadcast_to(np.asarray(new, dtype=float), (len(p),))
         if np.any(~(v > 0)):
@@ -186,9 +190,15 @@ class Dstar(Navigation):
                 f"Dstar.costmap_modify: points {p[~inside].tolist()} are outside the map"
             )
         flat = self.costmap.reshape(-1)
+        touched: set[int] = set()
         for (col, row), cost in zip(cells, v):
             X = int(row) * self._nx + int(col)
             flat[X] = cost
+            touched.add(X)
+            # the arcs into and out of X changed: X re-propagates to the cells routed through
+            # it, its neighbours re-propagate to X (RTB inserts X only, leaving h(X) stale)
+            touched.update(Y for Y, _ in self._neighbours(X))
+        for X in sorted(touched):
             if self.t[X] == CLOSED:
                 self._insert(X, self.h[X])
         self.changed = True

@@ -36,7 +36,7 @@ def kcircle(radius: float) -> np.ndarray:
     r = float(radius)
     if not np.isfinite(r) or r < 0:
         raise ValueError(f"kcircle: radius must be a finite number >= 0, got {radius!r}")
-    n = int(np.floor(r))
+    n = int(np.floor(r + 1e-9))
     i, j = np.mgrid[-n : n + 1, -n : n + 1]
     return (i * i + j * j) <= r * r + 1e-9
 
