@@ -12,13 +12,21 @@ Wiring of a position-controlled flight (shapes for N rotors)::
 * :class:`ControlMixer`: the exact inverse of the thrust/torque map, with speed limits.
 * :class:`PositionController`, :class:`AttitudeController`: the cascade of
   :mod:`blocksim.robotics.aerial.control`, tuned for the Toolbox quadrotor.
-* :class:`MultiRotorPlot`: the 3-D animation sink (:mod:`blocksim.viz.multirotor_plot`).
+* :func:`add_flight_stack`: the four blocks above added to a diagram and wired.
 
 Every block except the post-run plot sink has compiled kernels (:mod:`.kernels`).
 """
 
 from .control import AttitudeController, PositionController
 from .dynamics import MultiRotor
+from .flight import FlightStack, add_flight_stack
 from .mixer import ControlMixer
 
-__all__ = ["AttitudeController", "ControlMixer", "MultiRotor", "PositionController"]
+__all__ = [
+    "AttitudeController",
+    "ControlMixer",
+    "FlightStack",
+    "MultiRotor",
+    "PositionController",
+    "add_flight_stack",
+]

@@ -83,7 +83,7 @@ def attitude_output(t, x, att, state, p):
 @_njit
 def position_output(t, x, state, p_ref, p):
     """``(att (3,), T)`` without a velocity reference; params ``(M, g, Kp, Kd, Ki, yaw,
-    max_tilt)``."""
+    max_tilt, weight)``."""
     return position_control_nb(
         np.ascontiguousarray(state),
         np.ascontiguousarray(p_ref),
@@ -96,6 +96,7 @@ def position_output(t, x, state, p_ref, p):
         p[4],
         p[5],
         p[6],
+        p[7],
     )
 
 
@@ -114,6 +115,7 @@ def position_vref_output(t, x, state, p_ref, v_ref, p):
         p[4],
         p[5],
         p[6],
+        p[7],
     )
 
 

@@ -3,7 +3,8 @@
 Cascade (all in the frames of :mod:`blocksim.robotics.aerial.dynamics`: {W} z down):
 
 1. **Position loop** (:func:`position_control_nb`): the desired acceleration
-   ``a = Kp (p* - p) + Kd (v* - v) + Ki xi`` (per axis; ``xi`` the integral of ``p* - p``) is
+   ``a = Kp (c p* - p) + Kd (v* - v) + Ki xi`` (per axis; ``xi`` the integral of ``p* - p``,
+   ``c`` the setpoint weight: 1 a plain PID, 0 no proportional kick on a step) is
    produced by the thrust vector ``F = M (a - g e3)``, i.e. a thrust ``T = M |g e3 - a|`` along
    ``-z_B`` with ``z_B = (g e3 - a) / |g e3 - a|``; the tilt of ``z_B`` is limited to
    ``max_tilt`` and its vertical part kept >= ``g / 4`` (no inverted flight). The roll and
@@ -38,14 +39,15 @@ ATTITUDE_GAINS = {"Kp": (64.0, 64.0, 4.0), "Kd": (12.8, 12.8, 4.0)}
 
 
 @_njit
-def position_control_nb(x, p_ref, v_ref, xi, M, g, Kp, Kd, Ki, yaw, max_tilt):
+def position_control_nb(x, p_ref, v_ref, xi, M, g, Kp, Kd, Ki, yaw, max_tilt, weight):
     """Attitude command ``(roll, pitch, yaw)`` (3,) [rad] and thrust ``T`` [N] for the state
     ``x`` (12,), the desired position ``p_ref`` (3,) [m] and velocity ``v_ref`` (3,) [m/s] in
     {W}, the integral ``xi`` (3,) [m s] of the position error, mass ``M`` [kg], gravity ``g``
-    [m/s^2], gains (3,) each, desired yaw [rad] and tilt limit [rad]."""
+    [m/s^2], gains (3,) each, desired yaw [rad], tilt limit [rad] and the setpoint weight
+    (3,) of the proportional term."""
     a = np.empty(3)
     for i in range(3):
-        a[i] = Kp[i] * (p_ref[i] - x[i]) + Kd[i] * (v_ref[i] - x[6 + i]) + Ki[i] * xi[i]
+        a[i] = Kp[i] * (weight[i] * p_ref[i] - x[i]) + Kd[i] * (v_ref[i] - x[6 + i]) + Ki[i] * xi[i]
     nx, ny, nz = -a[0], -a[1], g - a[2]
     nz = max(nz, 0.25 * g)
     h = math.sqrt(nx * nx + ny * ny)
