@@ -1,0 +1,174 @@
+"""A floating-base robot: a :class:`~blocksim.robotics.urdf.TreeModel` with its packed kernel
+vector and the kinematics and dynamics of :mod:`.kernels` as methods.
+
+Conventions (SPART's, seed 003, one for every method here): all vectors in the inertial (world)
+frame; twists ``[omega; rdot]`` with ``rdot`` the velocity of the body's **centre of mass**;
+wrenches ``[n; f]`` at the centre of mass; the base's generalized velocity is its twist
+``t0 = [omega0; rdot0]`` (SPART's mixed-frame ``u0 = [R0^T omega0; rdot0]`` is converted by
+:mod:`.spart`); generalized velocity ``u = [t0; qd]``. Body index 0 is the base, ``k + 1`` is
+body ``k`` of the tree. Gravity is RTB's vector (upward acceleration equivalent to gravity,
+default none: a spacecraft) and acts as the weight of every body.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import kernels as _k
+from . import kernels_jac as _j
+
+__all__ = ["FloatingBase", "Kin"]
+
+
+@dataclass(frozen=True)
+class Kin:
+    """Kinematics of one configuration (SPART ``Kinematics``): ``RL`` (n+1, 3, 3) link
+    orientations, ``pL`` (n+1, 3) link-frame origins, ``rC`` (n+1, 3) centres of mass,
+    ``rJ`` (n, 3) joint positions, ``e`` (n, 3) joint axes; index 0 is the base."""
+
+    RL: np.ndarray
+    pL: np.ndarray
+    rC: np.ndarray
+    rJ: np.ndarray
+    e: np.ndarray
+
+
+def _vec(x, size: int, name: str) -> np.ndarray:
+    v = np.ascontiguousarray(x, dtype=float).reshape(-1)
+    if v.shape != (size,):
+        raise ValueError(f"FloatingBase: {name} must have {size} elements, got shape "
+                         f"{np.shape(x)}")  # fmt: skip
+    return v
+
+
+class FloatingBase:
+    """Kinematics and dynamics of a tree of bodies on a free-floating (or held) base.
+
+    Parameters
+    ----------
+    tree : TreeModel
+        The robot (from URDF, :func:`~blocksim.robotics.urdf.serial_to_tree`, ...). The base
+        link's mass and inertia are the spacecraft's.
+    gravity : array (3,), optional
+        RTB convention, default ``[0, 0, 0]``.
+    """
+
+    def __init__(self, tree, gravity=None) -> None:
+        self.tree = tree
+        self.mdl = _k.pack_tree(tree)
+        self.gravity = np.zeros(3) if gravity is None else _vec(gravity, 3, "gravity")
+
+    @property
+    def n(self) -> int:
+        """Number of bodies other than the base."""
+        return self.tree.n
+
+    @property
+    def nq(self) -> int:
+        """Number of joint coordinates."""
+        return self.tree.nq
+
+    def link(self, name: str | int) -> int:
+        """Body index (0 = base) of a link name or tree index."""
+        return self.tree.index(name) + 1
+
+    # ------------------------------------------------------------------------ kinematics
+    def kinematics(self, R0, r0, q) -> Kin:
+        """Poses of every link for base orientation ``R0`` (3, 3), base com ``r0`` (3,), ``q``."""
+        R = np.ascontiguousarray(R0, dtype=float).reshape(3, 3)
+        return Kin(*_k.kinematics(self.mdl, R, _vec(r0, 3, "r0"), _vec(q, self.nq, "q")))
+
+    def velocities(self, kin: Kin, t0, qd) -> np.ndarray:
+        """Twists (n+1, 6) of all bodies for the base twist ``t0`` and joint rates ``qd``."""
+        return _k.velocities(self.mdl, kin.rC, kin.rJ, kin.e, _vec(t0, 6, "t0"),
+                             _vec(qd, self.nq, "qd"))  # fmt: skip
+
+    def accelerations(self, kin: Kin, t, t0dot, qd, qdd) -> np.ndarray:
+        """Twist rates (n+1, 6) for base twist rate ``t0dot`` and joint accelerations."""
+        return _k.accelerations(self.mdl, kin.rC, kin.rJ, kin.e, np.ascontiguousarray(t),
+                                _vec(t0dot, 6, "t0dot"), _vec(qd, self.nq, "qd"),
+                                _vec(qdd, self.nq, "qdd"))  # fmt: skip
+
+    def jacobian(self, kin: Kin, link: str | int, point=None) -> np.ndarray:
+        """Jacobian (6, 6+nq) of a point of body ``link`` (default its centre of mass):
+        ``[omega; rdot_p] = J @ [t0; qd]``; ``J[:, :6]`` is SPART's J0, the rest Jm."""
+        i = link if isinstance(link, (int, np.integer)) else self.link(link)
+        rp = kin.rC[i] if point is None else _vec(point, 3, "point")
+        return _j.point_jacobian(self.mdl, kin.rC, kin.rJ, kin.e, int(i), rp)
+
+    def noc(self, kin: Kin) -> np.ndarray:
+        """Natural Orthogonal Complement (6(n+1), 6+nq): all twists ``= N @ [t0; qd]``."""
+        return _j.noc(self.mdl, kin.rC, kin.rJ, kin.e)
+
+    def noc_dot(self, kin: Kin, t) -> np.ndarray:
+        """Time derivative of :meth:`noc` for the twists ``t`` (n+1, 6)."""
+        return _j.noc_dot(self.mdl, kin.rC, kin.rJ, kin.e, np.ascontiguousarray(t))
+
+    def center_of_mass(self, kin: Kin) -> np.ndarray:
+        """System centre of mass (3,)."""
+        return _j.center_of_mass(self.mdl, kin.rC)
+
+    def momentum(self, kin: Kin, t) -> tuple[np.ndarray, np.ndarray]:
+        """Linear momentum (3,) and angular momentum about the world origin (3,)."""
+        return _j.momentum(self.mdl, kin.RL, kin.rC, np.ascontiguousarray(t))
+
+    # -------------------------------------------------------------------------- dynamics
+    def inertia_matrix(self, kin: Kin) -> np.ndarray:
+        """Generalized inertia matrix H (6+nq, 6+nq) (SPART GIM ``[H0, H0m; H0m', Hm]``)."""
+        return _k.composite_inertia_matrix(self.mdl, kin.RL, kin.rC, kin.rJ, kin.e)
+
+    def convective_matrix(self, kin: Kin, t) -> np.ndarray:
+        """Convective inertia matrix C (6+nq, 6+nq) (SPART CIM): ``Hdot = C + C^T``."""
+        return _j.convective_matrix(self.mdl, kin.RL, kin.rC, kin.rJ, kin.e,
+                                    np.ascontiguousarray(t))  # fmt: skip
+
+    def _wrenches(self, wF) -> np.ndarray:
+        if wF is None:
+            return np.zeros((self.n + 1, 6))
+        w = np.ascontiguousarray(wF, dtype=float)
+        if w.shape != (self.n + 1, 6):
+            raise ValueError(f"FloatingBase: wF must have shape ({self.n + 1}, 6) (base then "
+                             f"every body, [n; f]), got {w.shape}")  # fmt: skip
+        return w
+
+    def forward_dynamics(self, R0, r0, t0, q, qd, tau0=None, taum=None, wF=None,
+                         fixed: bool = False) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+        """Base twist rate (6,) and joint accelerations (nq,) for base wrench ``tau0``
+        ``[n; f]`` (at the base com), joint forces ``taum`` and external wrenches ``wF``
+        (n+1, 6); ``fixed`` holds the base."""
+        return _k.forward_dynamics(
+            self.mdl, np.ascontiguousarray(R0, dtype=float).reshape(3, 3), _vec(r0, 3, "r0"),
+            _vec(t0, 6, "t0"), _vec(q, self.nq, "q"), _vec(qd, self.nq, "qd"),
+            np.zeros(6) if tau0 is None else _vec(tau0, 6, "tau0"),
+            np.zeros(self.nq) if taum is None else _vec(taum, self.nq, "taum"),
+            self._wrenches(wF), self.gravity, bool(fixed))  # fmt: skip
+
+    def inverse_dynamics(self, R0, r0, t0, q, qd, t0dot, qdd,
+                         wF=None) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+        """Base wrench (6,) ``[n; f]`` and joint forces (nq,) that produce the accelerations."""
+        return _k.full_inverse_dynamics(
+            self.mdl, np.ascontiguousarray(R0, dtype=float).reshape(3, 3), _vec(r0, 3, "r0"),
+            _vec(t0, 6, "t0"), _vec(q, self.nq, "q"), _vec(qd, self.nq, "qd"),
+            _vec(t0dot, 6, "t0dot"), _vec(qdd, self.nq, "qdd"), self._wrenches(wF),
+            self.gravity)  # fmt: skip
+
+    def floating_inverse_dynamics(self, R0, r0, t0, q, qd, qdd,
+                                  wF=None) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+        """SPART ``Floating_ID``: joint forces (nq,) for ``qdd`` with the base **unactuated**
+        (zero base wrench), and the base twist rate (6,) that results."""
+        tau0, _ = self.inverse_dynamics(R0, r0, t0, q, qd, np.zeros(6), np.zeros(self.nq), wF)
+        kin = self.kinematics(R0, r0, q)
+        H = self.inertia_matrix(kin)
+        # tau0(t0dot, qdd) = tau0(0, 0) + H0 t0dot + H0m qdd = 0
+        t0dot = -np.linalg.solve(H[:6, :6], tau0 + H[:6, 6:] @ _vec(qdd, self.nq, "qdd"))
+        _, taum = self.inverse_dynamics(R0, r0, t0, q, qd, t0dot, qdd, wF)
+        return taum, t0dot
+
+    def base_pose(self, R0, r0) -> np.ndarray:
+        """Pose (4, 4) of the base link frame (base com ``r0``, orientation ``R0``)."""
+        T = np.eye(4)
+        T[:3, :3] = R0
+        T[:3, 3] = _vec(r0, 3, "r0") - np.asarray(R0) @ self.tree.base.com
+        return T
