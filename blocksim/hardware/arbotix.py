@@ -449,9 +449,29 @@ class Arbotix(Machine):
         e = [self.readdata(i, dx.ADDR_POS, 2).word(0) for i in self._ids(id)]
         return e[0] if id is not None else np.array(e)
 
-    def setpos(self, pos: Any, speed: Any = None, *, id: int | None = None) -> None:
+    def syncwrite(self, addr: int, data: dict[int, Sequence[int]]) -> None:
+        """Write the same control-table bytes ``addr..`` of several servos in one SYNC_WRITE
+        packet (no status packet comes back): ``data`` maps servo id -> bytes (equal lengths)."""
+        sizes = {len(v) for v in data.values()}
+        if len(sizes) != 1 or 0 in sizes:
+            raise ValueError(
+                f"{self.device}: syncwrite needs the same non-zero number of "
+                f"bytes for every servo, got {sorted(sizes)}"
+            )
+        payload = [addr, sizes.pop()]
+        for i, values in data.items():
+            self._ids(i)
+            payload += [i, *values]
+        self.command(dx.ID_BROADCAST, dx.INS_SYNC_WRITE, payload)
+
+    def setpos(
+        self, pos: Any, speed: Any = None, *, id: int | None = None, sync: bool = False
+    ) -> None:
         """Command servo ``id`` (or every servo, ``pos`` of shape (N,)) to ``pos`` [rad], at
-        ``speed`` (raw 0..1023, 0 = fastest; scalar or one per servo; None leaves it)."""
+        ``speed`` (raw 0..1023, 0 = fastest; scalar or one per servo; None leaves it).
+
+        ``sync=True`` sends every servo's goal in one SYNC_WRITE packet, which is not
+        answered: one write instead of N round trips, without confirmation."""
         ids = self._ids(id)
         q = (
             np.broadcast_to(np.asarray(pos, dtype=float), (len(ids),))
@@ -461,15 +481,23 @@ class Arbotix(Machine):
         if q.size != len(ids):
             raise ValueError(f"{self.device}: setpos needs {len(ids)} angles, got {q.size}")
         sp = None if speed is None else np.broadcast_to(np.asarray(speed), (len(ids),))
+        words: dict[int, list[int]] = {}
         for k, i in enumerate(ids):
             e = self._counts(q[k], f"the angle of servo {i}")
-            if sp is None:
-                self.writedata2(i, dx.ADDR_GOAL, e)
-            else:
+            words[i] = [e]
+            if sp is not None:
                 s = int(sp[k])
                 if not 0 <= s <= 1023:
                     raise ValueError(f"{self.device}: speed must be 0..1023, got {sp[k]!r}")
-                self.writedata2(i, dx.ADDR_GOAL, [e, s])
+                words[i].append(s)
+        if sync:
+            self.syncwrite(
+                dx.ADDR_GOAL,
+                {i: [b for w in ws for b in (w & 0xFF, w >> 8)] for i, ws in words.items()},
+            )
+            return
+        for i, ws in words.items():
+            self.writedata2(i, dx.ADDR_GOAL, ws)
 
     def relax(self, id: int | None = None, status: bool = True) -> None:
         """Relax servo ``id`` (or every servo): torque off; ``status=False`` holds it in

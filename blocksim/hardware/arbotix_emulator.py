@@ -144,8 +144,8 @@ class ArbotixEmulator:
         self.close()
 
     # ---------------------------------------------------------------- faults and inspection
-    def inject(self, fault: str, count: int = 1, delay: float = 0.0) -> None:
-        """Make the next ``count`` replies faulty.
+    def inject(self, fault: str, count: int = 1, delay: float = 0.0, after: int = 0) -> None:
+        """Make ``count`` replies in a row faulty, after ``after`` good ones.
 
         Parameters
         ----------
@@ -155,6 +155,8 @@ class ArbotixEmulator:
             How many replies in a row.
         delay : float
             For ``"late"``: how long the reply is held back [s].
+        after : int
+            Replies answered normally first (a fault mid-run, at a known exchange).
         """
         if fault not in FAULTS:
             raise ValueError(
@@ -162,7 +164,7 @@ class ArbotixEmulator:
                 f"{', '.join(FAULTS)}"
             )
         with self.lock:
-            self._faults.extend([(fault, float(delay))] * int(count))
+            self._faults.extend([("ok", 0.0)] * int(after) + [(fault, float(delay))] * int(count))
 
     def positions(self) -> list[int]:
         """Present positions of servos 1..N [counts], brought up to the current time."""
@@ -220,6 +222,9 @@ class ArbotixEmulator:
             self._write(reply)
             return True
         kind, delay = fault
+        if kind == "ok":
+            self._write(reply)
+            return True
         if kind == "unplug":
             return False
         if kind == "drop":
@@ -245,6 +250,9 @@ class ArbotixEmulator:
         """The reply to instruction packet ``p`` (b"" for none)."""
         if p.id == dx.ID_CONTROLLER:
             return self._controller(p)
+        if p.id == dx.ID_BROADCAST and p.code == dx.INS_SYNC_WRITE:
+            self._sync_write(p.params)
+            return b""
         targets = (
             list(self.servos.values())
             if p.id == dx.ID_BROADCAST
@@ -272,6 +280,21 @@ class ArbotixEmulator:
         if p.id == dx.ID_BROADCAST:
             return b""
         return dx.status_packet(p.id, err, params)
+
+    def _sync_write(self, ps: bytes) -> None:
+        """SYNC_WRITE: ``addr, L, (id, L bytes)...``; unknown ids and bad sizes are ignored
+        (there is no status packet to report them)."""
+        if len(ps) < 2 or ps[1] == 0 or (len(ps) - 2) % (ps[1] + 1):
+            return
+        addr, n = ps[0], ps[1]
+        self._playing = None
+        for k in range(2, len(ps), n + 1):
+            servo = self.servos.get(ps[k])
+            if servo is not None:
+                try:
+                    servo.write(addr, ps[k + 1 : k + 1 + n])
+                except IndexError:
+                    pass
 
     def _controller(self, p: dx.Packet) -> bytes:
         """pypose's instructions to the board itself (id 253)."""

@@ -72,6 +72,7 @@ ID_BROADCAST = 254  # every servo on the bus; never answered
 INS_PING = 1
 INS_READ_DATA = 2
 INS_WRITE_DATA = 3
+INS_SYNC_WRITE = 0x83  # to ID_BROADCAST: one packet writes the same addresses of many servos
 INS_ARB_SIZE_POSE = 7
 INS_ARB_LOAD_POSE = 8
 INS_ARB_LOAD_SEQ = 9

@@ -34,12 +34,13 @@ def _library() -> dict[str, type[Block]]:
     # the robotics core) and the animation sinks
     import blocksim.blocks as general
     import blocksim.blocks.arm as arm
+    import blocksim.blocks.hardware as hardware
     import blocksim.blocks.quadrotor as quadrotor
     import blocksim.blocks.sinks.animations as anim
     import blocksim.blocks.vision as vision
 
     out: dict[str, type[Block]] = {}
-    for lib in (general, arm, vision, anim, quadrotor):
+    for lib in (general, arm, vision, anim, quadrotor, hardware):
         for name in lib.__all__:
             obj = getattr(lib, name)
             if inspect.isclass(obj) and issubclass(obj, Block):

@@ -177,3 +177,18 @@ def test_bad_constructor_arguments_are_named():
         Arbotix("/dev/x", nservos=5, timeout=0, connect=False)
     with pytest.raises(HardwareError, match="/dev/does-not-exist: cannot open the serial port"):
         Arbotix("/dev/does-not-exist", nservos=5)
+
+
+def test_setpos_in_one_sync_write_packet(arb, emulator):
+    q = np.array([0.1, -0.2, 0.3, -0.4, 0.5])
+    arb.setpos(q, speed=300, sync=True)
+    arb.command(1, dx.INS_PING)  # answered once the (unanswered) sync write was handled
+    payload = [dx.ADDR_GOAL, 4]
+    for i, a in enumerate(q, start=1):
+        e = round(arb.a2e(a))
+        payload += [i, e & 0xFF, e >> 8, 300 & 0xFF, 300 >> 8]
+        assert emulator.servos[i].goal == e
+        assert emulator.servos[i].word(dx.ADDR_SPEED) == 300
+    assert emulator.received[-2] == dx.instruction_packet(254, dx.INS_SYNC_WRITE, payload)
+    with pytest.raises(ValueError, match="same non-zero number of bytes"):
+        arb.syncwrite(dx.ADDR_LED, {1: [1], 2: [1, 0]})
