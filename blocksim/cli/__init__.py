@@ -4,6 +4,9 @@ precompile the kernels (warmup).
 ``main(argv)`` returns the exit status (0 success, 1 the task failed: simulation failure,
 problems found, signals differ; 2 bad input: unreadable or invalid file, bad arguments), so
 tests call it in-process; the console script ``blocksim`` calls it with ``sys.argv``.
+The command modules are imported when the parser is built; a Ctrl-C while the command starts
+(importing numpy, scipy, numba) ends it with one line and status 130
+(:mod:`blocksim._startup`).
 """
 
 from __future__ import annotations
@@ -11,9 +14,6 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
-
-from blocksim.cli import blocks, check, compare, draw, run, warmup
-from blocksim.cli.common import BAD_INPUT, CliError
 
 
 def parser() -> argparse.ArgumentParser:
@@ -29,29 +29,35 @@ def parser() -> argparse.ArgumentParser:
         epilog="Run `blocksim COMMAND --help` for a command's options.")
     p.add_argument("--version", action="version", version=f"blocksim {ver}")
     sub = p.add_subparsers(title="commands", metavar="COMMAND")
-    for module in (run, check, draw, blocks, compare, warmup):
+    from blocksim.cli import blocks, check, compare, draw, run, sweep, warmup
+
+    for module in (run, check, draw, blocks, compare, warmup, sweep):
         module.add_parser(sub)
     return p
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line ``argv`` (default ``sys.argv[1:]``); return the exit status."""
-    p = parser()
+    """Run the command line ``argv`` (default ``sys.argv[1:]``); return the exit status
+    (130 and one line on stderr after Ctrl-C)."""
     try:
-        args = p.parse_args(list(argv) if argv is not None else None)
-    except SystemExit as exc:  # argparse: --help (0) or a usage error (2)
-        return int(exc.code or 0)
-    if not hasattr(args, "command"):
-        p.print_help(sys.stderr)
-        return BAD_INPUT
-    try:
-        return int(args.command(args))
-    except CliError as exc:
-        for line in exc.lines:
-            print(line, file=sys.stderr)
-        return exc.code
+        from blocksim.cli.common import BAD_INPUT, CliError
+
+        p = parser()
+        try:
+            args = p.parse_args(list(argv) if argv is not None else None)
+        except SystemExit as exc:  # argparse: --help (0) or a usage error (2)
+            return int(exc.code or 0)
+        if not hasattr(args, "command"):
+            p.print_help(sys.stderr)
+            return BAD_INPUT
+        try:
+            return int(args.command(args))
+        except CliError as exc:
+            for line in exc.lines:
+                print(line, file=sys.stderr)
+            return exc.code
     except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
+        print("blocksim: interrupted", file=sys.stderr)
         return 130
 
 

@@ -6,6 +6,6 @@ is how it runs such batches.
 
 from blocksim.engine.sweep.folder import load_sweep
 from blocksim.engine.sweep.keep import STATS, Summaries, SweepResult
-from blocksim.engine.sweep.runner import run_sweep
+from blocksim.engine.sweep.runner import run_sweep, seeded_members
 
-__all__ = ["STATS", "Summaries", "SweepResult", "load_sweep", "run_sweep"]
+__all__ = ["STATS", "Summaries", "SweepResult", "load_sweep", "run_sweep", "seeded_members"]

@@ -157,6 +157,8 @@ def resolve_keep(keep: KeepSpec, plan: Plan) -> Keep:
             f"simulate_batch: keep={keep!r}: expected 'traces', 'final', a list "
             f"of signal names or a reduction callable{hint}"
         )
+    if isinstance(keep, Summaries) and keep.signals is not None:
+        _check_names(keep.signals, plan, "Summaries")
     if callable(keep):
         return Keep("reduce", reduce=keep)
     try:
@@ -168,14 +170,18 @@ def resolve_keep(keep: KeepSpec, plan: Plan) -> Keep:
         ) from None
     if not names:
         raise ValueError("simulate_batch: keep=[]: name at least one signal ('block.port')")
+    _check_names(names, plan, "keep")
+    return Keep("signals", names=names)
+
+
+def _check_names(names: Sequence[str], plan: Plan, what: str) -> None:
     known = list(plan.signal_names)
     for n in names:
         if not isinstance(n, str) or n not in known:
             raise ValueError(
-                f"simulate_batch: keep names no signal {n!r}{suggest(str(n), known)}"
+                f"simulate_batch: {what} names no signal {n!r}{suggest(str(n), known)}"
                 f"; signals are 'block.port' names such as {known[0]!r}"
             )
-    return Keep("signals", names=names)
 
 
 def apply_keep(chunk: BatchResult, keep: Keep) -> SweepResult:

@@ -152,6 +152,14 @@ def run_sweep(
     return res
 
 
+def seeded_members(plan: Plan, overrides: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each member's overrides with a member-specific seed for every noise block it does not
+    seed itself (as :func:`~blocksim.engine.batch.simulate_batch` does before running)."""
+    from blocksim.engine.batch import _seeded
+
+    return _seeded(plan, [dict(o) for o in overrides])
+
+
 class _Reporter:
     def __init__(self, progress: Progress | None, total: int, done: int):
         self.progress, self.total, self.done = progress, total, done
