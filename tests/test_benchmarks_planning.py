@@ -27,7 +27,7 @@ def test_measurements_agree_with_their_references(bench):
     assert m["max_diff"] < 1e-9 and m["edt_diff"] < 1e-12
     m = bench.lattice(n=8, repeat=1)
     assert m["cost"] == m["dijkstra_cost"]
-    m = bench.prm(npoints=30, repeat=1)
+    m = bench.prm(npoints=150, repeat=1)
     assert m["edges"] > 0
     m = bench.dstar(n=30, repeat=1, where=0.5)
     assert m["same_as_fresh"] and m["replan_iter"] < m["fresh_iter"]
