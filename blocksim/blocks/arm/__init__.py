@@ -1,5 +1,6 @@
-"""Blocks for serial-link arms: kinematics, dynamics, transforms, pose integration and
-trajectory sources.
+"""Blocks for serial-link arms: kinematics, dynamics, transforms, pose integration,
+trajectory sources and joint servos (motors, PI velocity control, a flexible joint; the
+velocity and position loops built from them are in :mod:`blocksim.blocks.arm.servo_loops`).
 
 Poses are (4, 4) float64 homogeneous transforms, angles radians, vectors (n,) float64 arrays
 (see :mod:`blocksim.blocks.arm.transforms`). Every block here has compiled kernels.
@@ -16,6 +17,7 @@ from blocksim.blocks.arm.dynamics import (
 )
 from blocksim.blocks.arm.kinematics import FKine, IKine, IKine6s, JacobDot, Jacobian
 from blocksim.blocks.arm.pose_integrator import PoseIntegrator
+from blocksim.blocks.arm.servo import FlexibleJoint, JointMotor, VelocityPI, VoltageMotor
 from blocksim.blocks.arm.trajectories import LSPB, CirclePath, CTraj, JTraj, MSTraj, MTraj
 from blocksim.blocks.arm.transforms import (
     AngDiff,
@@ -41,6 +43,7 @@ __all__ = [
     "Delta2Tr",
     "EulToTr",
     "FKine",
+    "FlexibleJoint",
     "ForwardDynamics",
     "Friction",
     "Gravload",
@@ -51,6 +54,7 @@ __all__ = [
     "JTraj",
     "JacobDot",
     "Jacobian",
+    "JointMotor",
     "MSTraj",
     "MTraj",
     "PoseIntegrator",
@@ -61,5 +65,7 @@ __all__ = [
     "TrToEul",
     "TrToRPY",
     "TrToXYZ",
+    "VelocityPI",
+    "VoltageMotor",
     "XYZToTr",
 ]

@@ -1,10 +1,10 @@
 """Compiled kernels of the arm dynamics blocks (:mod:`blocksim.blocks.arm.dynamics`).
 
 Every kernel follows the contract of :mod:`blocksim.engine.compiled.kernels`: a module-level
-``numba.njit(cache=True, error_model="numpy")`` function of ``(t, x, u0, ..., params)``. The numerics are the
-robotics core's kernels (:mod:`blocksim.robotics.arm.dynamics`: ``rne_nb``, ``inertia_nb``,
-``coriolis_nb``, ``accel_nb``, ``friction_nb``) called for one configuration with the
-argument shapes the ``SerialLink`` methods use ((n,) joint vectors, (1, n) rows for
+``numba.njit(cache=True, error_model="numpy")`` function of ``(t, x, u0, ..., params)``. The
+numerics are the robotics core's kernels (:mod:`blocksim.robotics.arm.dynamics`: ``rne_nb``,
+``inertia_nb``, ``coriolis_nb``, ``accel_nb``, ``friction_nb``) called for one configuration
+with the argument shapes the ``SerialLink`` methods use ((n,) joint vectors, (1, n) rows for
 ``inertia_nb`` and ``coriolis_nb``), so one compiled specialisation of each serves both
 back-ends and they compute the same numbers (to rounding: LLVM may fuse multiply-adds
 differently once a kernel is inlined into a caller).

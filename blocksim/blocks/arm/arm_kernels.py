@@ -1,13 +1,13 @@
 """Compiled kernels of the arm kinematics blocks (:mod:`blocksim.blocks.arm.kinematics`).
 
 Every block kernel follows the contract of :mod:`blocksim.engine.compiled.kernels`: a
-module-level ``numba.njit(cache=True, error_model="numpy")`` function of ``(t, x, u0, ..., params)``. The numerics
-are the robotics core's kernels over the packed kinematics vector ``kin``
-(:mod:`blocksim.robotics.arm.kinematics`: ``fkine``, ``fkine_all``, ``jacobian``,
-``jacob_dot``; :mod:`blocksim.robotics.arm.ikine6s`: ``ikine6s_kernel``), the loop-only
-linear algebra of :mod:`blocksim.robotics.linalg`, and :func:`ikine_lm_nb`, the
-Levenberg–Marquardt solver of :func:`blocksim.robotics.arm.ikine.ikine_lm` step for step
-(the tests hold the two equal).
+module-level ``numba.njit(cache=True, error_model="numpy")`` function of ``(t, x, u0, ...,
+params)``. The numerics are the robotics core's kernels over the packed kinematics vector
+``kin`` (:mod:`blocksim.robotics.arm.kinematics`: ``fkine``, ``fkine_all``, ``jacobian``,
+``jacob_dot``; :mod:`blocksim.robotics.arm.ikine6s`: ``ikine6s_kernel``), the loop-only linear
+algebra of :mod:`blocksim.robotics.linalg`, and :func:`ikine_lm_nb`, the Levenberg–Marquardt
+solver of :func:`blocksim.robotics.arm.ikine.ikine_lm` step for step (the tests hold the two
+equal).
 
 Signals: joint vectors (n,) [rad or m], poses (4, 4) world frame [m], Jacobians (6, n) with
 rows ``[v; omega]``. Kernels never raise during a run: an impossible result is NaN (the

@@ -1,10 +1,10 @@
 """Numerics of the trajectory source blocks (:mod:`blocksim.blocks.arm.trajectories`).
 
 The kernels follow :mod:`blocksim.engine.compiled.kernels` (module-level
-``numba.njit(cache=True, error_model="numpy")`` functions of ``(t, x, params)``) and the interpreted blocks call the
-same compiled functions, so both back-ends compute identical values. The profiles come from
-:mod:`blocksim.robotics.trajectory.profiles` (``quintic_at``, ``quintic_axes_at``,
-``trapezoidal_at``, ``trapezoidal_axes_at``) and the rotations from
+``numba.njit(cache=True, error_model="numpy")`` functions of ``(t, x, params)``) and the
+interpreted blocks call the same compiled functions, so both back-ends compute identical values.
+The profiles come from :mod:`blocksim.robotics.trajectory.profiles` (``quintic_at``,
+``quintic_axes_at``, ``trapezoidal_at``, ``trapezoidal_axes_at``) and the rotations from
 :mod:`blocksim.robotics.spatial.kernels`.
 
 Time convention of every kernel: before ``start`` the initial value is held with zero

@@ -1,8 +1,9 @@
 """Compiled kernels of the transform blocks (:mod:`blocksim.blocks.arm.transforms`).
 
 Every kernel follows the contract of :mod:`blocksim.engine.compiled.kernels`: a module-level
-``numba.njit(cache=True, error_model="numpy")`` function of ``(t, x, u0, ..., params)``. Poses are (4, 4) float64
-homogeneous transforms, vectors (n,) float64 arrays; each kernel returns a new array.
+``numba.njit(cache=True, error_model="numpy")`` function of ``(t, x, u0, ..., params)``. Poses
+are (4, 4) float64 homogeneous transforms, vectors (n,) float64 arrays; each kernel returns a
+new array.
 
 The rotations come from :mod:`blocksim.robotics.spatial.kernels` (``rpy2r_nb``, ``tr2rpy_nb``,
 ``skew_nb``, ``vex_nb``). The spatial package has no compiled ZYZ Euler conversion, so
