@@ -37,10 +37,11 @@ def _library() -> dict[str, type[Block]]:
     import blocksim.blocks.hardware as hardware
     import blocksim.blocks.quadrotor as quadrotor
     import blocksim.blocks.sinks.animations as anim
+    import blocksim.blocks.vehicle as vehicle
     import blocksim.blocks.vision as vision
 
     out: dict[str, type[Block]] = {}
-    for lib in (general, arm, vision, anim, quadrotor, hardware):
+    for lib in (general, arm, vision, anim, quadrotor, hardware, vehicle):
         for name in lib.__all__:
             obj = getattr(lib, name)
             if inspect.isclass(obj) and issubclass(obj, Block):

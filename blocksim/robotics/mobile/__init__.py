@@ -31,7 +31,7 @@ __all__ = [
     "unicycle_step",
     "wrap_angle",
 ]
-from blocksim.robotics.mobile.drivers import (  # noqa: E402
+from blocksim.robotics.mobile.drivers import (
     braitenberg,
     drive_to_point,
     drive_to_pose,
@@ -42,22 +42,28 @@ from blocksim.robotics.mobile.drivers import (  # noqa: E402
     random_path_steer,
     sensor_positions,
 )
-from blocksim.robotics.mobile.ekf import EKF, EKFRecord, ParticleFilter  # noqa: E402
-from blocksim.robotics.mobile.ekf_core import ekf_augment, ekf_predict, ekf_update, nees  # noqa: E402
-from blocksim.robotics.mobile.odometry import (  # noqa: E402
+from blocksim.robotics.mobile.ekf import EKF, EKFRecord, ParticleFilter
+from blocksim.robotics.mobile.ekf_core import (
+    ekf_augment,
+    ekf_insert,
+    ekf_predict,
+    ekf_update,
+    nees,
+)
+from blocksim.robotics.mobile.odometry import (
     odo_f,
     odo_Fv,
     odo_Fx,
     odometry,
     vehicle_control,
 )
-from blocksim.robotics.mobile.pf_core import (  # noqa: E402
+from blocksim.robotics.mobile.pf_core import (
     pf_estimate,
     pf_predict,
     pf_resample_systematic,
     pf_weights,
 )
-from blocksim.robotics.mobile.rangebearing import (  # noqa: E402
+from blocksim.robotics.mobile.rangebearing import (
     rb_g,
     rb_Gx,
     rb_Gz,
@@ -67,8 +73,8 @@ from blocksim.robotics.mobile.rangebearing import (  # noqa: E402
     rb_reading,
     rb_visible,
 )
-from blocksim.robotics.mobile.sensors import LandmarkMap, RangeBearingSensor  # noqa: E402
-from blocksim.robotics.mobile.vehicle import RandomPath, Vehicle  # noqa: E402
+from blocksim.robotics.mobile.sensors import LandmarkMap, RangeBearingSensor
+from blocksim.robotics.mobile.vehicle import RandomPath, Vehicle
 
 __all__ += [
     "EKF",
@@ -82,6 +88,7 @@ __all__ += [
     "drive_to_point",
     "drive_to_pose",
     "ekf_augment",
+    "ekf_insert",
     "ekf_predict",
     "ekf_update",
     "follow_line",

@@ -148,6 +148,6 @@ def path_point(path: np.ndarray, dt: float, t: float) -> np.ndarray:
         return path[0].copy()
     if s >= n - 1:
         return path[n - 1].copy()
-    i = int(math.floor(s))
+    i = math.floor(s)
     f = s - i
     return (1.0 - f) * path[i] + f * path[i + 1]

@@ -26,7 +26,62 @@ from blocksim.robotics.mobile.kinematics import wrap_angle
 from blocksim.robotics.mobile.odometry import odo_f, odo_Fv, odo_Fx
 from blocksim.robotics.mobile.rangebearing import rb_g, rb_Gx, rb_Gz, rb_h, rb_Hx, rb_Hxf
 
-__all__ = ["ekf_augment", "ekf_predict", "ekf_update", "nees"]
+__all__ = ["ekf_augment", "ekf_insert", "ekf_predict", "ekf_update", "nees"]
+
+
+@njit(cache=True)
+def mm(A: np.ndarray, B: np.ndarray) -> np.ndarray:
+    """``A @ B`` by loops (compiles much faster than numba's BLAS call; sizes are small)."""
+    n, k = A.shape
+    m = B.shape[1]
+    C = np.zeros((n, m))
+    for i in range(n):
+        for q in range(k):
+            a = A[i, q]
+            if a != 0.0:
+                for j in range(m):
+                    C[i, j] += a * B[q, j]
+    return C
+
+
+@njit(cache=True)
+def mmt(A: np.ndarray, B: np.ndarray) -> np.ndarray:
+    """``A @ B.T`` by loops."""
+    n, k = A.shape
+    m = B.shape[0]
+    C = np.zeros((n, m))
+    for i in range(n):
+        for j in range(m):
+            s = 0.0
+            for q in range(k):
+                s += A[i, q] * B[j, q]
+            C[i, j] = s
+    return C
+
+
+@njit(cache=True)
+def inv2(S: np.ndarray) -> np.ndarray:
+    """Inverse of a 2x2 matrix."""
+    det = S[0, 0] * S[1, 1] - S[0, 1] * S[1, 0]
+    out = np.empty((2, 2))
+    out[0, 0] = S[1, 1] / det
+    out[0, 1] = -S[0, 1] / det
+    out[1, 0] = -S[1, 0] / det
+    out[1, 1] = S[0, 0] / det
+    return out
+
+
+@njit(cache=True)
+def mv(A: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """``A @ v`` by loops."""
+    n, k = A.shape
+    out = np.zeros(n)
+    for i in range(n):
+        s = 0.0
+        for q in range(k):
+            s += A[i, q] * v[q]
+        out[i] = s
+    return out
 
 
 @njit(cache=True)
@@ -43,9 +98,9 @@ def ekf_predict(
     xn[:3] = odo_f(xv, d, dth, 0.0, 0.0)
     Pn = P.copy()
     Pvv = np.ascontiguousarray(P[:3, :3])
-    Pn[:3, :3] = Fx @ Pvv @ Fx.T + Fv @ V @ Fv.T
+    Pn[:3, :3] = mmt(mm(Fx, Pvv), Fx) + mmt(mm(Fv, V), Fv)
     if n > 3:
-        Pvm = Fx @ np.ascontiguousarray(P[:3, 3:])
+        Pvm = mm(Fx, np.ascontiguousarray(P[:3, 3:]))
         Pn[:3, 3:] = Pvm
         Pn[3:, :3] = Pvm.T
     return xn, Pn
@@ -102,17 +157,17 @@ def ekf_update(
         H[:, :3] = rb_Hx(xv, xf)
     if j >= 0:
         H[:, j : j + 2] = rb_Hxf(xv, xf)
-    PHt = P @ H.T
-    S = H @ PHt + W
-    K = PHt @ np.linalg.inv(S)
-    xn = x + K @ nu
+    PHt = mmt(P, H)
+    S = mm(H, PHt) + W
+    K = mm(PHt, inv2(S))
+    xn = x + mv(K, nu)
     if nv == 3:
         xn[2] = wrap_angle(xn[2])
     if joseph:
-        IKH = np.eye(n) - K @ H
-        Pn = IKH @ P @ IKH.T + K @ W @ K.T
+        IKH = np.eye(n) - mm(K, H)
+        Pn = mmt(mm(IKH, P), IKH) + mmt(mm(K, W), K)
     else:
-        Pn = P - K @ S @ K.T
+        Pn = P - mmt(mm(K, S), K)
     Pn = 0.5 * (Pn + Pn.T)
     return xn, Pn, nu, S
 
@@ -133,17 +188,47 @@ def ekf_augment(
     if nv == 3:
         Gx = rb_Gx(xv, z)
         # M = [[I_n, 0], [Gx 0, Gz]]: new rows Gx Pv*, new corner Gx Pvv Gx' + Gz W Gz'
-        cross = Gx @ np.ascontiguousarray(P[:3, :])
+        cross = mm(Gx, np.ascontiguousarray(P[:3, :]))
         Pn[n:, :n] = cross
         Pn[:n, n:] = cross.T
-        Pn[n:, n:] = Gx @ np.ascontiguousarray(P[:3, :3]) @ Gx.T + Gz @ W @ Gz.T
+        Pn[n:, n:] = mmt(mm(Gx, np.ascontiguousarray(P[:3, :3])), Gx) + mmt(mm(Gz, W), Gz)
     else:
-        Pn[n:, n:] = Gz @ W @ Gz.T
+        Pn[n:, n:] = mmt(mm(Gz, W), Gz)
     return xn, 0.5 * (Pn + Pn.T)
 
 
-@njit(cache=True)
 def nees(err: np.ndarray, P: np.ndarray) -> float:
     """Normalised estimation error squared ``e' P^-1 e`` (chi-square with len(e) dof for a
     consistent filter)."""
     return float(err @ np.linalg.solve(P, err))
+
+
+@njit(cache=True)
+def ekf_insert(
+    x: np.ndarray,
+    P: np.ndarray,
+    z: np.ndarray,
+    W: np.ndarray,
+    xv_known: np.ndarray,
+    nv: int,
+    j: int,
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`ekf_augment` into a preallocated slot: the landmark first seen at ``z`` goes to
+    ``x[j:j+2]``, whose rows and columns of ``P`` must be zero (an unseen landmark of a
+    fixed-size state). Returns ``(x, P)`` of the same size."""
+    xv = x[:3].copy() if nv == 3 else xv_known
+    xn = x.copy()
+    xn[j : j + 2] = rb_g(xv, z)
+    Gz = rb_Gz(xv, z)
+    Pn = P.copy()
+    if nv == 3:
+        Gx = rb_Gx(xv, z)
+        cross = mm(Gx, np.ascontiguousarray(P[:3, :]))
+        Pn[j : j + 2, :] = cross
+        Pn[:, j : j + 2] = cross.T
+        Pn[j : j + 2, j : j + 2] = mmt(mm(Gx, np.ascontiguousarray(P[:3, :3])), Gx) + mmt(
+            mm(Gz, W), Gz
+        )
+    else:
+        Pn[j : j + 2, j : j + 2] = mmt(mm(Gz, W), Gz)
+    return xn, 0.5 * (Pn + Pn.T)

@@ -30,7 +30,7 @@ from numba import njit
 
 from blocksim.robotics.mobile.kinematics import wrap_angle
 
-__all__ = ["odo_f", "odo_Fv", "odo_Fx", "odometry", "vehicle_control"]
+__all__ = ["odo_Fv", "odo_Fx", "odo_f", "odometry", "vehicle_control"]
 
 
 @njit(cache=True)

@@ -157,7 +157,7 @@ class Vehicle:
     def run2(self, T: float, x0: ArrayLike, speed: float, steer: float) -> np.ndarray:
         """Constant inputs for ``T`` [s] from ``x0`` (no limits; used by planners): (N, 3)."""
         self.init(x0)
-        for _ in range(int(round(T / self.dt))):
+        for _ in range(round(T / self.dt)):
             self.update((speed, steer))
         return np.array(self.x_hist)
 

@@ -113,7 +113,7 @@ def test_slam_landmarks_inside_3_sigma_and_shrinking():
     ekf = EKF(veh, V, P0, sensor, W)
     ekf.run(1200)
     assert ekf.mode == "slam" and len(ekf.features) == lm.nfeatures
-    for k, j in ekf.features.items():
+    for k in ekf.features:
         p, Pk = ekf.landmark(k)
         assert nees(p - lm.landmarks[k], Pk) < chi2.ppf(0.9999, 2)
     # a landmark's uncertainty shrinks from its first sighting to the end
@@ -132,7 +132,7 @@ def test_mapping_with_known_vehicle():
 
 
 def test_particle_filter_converges_from_uniform_prior():
-    veh, lm, sensor = _setup(3)
+    veh, _lm, sensor = _setup(3)
     pf = ParticleFilter(
         veh, sensor, np.diag([0.1, 0.1, np.pi / 180]) ** 2, np.diag([0.1, 0.1]), 500
     )

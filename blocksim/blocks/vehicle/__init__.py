@@ -1,0 +1,35 @@
+"""Blocks for mobile robots: vehicles, drivers, landmark sensor, estimators, path source.
+
+Numerics in :mod:`blocksim.robotics.mobile`; every block has compiled kernels except where its
+docstring says otherwise (a user Python field in ``Braitenberg``).
+"""
+
+from blocksim.blocks.vehicle.drivers import (
+    Braitenberg,
+    DriveToPoint,
+    DriveToPose,
+    FollowLine,
+    PathSource,
+    PurePursuit,
+    RandomPath,
+)
+from blocksim.blocks.vehicle.estimators import EKF, ParticleFilter, RangeBearingSensor
+from blocksim.blocks.vehicle.vehicles import Bicycle, DiffSteer, PioneerDynamics, Unicycle, Vehicle
+
+__all__ = [
+    "EKF",
+    "Bicycle",
+    "Braitenberg",
+    "DiffSteer",
+    "DriveToPoint",
+    "DriveToPose",
+    "FollowLine",
+    "ParticleFilter",
+    "PathSource",
+    "PioneerDynamics",
+    "PurePursuit",
+    "RandomPath",
+    "RangeBearingSensor",
+    "Unicycle",
+    "Vehicle",
+]

@@ -1,0 +1,430 @@
+"""Driver blocks: pose in, speed and steer out (RVC 4.1; RTB 9.10 ``sl_drive*`` models), and
+the path source that feeds a pursuit driver.
+
+Numerics: :mod:`blocksim.robotics.mobile.drivers`; kernels in
+:mod:`blocksim.blocks.vehicle.driver_kernels`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from blocksim.blocks.sources.random_streams import MASK64
+from blocksim.blocks.vehicle import driver_kernels as dk
+from blocksim.blocks.vehicle._checks import as_key, finite, positive, vector
+from blocksim.engine.block import Block, Port
+from blocksim.engine.clock import as_clock
+from blocksim.engine.compiled.kernels import Kernels
+from blocksim.engine.errors import BlockParameterError
+from blocksim.robotics.mobile import drivers as drv
+
+__all__ = [
+    "Braitenberg",
+    "DriveToPoint",
+    "DriveToPose",
+    "FollowLine",
+    "PathSource",
+    "PurePursuit",
+    "RandomPath",
+]
+
+_POSE_IN = (Port("pose", shape=(3,), doc="vehicle pose (x, y, theta)"),)
+_DEMAND = (Port("v", doc="speed [m/s]"), Port("gamma", doc="steer angle [rad]"))
+
+
+class DriveToPoint(Block):
+    """Drive to a point (RTB ``sl_drivepoint``): ``v = Kv |g - p|``,
+    ``gamma = Kh angdiff(atan2(g - p), theta)``.
+
+    Parameters
+    ----------
+    goal : array_like (2,)
+        Goal position [m].
+    Kv : float
+        Speed gain [1/s] (default 0.5).
+    Kh : float
+        Heading gain (default 4).
+
+    Inputs
+    ------
+    pose : ndarray (3,)
+
+    Outputs
+    -------
+    v : float [m/s];  gamma : float [rad].
+    """
+
+    inputs = _POSE_IN
+    outputs = _DEMAND
+
+    def __init__(self, goal: Any = (0.0, 0.0), Kv: float = 0.5, Kh: float = 4.0) -> None:
+        super().__init__()
+        o = type(self).__name__
+        self.goal = vector(o, "goal", goal, 2, "a point (x, y)")
+        self._p = (
+            float(self.goal[0]),
+            float(self.goal[1]),
+            finite(o, "Kv", Kv),
+            finite(o, "Kh", Kh),
+        )
+
+    def output(self, t: float, x: np.ndarray, u: Sequence[Any]) -> tuple[float, float]:
+        return drv.drive_to_point(u[0], *self._p)
+
+    def kernels(self) -> Kernels:
+        """Params ``(gx, gy, Kv, Kh)``."""
+        return Kernels(self._p, output=dk.point_output)
+
+
+class DriveToPose(Block):
+    """Drive to a pose with the polar-coordinates controller (RTB ``sl_drivepose``; see
+    :func:`blocksim.robotics.mobile.drive_to_pose`).
+
+    Parameters
+    ----------
+    goal : array_like (3,)
+        Goal pose ``(x, y, theta)``.
+    Krho, Kalpha, Kbeta : float
+        Gains (defaults 1, 5, -2: ``Krho > 0``, ``Kbeta < 0``, ``Kalpha > Krho``).
+    L : float
+        Wheelbase [m] of the vehicle (turn rate to steer angle), default 1.
+    direction : int
+        1 forward, -1 backward, 0 chosen from the goal's side (default 0).
+
+    Inputs
+    ------
+    pose : ndarray (3,)
+
+    Outputs
+    -------
+    v : float [m/s];  gamma : float [rad].
+    """
+
+    inputs = _POSE_IN
+    outputs = _DEMAND
+
+    def __init__(
+        self,
+        goal: Any = (0.0, 0.0, 0.0),
+        Krho: float = 1.0,
+        Kalpha: float = 5.0,
+        Kbeta: float = -2.0,
+        L: float = 1.0,
+        direction: int = 0,
+    ) -> None:
+        super().__init__()
+        o = type(self).__name__
+        self.goal = vector(o, "goal", goal, 3, "a pose (x, y, theta)")
+        if direction not in (-1, 0, 1):
+            raise BlockParameterError(
+                f"{o}: parameter 'direction' must be -1, 0 or 1, got {direction!r}"
+            )
+        self._p = (
+            self.goal,
+            finite(o, "Krho", Krho),
+            finite(o, "Kalpha", Kalpha),
+            finite(o, "Kbeta", Kbeta),
+            positive(o, "L", L),
+            int(direction),
+        )
+
+    def output(self, t: float, x: np.ndarray, u: Sequence[Any]) -> tuple[float, float]:
+        return drv.drive_to_pose(u[0], *self._p)
+
+    def kernels(self) -> Kernels:
+        """Params ``(goal (3,), Krho, Kalpha, Kbeta, L, direction)``."""
+        return Kernels(self._p, output=dk.pose_goal_output)
+
+
+class FollowLine(Block):
+    """Follow the line ``a x + b y + c = 0`` at constant speed (RTB ``sl_driveline``):
+    ``gamma = -Kd d + Kh angdiff(atan2(-a, b), theta)``.
+
+    Parameters
+    ----------
+    line : array_like (3,)
+        ``(a, b, c)``, travelled in direction ``(b, -a)``.
+    Kd, Kh : float
+        Distance [rad/m] and heading gains (defaults 0.5, 1).
+    speed : float
+        Speed [m/s] (default 1).
+
+    Inputs
+    ------
+    pose : ndarray (3,)
+
+    Outputs
+    -------
+    v : float [m/s];  gamma : float [rad].
+    """
+
+    inputs = _POSE_IN
+    outputs = _DEMAND
+
+    def __init__(
+        self, line: Any = (0.0, 1.0, 0.0), Kd: float = 0.5, Kh: float = 1.0, speed: float = 1.0
+    ) -> None:
+        super().__init__()
+        o = type(self).__name__
+        ln = vector(o, "line", line, 3, "a line (a, b, c)")
+        if ln[0] == 0 and ln[1] == 0:
+            raise BlockParameterError(f"{o}: parameter 'line': a and b cannot both be zero")
+        self._p = (
+            *map(float, ln),
+            finite(o, "Kd", Kd),
+            finite(o, "Kh", Kh),
+            finite(o, "speed", speed),
+        )
+
+    def output(self, t: float, x: np.ndarray, u: Sequence[Any]) -> tuple[float, float]:
+        return self._p[5], drv.follow_line(u[0], *self._p[:5])
+
+    def kernels(self) -> Kernels:
+        """Params ``(a, b, c, Kd, Kh, speed)``."""
+        return Kernels(self._p, output=dk.line_output)
+
+
+class PurePursuit(Block):
+    """Pursue a moving point at distance ``dstar`` (RTB ``sl_pursuit``): a PI controller on
+    the distance error gives the speed, ``v = Kv e + Ki int(e)``, ``e = |p* - p| - dstar``;
+    the steer is ``Kh angdiff(atan2(p* - p), theta)``.
+
+    Parameters
+    ----------
+    dstar : float
+        Following distance [m] (default 1).
+    Kv, Ki : float
+        Proportional [1/s] and integral [1/s^2] speed gains (defaults 1, 0.1).
+    Kh : float
+        Heading gain (default 2).
+
+    Inputs
+    ------
+    pose : ndarray (3,);  target : ndarray (2,) the point followed [m].
+
+    Outputs
+    -------
+    v : float [m/s];  gamma : float [rad].
+
+    States
+    ------
+    ie : continuous, the integral of the distance error [m s].
+    """
+
+    inputs = (
+        *_POSE_IN,
+        Port("target", doc="point pursued (x, y, ...) [m]: its first two elements"),
+    )
+    outputs = _DEMAND
+    feedthrough = True
+
+    def __init__(
+        self, dstar: float = 1.0, Kv: float = 1.0, Ki: float = 0.1, Kh: float = 2.0
+    ) -> None:
+        super().__init__()
+        o = type(self).__name__
+        self._p = (
+            finite(o, "dstar", dstar),
+            finite(o, "Kv", Kv),
+            finite(o, "Ki", Ki),
+            finite(o, "Kh", Kh),
+        )
+        self.set_state([0.0], ("ie",))
+
+    def output(self, t: float, x: np.ndarray, u: Sequence[Any]) -> tuple[float, float]:
+        e, h = drv.pursuit_error(u[0], u[1][0], u[1][1], self._p[0])
+        return self._p[1] * e + self._p[2] * float(x[0]), self._p[3] * h
+
+    def deriv(self, t: float, x: np.ndarray, u: Sequence[Any]) -> tuple[float]:
+        return (drv.pursuit_error(u[0], u[1][0], u[1][1], self._p[0])[0],)
+
+    def kernels(self) -> Kernels:
+        """Params ``(dstar, Kv, Ki, Kh)``."""
+        return Kernels(self._p, output=dk.pursuit_output, deriv=dk.pursuit_deriv)
+
+
+class Braitenberg(Block):
+    """Braitenberg light seeker (RTB ``sl_braitenberg``): sensors ``ahead`` of the vehicle and
+    ``side`` to each side read a scalar field; ``v = V (2 - sL - sR)``, ``gamma = K (sL - sR)``.
+
+    Parameters
+    ----------
+    source : array_like (2,)
+        Light source of the library field ``A / (A + |p - source|^2)`` [m].
+    A : float
+        Field spread [m^2] (default 200, RVC's ``sensorfield``).
+    V : float
+        Speed scale [m/s] (default 1).
+    K : float
+        Steer gain [rad] (default 10).
+    ahead, side : float
+        Sensor offsets [m] (defaults 2, 2).
+    field : callable or None
+        A user field ``field(x, y) -> float`` replacing the library one (then the block runs
+        in the interpreted back-end only: a Python function has no compiled kernel).
+
+    Inputs
+    ------
+    pose : ndarray (3,)
+
+    Outputs
+    -------
+    v : float [m/s];  gamma : float [rad].
+    """
+
+    inputs = _POSE_IN
+    outputs = _DEMAND
+
+    def __init__(
+        self,
+        source: Any = (0.0, 0.0),
+        A: float = 200.0,
+        V: float = 1.0,
+        K: float = 10.0,
+        ahead: float = 2.0,
+        side: float = 2.0,
+        field: Callable[[float, float], float] | None = None,
+    ) -> None:
+        super().__init__()
+        o = type(self).__name__
+        src = vector(o, "source", source, 2, "a point (x, y)")
+        if field is not None and not callable(field):
+            raise BlockParameterError(f"{o}: parameter 'field' must be a function f(x, y) or None")
+        self.field = field
+        self._p = (
+            float(src[0]),
+            float(src[1]),
+            positive(o, "A", A),
+            finite(o, "V", V),
+            finite(o, "K", K),
+            finite(o, "ahead", ahead),
+            finite(o, "side", side),
+        )
+
+    def output(self, t: float, x: np.ndarray, u: Sequence[Any]) -> tuple[float, float]:
+        if self.field is None:
+            return dk.braitenberg_output(t, x, u[0], self._p)
+        s = drv.sensor_positions(np.asarray(u[0], dtype=float), self._p[5], self._p[6])
+        sl = float(self.field(s[0, 0], s[0, 1]))
+        sr = float(self.field(s[1, 0], s[1, 1]))
+        return drv.braitenberg(sl, sr, self._p[3], self._p[4])
+
+    def kernels(self) -> Kernels | None:
+        """Params ``(xc, yc, A, V, K, ahead, side)``; None with a user ``field``."""
+        if self.field is not None:
+            return None
+        return Kernels(self._p, output=dk.braitenberg_output)
+
+
+class RandomPath(Block):
+    """Drive through random waypoints at constant speed (RTB ``RandomPath``), discrete.
+
+    Waypoint ``n`` is ``0.8 dim (2 U - 1)`` (counter-based uniform samples of ``seed``); the
+    next one is taken at a hit where the vehicle is within ``dthresh`` of the goal or further
+    than at the previous hit. Steer ``angdiff(atan2(g - p), theta)``.
+
+    Parameters
+    ----------
+    dim : float
+        Half-size of the region [m] (default 10).
+    speed : float
+        Speed [m/s] (default 1).
+    dthresh : float or None
+        Proximity [m] (default ``0.05 dim``).
+    dt : float
+        Sample interval [s] (default 0.1).
+    seed : int
+
+    Inputs
+    ------
+    pose : ndarray (3,)
+
+    Outputs
+    -------
+    v : float [m/s];  gamma : float [rad].
+
+    States
+    ------
+    gx, gy, d_prev, n: discrete (goal, last distance, waypoint count).
+    """
+
+    inputs = _POSE_IN
+    outputs = _DEMAND
+    feedthrough = True
+
+    def __init__(
+        self,
+        dim: float = 10.0,
+        speed: float = 1.0,
+        dthresh: float | None = None,
+        dt: float = 0.1,
+        seed: int = 0,
+    ) -> None:
+        super().__init__()
+        o = type(self).__name__
+        dim = positive(o, "dim", dim)
+        thresh = 0.05 * dim if dthresh is None else positive(o, "dthresh", dthresh)
+        key = as_key(seed, o, None)
+        self._p = (dim, finite(o, "speed", speed), thresh, key)
+        g = dk.random_goal(np.uint64(key & MASK64), 0.0, dim)
+        self.set_state([g[0], g[1], math.inf, 0.0], ("gx", "gy", "d_prev", "n"))
+        self.clock = as_clock(positive(o, "dt", dt), o)
+
+    def output(self, t: float, x: np.ndarray, u: Sequence[Any]) -> tuple[float, float]:
+        return self._p[1], drv.random_path_steer(u[0], float(x[0]), float(x[1]))
+
+    def update(self, t: float, x: np.ndarray, u: Sequence[Any]) -> np.ndarray:
+        return dk.random_path_update(t, x, np.asarray(u[0], dtype=float), self._p)
+
+    def kernels(self) -> Kernels:
+        """Params ``(dim, speed, dthresh, key)``."""
+        return Kernels(self._p, output=dk.random_path_output, update=dk.random_path_update)
+
+
+class PathSource(Block):
+    """Play a path: row ``k`` of ``path`` at time ``k dt``, linearly interpolated, held at the
+    end (feeds :class:`PurePursuit` with a moving point; waypoints through ``mstraj`` or a
+    planner's output).
+
+    Parameters
+    ----------
+    path : array_like (N, 2) or (N, 3)
+        Points [m] (a third column, e.g. heading, is carried along).
+    dt : float
+        Time between rows [s] (default 0.1).
+
+    Outputs
+    -------
+    y : ndarray (2,) or (3,)
+    """
+
+    outputs = ("y",)
+
+    def __init__(self, path: Any = ((0.0, 0.0), (1.0, 0.0)), dt: float = 0.1) -> None:
+        super().__init__()
+        o = type(self).__name__
+        try:
+            P = np.array(path, dtype=float)
+        except (TypeError, ValueError):
+            P = np.zeros(0)
+        if P.ndim != 2 or P.shape[1] not in (2, 3) or P.shape[0] < 1 or not np.all(np.isfinite(P)):
+            raise BlockParameterError(
+                f"{o}: parameter 'path' must be finite points of shape (N, 2) or (N, 3), got "
+                f"shape {P.shape}"
+            )
+        self.path = np.ascontiguousarray(P)
+        self.dt = positive(o, "dt", dt)
+        self.set_ports(outputs=[Port("y", shape=(P.shape[1],), doc="path point")])
+
+    def output(self, t: float, x: np.ndarray, u: Sequence[Any]) -> tuple[np.ndarray]:
+        return (drv.path_point(self.path, self.dt, t),)
+
+    def kernels(self) -> Kernels:
+        """Params ``(path flattened, columns, dt)``."""
+        return Kernels(
+            (self.path.reshape(-1).copy(), self.path.shape[1], self.dt), output=dk.path_output
+        )

@@ -1,0 +1,196 @@
+"""Compiled kernels of the sensor and estimator blocks (:mod:`.sensing`, :mod:`.estimators`).
+
+The interpreted methods of those blocks call these same functions (one implementation: the
+filters are too heavy to write twice), so both back-ends agree bitwise.
+
+EKF state layout (fixed size, so that it compiles): ``(x (n), P (n*n) row-major, seen (M))``
+with ``n = 3`` (dead reckoning, localisation), ``3 + 2M`` (SLAM) or ``2M`` (mapping);
+landmark ``k`` of SLAM/mapping lives at ``x[nv + 2k : nv + 2k + 2]``, zero with zero
+covariance until first seen (``seen[k] = 1``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from blocksim.blocks.sources.random_streams import normal_sample, uniform_sample
+from blocksim.robotics.mobile.ekf_core import ekf_insert, ekf_predict, ekf_update
+from blocksim.robotics.mobile.pf_core import (
+    pf_estimate,
+    pf_predict,
+    pf_resample_systematic,
+    pf_weights,
+)
+from blocksim.robotics.mobile.rangebearing import rb_reading
+
+# ---------------------------------------------------------------------------- sensor
+
+
+@njit(cache=True)
+def rb_sensor_output(t, x, pose, p):
+    """params ``(landmarks (2N,), sW (4,), rmin, rmax, amin, amax, skip, fail0, fail1, key)``;
+    state: the number of hits before this one. Returns ``(z, k, valid)``."""
+    lm = p[0].reshape((-1, 2))
+    sW = p[1].reshape((2, 2))
+    c = x[0] + 1.0
+    z = np.zeros(2)
+    if c % p[6] != 0.0 or (p[7] <= c <= p[8]):
+        return z, -1.0, 0.0
+    key = np.uint64(p[9])
+    n = np.uint64(c) * np.uint64(3)
+    pick = uniform_sample(key, n)
+    n0 = normal_sample(key, n + np.uint64(1))
+    n1 = normal_sample(key, n + np.uint64(2))
+    z, k = rb_reading(pose, lm, sW, p[2], p[3], p[4], p[5], pick, n0, n1)
+    if k < 0:
+        return z, -1.0, 0.0
+    return z, float(k), 1.0
+
+
+@njit(cache=True)
+def count_update(t, x, *args):
+    """Count the hit."""
+    out = x.copy()
+    out[0] = x[0] + 1.0
+    return out
+
+
+# ---------------------------------------------------------------------------- EKF
+
+
+@njit(cache=True)
+def _unpack(x, n):
+    xe = x[:n].copy()
+    P = x[n : n + n * n].copy().reshape((n, n))
+    return xe, P
+
+
+@njit(cache=True)
+def _pack(x, xe, P):
+    n = xe.shape[0]
+    out = x.copy()
+    out[:n] = xe
+    out[n : n + n * n] = P.reshape(-1)
+    return out
+
+
+@njit(cache=True)
+def ekf_dr_update(t, x, odo, p):
+    """Dead reckoning; params ``(V (4,), W (4,), landmarks (2N,), nv, M, joseph)``."""
+    xe, P = _unpack(x, 3)
+    xe, P = ekf_predict(xe, P, odo[0], odo[1], p[0].reshape((2, 2)))
+    return _pack(x, xe, P)
+
+
+@njit(cache=True)
+def ekf_dr_output(t, x, odo, p):
+    y = ekf_dr_update(t, x, odo, p)
+    return y[:3].copy(), y[3:12].copy().reshape((3, 3))
+
+
+@njit(cache=True)
+def ekf_loc_update(t, x, odo, z, k, valid, p):
+    """Map-based localisation: predict, then update with the known landmark ``k``."""
+    xe, P = _unpack(x, 3)
+    xe, P = ekf_predict(xe, P, odo[0], odo[1], p[0].reshape((2, 2)))
+    if valid > 0.5:
+        lm = p[2].reshape((-1, 2))
+        xe, P, _nu, _S = ekf_update(
+            xe, P, z, p[1].reshape((2, 2)), xe, 3, -1, lm[int(k)].copy(), p[5]
+        )
+    return _pack(x, xe, P)
+
+
+@njit(cache=True)
+def ekf_loc_output(t, x, odo, z, k, valid, p):
+    y = ekf_loc_update(t, x, odo, z, k, valid, p)
+    return y[:3].copy(), y[3:12].copy().reshape((3, 3))
+
+
+@njit(cache=True)
+def _observe_map(xe, P, seen, z, k, W, xv_known, nv, joseph):
+    j = nv + 2 * int(k)
+    if seen[int(k)] > 0.5:
+        xe, P, _nu, _S = ekf_update(xe, P, z, W, xv_known, nv, j, xv_known[:2].copy(), joseph)
+    else:
+        xe, P = ekf_insert(xe, P, z, W, xv_known, nv, j)
+        seen[int(k)] = 1.0
+    return xe, P
+
+
+@njit(cache=True)
+def ekf_slam_update(t, x, odo, z, k, valid, p):
+    """SLAM with a preallocated map of ``M`` landmarks."""
+    M = p[4]
+    n = 3 + 2 * M
+    xe, P = _unpack(x, n)
+    seen = x[n + n * n :].copy()
+    xe, P = ekf_predict(xe, P, odo[0], odo[1], p[0].reshape((2, 2)))
+    if valid > 0.5:
+        xe, P = _observe_map(xe, P, seen, z, k, p[1].reshape((2, 2)), xe[:3].copy(), 3, p[5])
+    out = _pack(x, xe, P)
+    out[n + n * n :] = seen
+    return out
+
+
+@njit(cache=True)
+def ekf_slam_output(t, x, odo, z, k, valid, p):
+    n = 3 + 2 * p[4]
+    y = ekf_slam_update(t, x, odo, z, k, valid, p)
+    return y[:n].copy(), y[n : n + n * n].copy().reshape((n, n))
+
+
+@njit(cache=True)
+def ekf_map_update(t, x, pose, z, k, valid, p):
+    """Map building with the known vehicle ``pose``."""
+    M = p[4]
+    n = 2 * M
+    xe, P = _unpack(x, n)
+    seen = x[n + n * n :].copy()
+    if valid > 0.5:
+        xe, P = _observe_map(xe, P, seen, z, k, p[1].reshape((2, 2)), pose, 0, p[5])
+    out = _pack(x, xe, P)
+    out[n + n * n :] = seen
+    return out
+
+
+@njit(cache=True)
+def ekf_map_output(t, x, pose, z, k, valid, p):
+    n = 2 * p[4]
+    y = ekf_map_update(t, x, pose, z, k, valid, p)
+    return y[:n].copy(), y[n : n + n * n].copy().reshape((n, n))
+
+
+# ---------------------------------------------------------------------------- particle filter
+
+
+@njit(cache=True)
+def pf_update(t, x, odo, z, k, valid, p):
+    """params ``(landmarks (2N,), sQ (9,), Linv (4,), w0, nparticles, key)``; state
+    ``(hit, particles (np*3))``."""
+    m = p[4]
+    X = x[1:].copy().reshape((m, 3))
+    key = np.uint64(p[5])
+    block = np.uint64(3 * m + 1)
+    base = np.uint64(x[0]) * block
+    noise = np.empty((m, 3))
+    for i in range(m):
+        for c in range(3):
+            noise[i, c] = normal_sample(key, base + np.uint64(3 * i + c))
+    X = pf_predict(X, odo[0], odo[1], p[1].reshape((3, 3)), noise)
+    if valid > 0.5:
+        lm = p[0].reshape((-1, 2))
+        w = pf_weights(X, z, lm[int(k)].copy(), p[2].reshape((2, 2)), p[3])
+        X = pf_resample_systematic(X, w, uniform_sample(key, base + np.uint64(3 * m)))
+    out = np.empty_like(x)
+    out[0] = x[0] + 1.0
+    out[1:] = X.reshape(-1)
+    return out
+
+
+@njit(cache=True)
+def pf_output(t, x, odo, z, k, valid, p):
+    y = pf_update(t, x, odo, z, k, valid, p)
+    mean, std = pf_estimate(y[1:].copy().reshape((p[4], 3)))
+    return mean, std
