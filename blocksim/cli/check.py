@@ -1,4 +1,11 @@
-"""``blocksim check FILE``: every problem of a diagram file at once, or a short description."""
+"""``blocksim check FILE``: every problem of a diagram file at once, or a short description.
+
+``check`` validates what ``run`` validates, with the same code: the file (loader), the
+diagram (compiler), the run settings (:func:`blocksim.engine.config.file_config`, with the
+same overriding options) and the run's size against its limits
+(:func:`blocksim.engine.limits.check_limits`). A file ``check`` accepts is not refused by
+``run`` with the same options.
+"""
 
 from __future__ import annotations
 
@@ -11,47 +18,61 @@ from blocksim.cli.common import (
     FAILED,
     OK,
     CliError,
+    add_run_options,
     compile_file,
     echo,
     load_file,
     problem_report,
+    run_settings,
 )
-from blocksim.cli.run import DEFAULT_T
 from blocksim.engine.config import RunConfig
+from blocksim.engine.limits import RunLimitError, check_limits
+from blocksim.engine.plan import Plan
 
 
 def add_parser(sub: Any) -> None:
     """Register the ``check`` command."""
     p = sub.add_parser("check", help="validate a diagram file and report every problem",
-                       description="Load and compile a diagram file; print every problem with "
-                                   "its line and JSON path. Exit status: 0 no problem, 1 "
-                                   "problems found.")
+                       description="Load and compile a diagram file, check its run settings "
+                                   "and the run's size against the limits; print every "
+                                   "problem with its line and JSON path. Exit status: 0 no "
+                                   "problem, 1 problems found, 2 unreadable file or bad "
+                                   "arguments.")
     p.add_argument("file", help="diagram file (.json)")
     p.add_argument("--set", action="append", metavar="TARGET=VALUE",
                    help="check with these overrides (as for run)")
     p.add_argument("--verbose", "-v", action="store_true",
                    help="also print the evaluation order, states and clocks")
+    add_run_options(p)
     p.set_defaults(command=check)
 
 
 def check(args: argparse.Namespace) -> int:
     """Check ``args.file``; problems go to stdout (they are the command's report). A file that
     cannot be read at all, or bad arguments, end with status 2."""
-    if not Path(args.file).is_file():
+    if not Path(args.file).exists():
         raise CliError(BAD_INPUT, [f"{args.file}: no such file"])
     try:
-        df = load_file(args.file, args.set)
+        df = load_file(args.file, args.set, args.allow_dir)
     except CliError as exc:
         if exc.lines and exc.lines[0].startswith("--set"):
             raise
         for line in exc.lines:
             echo(line)
         return FAILED
-    problems = [] if (p := simulation_problem(df.source.name, df.simulation)) is None else [p]
+    config, problems = None, []
+    try:
+        config = run_settings(args, df.simulation)
+    except CliError as exc:
+        problems.append(exc.lines[0].replace(f"{args.file}: ", f"{df.source.name}: "
+                                             f"simulation: ", 1))
     try:
         plan = compile_file(df)
     except CliError as exc:
         problems = [line.strip() for line in exc.lines[1:]] + problems
+    else:
+        if config is not None and (p := limit_problem(df.source.name, plan, config)):
+            problems.append(p)
     if problems:
         for line in problem_report(df.source.name, problems):
             echo(line)
@@ -66,12 +87,11 @@ def check(args: argparse.Namespace) -> int:
     return OK
 
 
-def simulation_problem(file: str, simulation: dict[str, Any]) -> str | None:
-    """What is wrong with the file's ``simulation`` settings as a run configuration (``T``
-    defaulting as for ``blocksim run``; the deprecated ``specialize`` ignored), or None."""
-    options = {k: v for k, v in simulation.items() if k != "specialize"}
+def limit_problem(file: str, plan: Plan, config: RunConfig) -> str | None:
+    """Why a run of ``plan`` with ``config`` would be refused for its size, or None. The
+    back-end ``auto`` is costed as the compiled one (the larger recording)."""
     try:
-        RunConfig.from_mapping({"T": DEFAULT_T, **options})
-    except (TypeError, ValueError) as exc:
+        check_limits(plan, config)
+    except RunLimitError as exc:
         return f"{file}: simulation: {exc}"
     return None

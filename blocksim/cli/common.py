@@ -2,20 +2,23 @@
 
 from __future__ import annotations
 
+import argparse
 import re
 import sys
 from pathlib import Path
 from typing import Any, TextIO
 
 from blocksim.engine.compile import compile_diagram
+from blocksim.engine.config import RunConfig, file_config
 from blocksim.engine.errors import DiagramError
 from blocksim.engine.plan import Plan
 from blocksim.io.errors import DiagramFileError
 from blocksim.io.load import DiagramFile, load
 
 #: exit codes: success, failure of the task (simulation failed, problems found, signals
-#: differ), bad input (unreadable or invalid file, bad arguments)
-OK, FAILED, BAD_INPUT = 0, 1, 2
+#: differ), bad input (unreadable or invalid file, bad arguments, a run over its limits),
+#: interrupted (Ctrl-C)
+OK, FAILED, BAD_INPUT, INTERRUPTED = 0, 1, 2, 130
 
 
 class CliError(Exception):
@@ -43,20 +46,72 @@ def parse_sets(items: list[str] | None) -> dict[str, str]:
     return out
 
 
-def load_file(file: str, sets: list[str] | None) -> DiagramFile:
-    """Load ``file`` with the ``--set`` overrides, or end with :data:`BAD_INPUT` listing every
-    problem."""
+def load_file(file: str, sets: list[str] | None,
+              allow_dirs: list[str] | None = None) -> DiagramFile:
+    """Load ``file`` with the ``--set`` overrides (included and data files from its folder or
+    the ``--allow-dir`` folders), or end with :data:`BAD_INPUT` listing every problem."""
     overrides = parse_sets(sets)
     try:
-        return load(file, overrides)
+        return load(file, overrides, allow_dirs=allow_dirs or ())
     except FileNotFoundError:
         raise CliError(BAD_INPUT, [f"{file}: no such file"]) from None
     except IsADirectoryError:
         raise CliError(BAD_INPUT, [f"{file}: is a directory, not a diagram file"]) from None
-    except UnicodeDecodeError as exc:
-        raise CliError(BAD_INPUT, [f"{file}: not a UTF-8 text file ({exc.reason})"]) from None
+    except PermissionError:
+        raise CliError(BAD_INPUT, [f"{file}: permission denied"]) from None
     except DiagramFileError as exc:
         raise CliError(BAD_INPUT, problem_report(file, exc.problems)) from None
+
+
+#: default final time when neither the file nor --T gives one [s]
+DEFAULT_T = 10.0
+
+
+def add_run_options(p: Any) -> None:
+    """The options ``run`` and ``check`` share: run settings (overriding the file's
+    ``simulation`` section), limits, allowed folders."""
+    p.add_argument("--T", type=float, help="final time [s] (default: the file's, else 10)")
+    p.add_argument("--solver", help="RK45, RK23, DOP853, Radau, BDF, LSODA, euler, rk4")
+    p.add_argument("--dt", type=float, help="step of the fixed-step solvers [s]")
+    p.add_argument("--rtol", type=float, help="relative tolerance")
+    p.add_argument("--atol", type=float, help="absolute tolerance")
+    p.add_argument("--record-dt", type=float, help="record on a grid of this step [s]")
+    p.add_argument("--backend", choices=["interpreted", "compiled", "auto"],
+                   help="back-end (default: the file's, else interpreted)")
+    p.add_argument("--max-steps", type=int, metavar="N",
+                   help="most solver steps, clock hits or recorded points (default 1e7)")
+    p.add_argument("--max-memory", type=memory_size, metavar="SIZE",
+                   help="most memory of the recorded result, e.g. 500M or 8G (default 2G)")
+    p.add_argument("--allow-dir", action="append", metavar="DIR",
+                   help="a folder subsystem and data files may also come from (besides the "
+                        "diagram's own); repeatable")
+
+
+def memory_size(text: str) -> float:
+    """``"500M"`` -> 5e8 bytes (suffixes k, M, G, T; none: bytes)."""
+    scale = {"k": 1e3, "m": 1e6, "g": 1e9, "t": 1e12}
+    t = text.strip().lower().removesuffix("b")
+    factor = scale.get(t[-1:], 1.0)
+    try:
+        value = float(t[:-1] if t[-1:] in scale else t) * factor
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a size (e.g. 500M, 8G)") from None
+    if not value >= 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a positive size")
+    return value
+
+
+def run_settings(args: argparse.Namespace, simulation: dict[str, Any]) -> RunConfig:
+    """The run configuration of ``args.file``: its ``simulation`` section overridden by the
+    options (:func:`blocksim.engine.config.file_config`, the one validation ``run`` and
+    ``check`` share); a bad option ends with :data:`BAD_INPUT`."""
+    given = {key: getattr(args, key, None) for key in
+             ("T", "solver", "dt", "rtol", "atol", "record_dt", "backend", "max_steps",
+              "max_memory")}
+    try:
+        return file_config(simulation, given, DEFAULT_T)
+    except (TypeError, ValueError) as exc:
+        raise CliError(BAD_INPUT, [f"{args.file}: {exc}"]) from None
 
 
 def problem_report(file: str, problems: list[str]) -> list[str]:

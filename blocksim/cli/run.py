@@ -14,22 +14,24 @@ from typing import Any, TextIO
 from blocksim.cli.common import (
     BAD_INPUT,
     FAILED,
+    INTERRUPTED,
     OK,
     CliError,
+    add_run_options,
     compile_file,
     echo,
     fmt_value,
     load_file,
     output_path,
+    run_settings,
 )
 from blocksim.engine.compiled import compile_watch
 from blocksim.engine.config import RunConfig
 from blocksim.engine.errors import BlocksimError, SimulationError
+from blocksim.engine.limits import RunLimitError
 from blocksim.engine.record import SimResult
 from blocksim.engine.simulate import run_config
 
-#: default final time when neither the file nor --T gives one [s]
-DEFAULT_T = 10.0
 #: at most this many final values in the summary
 SUMMARY_SIGNALS = 24
 _FIGURE_SUFFIXES = (".png", ".svg", ".pdf", ".jpg", ".jpeg")
@@ -40,19 +42,14 @@ def add_parser(sub: Any) -> None:
     p = sub.add_parser("run", help="simulate a diagram file",
                        description="Simulate a diagram file and print a summary. Exit status: "
                                    "0 success, 1 the simulation failed (partial results are "
-                                   "still written), 2 bad file or bad arguments.")
+                                   "still written), 2 bad file, bad arguments or a run over "
+                                   "its limits (--max-steps, --max-memory), 130 interrupted "
+                                   "(Ctrl-C; partial results are still written).")
     p.add_argument("file", help="diagram file (.json)")
-    p.add_argument("--T", type=float, help="final time [s] (default: the file's, else 10)")
     p.add_argument("--set", action="append", metavar="TARGET=VALUE",
                    help="override a block parameter (block.param=value, sub/block.param=...) "
                         "or a shared parameter (name=value); repeatable")
-    p.add_argument("--solver", help="RK45, RK23, DOP853, Radau, BDF, LSODA, euler, rk4")
-    p.add_argument("--dt", type=float, help="step of the fixed-step solvers [s]")
-    p.add_argument("--rtol", type=float, help="relative tolerance")
-    p.add_argument("--atol", type=float, help="absolute tolerance")
-    p.add_argument("--record-dt", type=float, help="record on a grid of this step [s]")
-    p.add_argument("--backend", choices=["interpreted", "compiled", "auto"],
-                   help="back-end (default: the file's, else interpreted)")
+    add_run_options(p)
     p.add_argument("--out", metavar="RUN.npz", help="save the recorded result (.npz)")
     p.add_argument("--plot", metavar="OUT.png",
                    help="save the diagram's scope figures (or a plot of every signal)")
@@ -144,37 +141,27 @@ def compile_status(enabled: bool) -> Iterator[CompileStatus]:
 
 
 def settings(args: argparse.Namespace, file_settings: dict[str, Any]) -> RunConfig:
-    """The run configuration: the file's ``simulation`` section, overridden by the
-    arguments (``T`` defaults to :data:`DEFAULT_T`); bad or unknown options end the command
-    with :data:`BAD_INPUT` and the reason.
-
-    A file's ``specialize`` setting is deprecated and ignored (with a note on stderr).
-    """
-    out = dict(file_settings)
-    if out.pop("specialize", None) is not None:
+    """The run configuration: the file's ``simulation`` section overridden by the
+    arguments (:func:`blocksim.cli.common.run_settings`); a file's deprecated ``specialize``
+    setting is ignored with a note on stderr."""
+    if file_settings.get("specialize") is not None:
         echo(f"{args.file}: note: simulation.specialize is deprecated and ignored (the "
              f"compiled back-end always specialises now)", sys.stderr)
-    for key in ("T", "solver", "dt", "rtol", "atol", "record_dt", "backend"):
-        v = getattr(args, key, None)
-        if v is not None:
-            out[key] = v
-    out.setdefault("T", DEFAULT_T)
-    try:
-        return RunConfig.from_mapping(out)
-    except (TypeError, ValueError) as exc:
-        raise CliError(BAD_INPUT, [f"{args.file}: {exc}"]) from None
+    return run_settings(args, file_settings)
 
 
 def run(args: argparse.Namespace) -> int:
     """Simulate ``args.file``; see :func:`add_parser` for the exit status."""
     out = output_path(args.out, "--out", (".npz",)) if args.out else None
     plot = output_path(args.plot, "--plot", _FIGURE_SUFFIXES) if args.plot else None
-    df = load_file(args.file, args.set)
+    df = load_file(args.file, args.set, args.allow_dir)
     config = settings(args, df.simulation)
     T = config.T
     plan = compile_file(df)
     bar = Progress(T, not args.quiet)
     error: SimulationError | None = None
+    interrupted: KeyboardInterrupt | None = None
+    result: SimResult | None = None
     compiled = config.backend in ("compiled", "auto")
     try:
         with compile_status(compiled and not args.quiet) as status:
@@ -183,18 +170,25 @@ def run(args: argparse.Namespace) -> int:
                 bar(t)
 
             result = run_config(plan, config, progress=progress)
+    except RunLimitError as exc:
+        if exc.result is None:  # refused before it started: the file asks too much
+            raise CliError(BAD_INPUT, [f"{args.file}: {exc}"]) from None
+        error, result = exc, exc.result
     except SimulationError as exc:
         error, result = exc, exc.result
     except BlocksimError as exc:  # e.g. the compiled back-end cannot run this diagram
         raise CliError(BAD_INPUT, [f"{args.file}: {exc}"]) from None
+    except KeyboardInterrupt as exc:
+        interrupted, result = exc, getattr(exc, "result", None)
     finally:
         bar.close()
-    written = []
-    if result is not None and out is not None:
-        result.save(out)
-        written.append(str(out))
-    if result is not None and plot is not None:
-        written += [str(p) for p in save_plots(result, plot, plan.name)]
+    written = write_outputs(result, out, plot, plan.name)
+    if interrupted is not None:
+        when = float(result.t[-1]) if result is not None and len(result.t) else 0.0
+        echo(f"{args.file}: interrupted at t = {when:.6g} s", sys.stderr)
+        if written:
+            echo(f"partial results written: {', '.join(written)}", sys.stderr)
+        return INTERRUPTED
     if error is not None:
         when = error.time if error.time is not None else math.nan
         echo(f"{args.file}: simulation failed at t = {when:.6g} s: {error}", sys.stderr)
@@ -205,6 +199,24 @@ def run(args: argparse.Namespace) -> int:
         for w in written:
             echo(f"wrote {w}")
     return FAILED if error is not None else OK
+
+
+def write_outputs(result: SimResult | None, out: Path | None, plot: Path | None,
+                  name: str) -> list[str]:
+    """Save ``result`` (complete or partial) to ``--out`` and ``--plot``; the files written.
+    A second Ctrl-C while writing stops the writing (what is written stays)."""
+    written: list[str] = []
+    if result is None:
+        return written
+    try:
+        if out is not None:
+            result.save(out)
+            written.append(str(out))
+        if plot is not None:
+            written += [str(p) for p in save_plots(result, plot, name)]
+    except KeyboardInterrupt:
+        pass
+    return written
 
 
 def save_plots(result: SimResult, path: Path, name: str) -> list[Path]:

@@ -70,8 +70,10 @@ class Problems:
         self.items.append(f"{source.where(path, key)}: {message}")
 
     def add_error(self, err: ValueProblem) -> None:
-        """Record a :class:`ValueProblem`."""
-        self.items.append(err.render())
+        """Record a :class:`ValueProblem` (not one flagged ``reported``: a consequence of a
+        problem recorded where it arose)."""
+        if not getattr(err, "reported", False):
+            self.items.append(err.render())
 
     def extend(self, items: list[str]) -> None:
         """Record already formatted problems."""

@@ -11,6 +11,7 @@ Nothing in a file is ever evaluated, executed, unpickled or imported.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -21,16 +22,16 @@ from blocksim.engine.errors import BlocksimError, suggest
 from blocksim.engine.subsystem import Subsystem
 from blocksim.io.context import FileContext, attach
 from blocksim.io.errors import DiagramFileError, Problems, Source, ValueProblem
+from blocksim.io.guard import MAX_FILE_BYTES, Guard, GuardError, guarded
+from blocksim.io.guard import read_text as guard_read_text
 from blocksim.io.locate import JsonPath, JsonSyntaxError, Located, parse
 from blocksim.io.registry import accepts_str, block_class, parameters, takes_callable
-from blocksim.io.schema import validate
+from blocksim.io.schema import skeleton, validate
 from blocksim.io.sections import read_shared, read_simulation, read_wire
 from blocksim.io.values import Entry, Namespace, interpret
 
 #: deepest chain of subsystem files including each other
 MAX_INCLUDE_DEPTH = 16
-#: largest diagram file [bytes]
-MAX_FILE_BYTES = 4_000_000
 
 
 @dataclass
@@ -68,16 +69,25 @@ class _ArgSource(Source):
 
 
 def read_text(path: Path) -> str:
-    """The text of a diagram file, refusing files larger than :data:`MAX_FILE_BYTES`."""
-    size = path.stat().st_size
-    if size > MAX_FILE_BYTES:
-        raise DiagramFileError(str(path), [f"{path}: the file has {size} bytes; diagram files "
-                                           f"are limited to {MAX_FILE_BYTES}"])
-    return path.read_text(encoding="utf-8")
+    """The text of a diagram file: a regular file of at most :data:`MAX_FILE_BYTES` bytes
+    (at most one byte more is read), UTF-8 (a byte-order mark is accepted).
+
+    Raises
+    ------
+    DiagramFileError
+        Not a regular file, too large, or not UTF-8 (the file's bytes are never quoted).
+    FileNotFoundError, IsADirectoryError, PermissionError
+        As ``open``.
+    """
+    try:
+        return guard_read_text(path, MAX_FILE_BYTES)
+    except GuardError as exc:
+        raise DiagramFileError(str(path), [f"{path}: {exc}"]) from None
 
 
 def load(path: str | Path, overrides: dict[str, Any] | None = None, *,
-         allow_any_path: bool = False) -> DiagramFile:
+         allow_any_path: bool = False,
+         allow_dirs: Sequence[str | Path] = ()) -> DiagramFile:
     """Load the diagram file ``path``.
 
     Parameters
@@ -91,6 +101,10 @@ def load(path: str | Path, overrides: dict[str, Any] | None = None, *,
     allow_any_path : bool
         Let ``file`` parameters (Scope, XYGraph, Record outputs) be absolute or contain ``..``;
         by default a diagram file may only name output files below the working directory.
+    allow_dirs : sequence of path
+        Folders that included subsystem files and ``.npy`` data files may come from, besides
+        the including file's own folder (and its subfolders); symbolic links are resolved
+        before the check (:mod:`blocksim.io.guard`).
 
     Raises
     ------
@@ -101,21 +115,31 @@ def load(path: str | Path, overrides: dict[str, Any] | None = None, *,
     """
     p = Path(path)
     text = read_text(p)
-    return _Loader(overrides or {}, allow_any_path).top(text, str(path), p.resolve())
+    loader = _Loader(overrides or {}, allow_any_path, allow_dirs)
+    with guarded(loader.guard):
+        return loader.top(text, str(path), p.resolve())
 
 
 def loads(text: str, name: str = "<string>", base_dir: str | Path | None = None,
           overrides: dict[str, Any] | None = None, *,
-          allow_any_path: bool = False) -> DiagramFile:
-    """Load a diagram from the JSON ``text`` (see :func:`load`); subsystem files are looked up
-    relative to ``base_dir`` (none can be included without it)."""
+          allow_any_path: bool = False, allow_dirs: Sequence[str | Path] = ()) -> DiagramFile:
+    """Load a diagram from the JSON ``text`` (see :func:`load`); subsystem and data files are
+    looked up relative to ``base_dir`` (none can be read without it)."""
     base = Path(base_dir).resolve() / "<string>" if base_dir is not None else None
-    return _Loader(overrides or {}, allow_any_path).top(text, name, base)
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    loader = _Loader(overrides or {}, allow_any_path, allow_dirs)
+    with guarded(loader.guard):
+        return loader.top(text, name, base)
 
 
 class _Loader:
-    def __init__(self, overrides: dict[str, Any], allow_any_path: bool):
+    def __init__(self, overrides: dict[str, Any], allow_any_path: bool,
+                 allow_dirs: Sequence[str | Path] = ()):
         self.problems = Problems()
+        self.guard = Guard(allow_dirs)
+        #: parsed included files by path (a file included many times is read once)
+        self.parsed: dict[Path, Source | None] = {}
         self.allow_any_path = allow_any_path
         self.args = _ArgSource("--set", Located(None))
         self.block_overrides: dict[str, dict[str, Any]] = {}
@@ -139,7 +163,7 @@ class _Loader:
         for dpath, _line, _col, first in located.duplicates:
             self.problems.add(source, dpath, f"duplicate name '{dpath[-1]}' (first defined at "
                                              f"line {first}); names must be unique", key=True)
-        for jpath, message, on_key in validate(located.value):
+        for jpath, message, on_key in validate(skeleton(located.value)):
             self.problems.add(source, jpath, message, key=on_key)
         return source
 
@@ -178,11 +202,17 @@ class _Loader:
             self.problems.add(parent, spec_path, "a diagram read from a string cannot include "
                                                  "files (give base_dir)")
             return None
-        if Path(rel).is_absolute():
-            self.problems.add(parent, spec_path, f"subsystem file {rel!r} must be a path "
-                                                 f"relative to this file")
+        try:
+            path = self.guard.confine(parent.base_dir, rel, "subsystem file")
+        except GuardError as exc:
+            self.problems.add(parent, spec_path, str(exc))
             return None
-        path = (parent.base_dir / rel).resolve()
+        try:
+            self.guard.add_include()
+        except GuardError as exc:
+            if self.guard.includes == self.guard.max_includes + 1:  # reported once
+                self.problems.add(parent, spec_path, str(exc))
+            return None
         if path in stack:
             chain = " -> ".join(p.name for p in (*stack[stack.index(path):], path))
             self.problems.add(parent, spec_path, f"subsystem file {rel!r} includes itself "
@@ -192,16 +222,20 @@ class _Loader:
             self.problems.add(parent, spec_path, f"subsystem files nested deeper than "
                                                  f"{MAX_INCLUDE_DEPTH} levels")
             return None
+        if path in self.parsed:
+            source = self.parsed[path]
+            return (source, path) if source is not None else None
         try:
-            text = read_text(path)
-        except DiagramFileError as exc:
-            self.problems.add(parent, spec_path, exc.problems[0])
+            text = guard_read_text(path, MAX_FILE_BYTES)
+        except GuardError as exc:
+            self.problems.add(parent, spec_path, f"subsystem file {rel!r}: {exc}")
             return None
-        except (OSError, UnicodeDecodeError) as exc:
-            why = exc.strerror if isinstance(exc, OSError) else str(exc)
-            self.problems.add(parent, spec_path, f"cannot read subsystem file {rel!r}: {why}")
+        except OSError as exc:
+            self.problems.add(parent, spec_path, f"cannot read subsystem file {rel!r}: "
+                                                 f"{exc.strerror}")
             return None
         source = self.parse(text, _display(path), path)
+        self.parsed[path] = source
         return (source, path) if source is not None else None
 
     # ---------------------------------------------------------------- one diagram
@@ -238,6 +272,12 @@ class _Loader:
               stack: tuple[Path, ...]) -> None:
         tname = spec["type"]
         full = prefix + bname
+        try:
+            self.guard.add_block()
+        except GuardError as exc:
+            if self.guard.blocks == self.guard.max_blocks + 1:  # reported once
+                self.problems.add(source, bpath, str(exc))
+            return
         self.origins[full] = (source, bpath)
         if isinstance(spec.get("description"), str):
             ctx.block_descriptions[bname] = spec["description"]

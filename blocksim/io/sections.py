@@ -56,6 +56,10 @@ def _clock(cname: str, spec: dict[str, Any], cpath: JsonPath, source: Source, ns
            ctx: FileContext, problems: Problems) -> None:
     try:
         check_name(cname, "clock", ns, source, cpath)
+    except ValueProblem as exc:
+        problems.add_error(exc)
+        return
+    try:
         period = interpret(spec.get("period"), (*cpath, "period"), strings=False, ns=ns,
                            source=source)
         offset = interpret(spec.get("offset", 0.0), (*cpath, "offset"), strings=False, ns=ns,
@@ -63,9 +67,11 @@ def _clock(cname: str, spec: dict[str, Any], cpath: JsonPath, source: Source, ns
         clock = Clock(float(period), float(offset))
     except ValueProblem as exc:
         problems.add_error(exc)
+        ns.broken.add(cname)
         return
     except (TypeError, ValueError) as exc:
         problems.add(source, cpath, f"clock '{cname}': {exc}")
+        ns.broken.add(cname)
         return
     ns.define(cname, "clock", clock)
     ctx.clocks[cname] = clock
@@ -75,6 +81,11 @@ def _model(mname: str, spec: dict[str, Any], mpath: JsonPath, source: Source, ns
            ctx: FileContext, problems: Problems) -> None:
     try:
         check_name(mname, "model", ns, source, mpath)
+    except ValueProblem as exc:
+        problems.add_error(exc)
+        return
+    ns.broken.add(mname)  # until it is defined
+    try:
         kind = model_kinds.kind_of(spec)
     except ValueProblem as exc:
         problems.add_error(exc)
@@ -104,11 +115,14 @@ def _model(mname: str, spec: dict[str, Any], mpath: JsonPath, source: Source, ns
             ok = False
     if not ok:
         return
+    if "base_dir" in sig.parameters and "base_dir" not in kwargs:
+        kwargs["base_dir"] = source.base_dir  # files named by a model start at the diagram's
     try:
         obj = builder(**kwargs)
     except Exception as exc:  # a builder's refusal is a problem of the file
         problems.add(source, mpath, f"model '{mname}' ({kind}): {type(exc).__name__}: {exc}")
         return
+    ns.broken.discard(mname)
     ns.define(mname, "model", obj)
     ctx.models[mname] = obj
 

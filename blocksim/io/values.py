@@ -20,13 +20,15 @@ by a PID is a number. Expressions are evaluated by :mod:`blocksim.io.expressions
 
 from __future__ import annotations
 
-import copy
 from typing import Any
+
+import numpy as np
 
 from blocksim.engine.errors import suggest
 from blocksim.io.errors import Source, ValueProblem
 from blocksim.io.expressions import CONSTANTS, ExpressionError, evaluate
-from blocksim.io.locate import JsonPath
+from blocksim.io.guard import Guard, GuardError, count_elements, current, load_npy
+from blocksim.io.locate import JsonPath, NumberList
 
 
 class Entry:
@@ -52,8 +54,10 @@ class Namespace:
         self.params: dict[str, Entry] = {}
         self.objects: dict[str, Any] = {}
         self.kinds: dict[str, str] = {}
-        self._cache: dict[tuple[str, bool], Any] = {}
+        self._cache: dict[tuple[str, bool], tuple[Any, int]] = {}
         self._busy: list[str] = []
+        #: clocks and models whose definition failed (reported once, where they are defined)
+        self.broken: set[str] = set()
 
     def find(self, name: str) -> tuple[Namespace, str] | None:
         """The namespace defining ``name`` and its kind (``parameter``, ``clock``, ``model``)."""
@@ -65,6 +69,16 @@ class Namespace:
                 return ns, ns.kinds[name]
             ns = ns.parent
         return None
+
+    def is_broken(self, name: str) -> bool:
+        """Whether ``name`` is a clock or model of this namespace (or an enclosing one) whose
+        definition failed."""
+        ns: Namespace | None = self
+        while ns is not None:
+            if name in ns.broken:
+                return True
+            ns = ns.parent
+        return False
 
     def visible(self) -> list[str]:
         """Every name visible here (inner names first)."""
@@ -83,6 +97,9 @@ class Namespace:
     def resolve(self, name: str, strings: bool, source: Source, path: JsonPath) -> Any:
         """The value of ``name`` read under the string rule ``strings`` (see the module doc)."""
         found = self.find(name)
+        if found is None and self.is_broken(name):
+            raise Reported(source, path, f"'${name}' has a problem (reported where it is "
+                                         f"defined)")
         if found is None:
             names = self.visible()
             listing = ", ".join(names) if names else "none are defined"
@@ -93,20 +110,28 @@ class Namespace:
             return ns.objects[name]
         key = (name, strings)
         if key in ns._cache:
-            return copy.deepcopy(ns._cache[key])
+            value, size = ns._cache[key]
+            _spend(size, source, path, name)
+            return _copy(value)
         if name in ns._busy:
             chain = " -> ".join([*ns._busy[ns._busy.index(name):], name])
             raise ValueProblem(source, path, f"shared parameter '{name}' refers to itself "
                                f"({chain})")
         entry = ns.params[name]
         ns._busy.append(name)
+        guard = current()
+        if guard is not None:
+            guard.chain.append(name)
         try:
             value = interpret(entry.raw, entry.path, strings=strings, ns=entry.ns,
                               source=entry.source)
         finally:
             ns._busy.pop()
-        ns._cache[key] = value
-        return copy.deepcopy(value)
+            if guard is not None:
+                guard.chain.pop()
+        size = count_elements(value, guard.max_elements if guard is not None else 0)
+        ns._cache[key] = (value, size)
+        return _copy(value)
 
 
 def expression(text: str, ns: Namespace, source: Source, path: JsonPath) -> Any:
@@ -114,6 +139,9 @@ def expression(text: str, ns: Namespace, source: Source, path: JsonPath) -> Any:
 
     def lookup(name: str) -> Any:
         if ns.find(name) is None:
+            if ns.is_broken(name):
+                raise Reported(source, path, f"'{name}' has a problem (reported where it is "
+                                             f"defined)")
             raise KeyError(name)
         return ns.resolve(name, False, source, path)
 
@@ -153,9 +181,12 @@ def interpret(raw: Any, path: JsonPath, *, strings: bool, ns: Namespace,
                                    f"followed by a name (use {{\"str\": {raw!r}}} for the text)")
             return ns.resolve(name, strings, source, path)
         if raw.startswith("="):
-            return expression(raw[1:], ns, source, path)
-        return raw if strings else expression(raw, ns, source, path)
+            return _counted(expression(raw[1:], ns, source, path), source, path)
+        return raw if strings else _counted(expression(raw, ns, source, path), source, path)
     if isinstance(raw, list):
+        _spend(len(raw), source, path)
+        if isinstance(raw, NumberList) or all(type(v) in _PLAIN for v in raw):
+            return list(raw)  # a table of numbers: nothing to read
         return [interpret(v, (*path, k), strings=strings, ns=ns, source=source)
                 for k, v in enumerate(raw)]
     if isinstance(raw, dict):
@@ -163,15 +194,86 @@ def interpret(raw: Any, path: JsonPath, *, strings: bool, ns: Namespace,
     return raw
 
 
+#: JSON scalars that are their own value
+_PLAIN = (int, float, bool, type(None))
+
+
+def _spend(n: int, source: Source, path: JsonPath, name: str | None = None) -> None:
+    """Count ``n`` elements built in the load's budget (:mod:`blocksim.io.guard`)."""
+    guard = current()
+    if guard is None or not n:
+        return
+    if name is not None:
+        guard.chain.append(name)
+    try:
+        guard.spend(n)
+    except GuardError as exc:
+        raise ValueProblem(source, path, str(exc)) from None
+    finally:
+        if name is not None:
+            guard.chain.pop()
+
+
+def _counted(value: Any, source: Source, path: JsonPath) -> Any:
+    """``value`` (an expression's), its list elements counted in the budget (references inside
+    the expression have counted their own copies already: the count errs on the safe side)."""
+    guard = current()
+    if guard is not None and isinstance(value, list):
+        _spend(count_elements(value, guard.max_elements), source, path)
+    return value
+
+
+def _copy(value: Any) -> Any:
+    """A copy of a value built from JSON: nested lists copied, arrays copied, anything else
+    (numbers, strings, slices, clocks, models) shared as it is immutable or never modified."""
+    if isinstance(value, list):
+        return [_copy(v) if isinstance(v, (list, np.ndarray)) else v for v in value]
+    if isinstance(value, np.ndarray):
+        return value.copy()
+    return value
+
+
+class Reported(ValueProblem):
+    """A value that cannot be read because something it uses has a problem already reported
+    (a clock or model that failed): the loader does not report it again."""
+
+    reported = True
+
+
 def _tagged(raw: dict[str, Any], path: JsonPath, source: Source) -> Any:
     if set(raw) == {"str"} and isinstance(raw["str"], str):
         return raw["str"]
+    if set(raw) == {"npy"} and isinstance(raw["npy"], str):
+        return _data_file(raw["npy"], path, source)
     if set(raw) == {"slice"} and isinstance(raw["slice"], list) and 1 <= len(raw["slice"]) <= 3 \
             and all(v is None or (isinstance(v, int) and not isinstance(v, bool))
                     for v in raw["slice"]):
         return slice(*raw["slice"])
-    raise ValueProblem(source, path, "an object as a value must be {\"str\": text} or "
-                       "{\"slice\": [start, stop, step]} (integers or null)")
+    raise ValueProblem(source, path, "an object as a value must be {\"str\": text}, "
+                       "{\"slice\": [start, stop, step]} (integers or null) or {\"npy\": "
+                       "\"file.npy\"}")
+
+
+def _data_file(rel: str, path: JsonPath, source: Source) -> Any:
+    """The array of the ``.npy`` file ``rel`` (relative to the file being read, confined like
+    subsystem files)."""
+    guard = current()
+    if source.base_dir is None:
+        raise ValueProblem(source, path, "a diagram read from a string cannot read data files "
+                                         "(give base_dir)")
+    try:
+        target = (guard or Guard()).confine(source.base_dir, rel, "data file")
+    except GuardError as exc:
+        raise ValueProblem(source, path, str(exc)) from None
+    try:
+        return load_npy(target, guard)
+    except GuardError as exc:
+        raise ValueProblem(source, path, f"data file {rel!r}: {exc}") from None
+    except FileNotFoundError:
+        raise ValueProblem(source, path, f"data file {rel!r} not found") from None
+    except OSError as exc:
+        raise ValueProblem(source, path, f"cannot read data file {rel!r}: {exc.strerror}"
+                           ) from None
 
 
 def check_name(name: str, kind: str, ns: Namespace, source: Source,
