@@ -8,8 +8,11 @@ dynamics with blade flapping); the setpoint weight 0.5 of the position loop take
 step without overshoot, and each waypoint is reached to within 2 cm before the next step
 (the tests ask 5 cm). The tilt is limited to 0.5 rad.
 
+Sinks: a scope of the position and the setpoint, and the 3-D animation of the flight
+(:class:`~blocksim.blocks.quadrotor.MultiRotorPlot`, a GIF when ``out_dir`` is given).
+
 Run ``python examples/quadrotor_waypoints.py`` to simulate 20 s and write
-``quadrotor_waypoints.png``.
+``quadrotor_waypoints.png`` and ``quadrotor_waypoints.gif``.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ import numpy as np
 from blocksim import Diagram, SimResult, simulate
 from blocksim.blocks import Scope
 from blocksim.blocks.lookup import Piecewise
-from blocksim.blocks.quadrotor import add_flight_stack
+from blocksim.blocks.quadrotor import MultiRotorPlot, add_flight_stack
 
 ALTITUDE = 1.5  # m
 START = (0.0, 0.0, -ALTITUDE)  # m, initial hover position (world, z down)
@@ -31,6 +34,7 @@ WAYPOINTS = np.array(
 )
 DWELL = 5.0  # s per waypoint
 TIMES = DWELL * np.arange(len(WAYPOINTS))  # s, when each waypoint becomes the setpoint
+FPS = 2.0  # frames per second of simulated time in the animation (kept short)
 
 
 def build(
@@ -38,8 +42,10 @@ def build(
     show: bool = False,
     with_scope: bool = True,
     model: str = "quadrotor",
+    gif_file: str | Path | None = None,
 ) -> Diagram:
-    """The flight stack of ``model`` flying ``WAYPOINTS``."""
+    """The flight stack of ``model`` flying ``WAYPOINTS``; the 3-D animation is written to
+    ``gif_file`` when given."""
     d = Diagram("quadrotor_waypoints")
     stack = add_flight_stack(d, model, x0=list(START))
     ref = d.add(Piecewise(TIMES.tolist(), WAYPOINTS.tolist()), name="ref")
@@ -56,7 +62,8 @@ def build(
             ),
             name="scope",
         )
-        d.connect(stack.plant["x"], scope["u0"])
+        plot = d.add(MultiRotorPlot(model, filename=gif_file, fps=FPS), name="plot")
+        d.connect(stack.plant["x"], scope["u0"], plot)
         d.connect(ref, scope["u1"])
     return d
 
@@ -76,9 +83,13 @@ def waypoint_errors(result: SimResult) -> np.ndarray:
 def main(
     T: float = 20.0, show: bool = False, out_dir: str | Path | None = None, **options
 ) -> SimResult:
-    """Simulate for ``T`` seconds; save the scope PNG in ``out_dir`` when given."""
-    scope_file = Path(out_dir) / "quadrotor_waypoints.png" if out_dir is not None else None
-    return simulate(build(scope_file, show), T, **options)
+    """Simulate for ``T`` seconds; save the scope PNG and the animation GIF in ``out_dir``
+    when given."""
+    scope_file = gif_file = None
+    if out_dir is not None:
+        scope_file = Path(out_dir) / "quadrotor_waypoints.png"
+        gif_file = Path(out_dir) / "quadrotor_waypoints.gif"
+    return simulate(build(scope_file, show, gif_file=gif_file), T, **options)
 
 
 if __name__ == "__main__":

@@ -13,20 +13,23 @@ Wiring of a position-controlled flight (shapes for N rotors)::
 * :class:`PositionController`, :class:`AttitudeController`: the cascade of
   :mod:`blocksim.robotics.aerial.control`, tuned for the Toolbox quadrotor.
 * :func:`add_flight_stack`: the four blocks above added to a diagram and wired.
+* :class:`MultiRotorPlot`: the 3-D animation sink (:mod:`blocksim.viz.multirotor_plot`).
 
-Every block except the post-run plot sink has compiled kernels (:mod:`.kernels`).
+Every block except the post-run animation sink has compiled kernels (:mod:`.kernels`).
 """
 
 from .control import AttitudeController, PositionController
 from .dynamics import MultiRotor
 from .flight import FlightStack, add_flight_stack
 from .mixer import ControlMixer
+from .plot import MultiRotorPlot
 
 __all__ = [
     "AttitudeController",
     "ControlMixer",
     "FlightStack",
     "MultiRotor",
+    "MultiRotorPlot",
     "PositionController",
     "add_flight_stack",
 ]
