@@ -10,7 +10,7 @@ motor-rate ramp of 100 rad/s^2 from 0.05 s:
 * ``ff``: the P loop with feedforward *vloop_ff* (``Ki = 0``, ``Kff = 1 / Km``) fed the torque
   the ramp needs, ``tau_ff = J r' + B r``: the motor torque is then supplied by the
   feedforward and the feedback only corrects what the zero-order hold of ``tau_ff`` misses
-  (an error three orders of magnitude smaller).
+  (an error over two orders of magnitude smaller).
 
 At the controller's samples (1 ms) both loops are exactly discrete linear systems (motor sampled
 with a zero-order hold), which ``tests/blocks/arm/test_servo_examples.py`` checks against

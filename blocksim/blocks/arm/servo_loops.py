@@ -143,6 +143,11 @@ def vloop_voltage(
     ``tau_max = 20``, a voltage) and the motor's winding (``Rm`` [ohm], ``Lm`` [H], back EMF
     ``Km``) (:class:`~blocksim.blocks.arm.servo.VoltageMotor`). Ports as :func:`vloop`, the
     outputs in the seed's order ``qd_error, qd, tau, integral``.
+
+    With all the seed's defaults the sampled loop is unstable while linear (the winding's time
+    constant ``Lm / Rm = 1 s`` and ``Ka Kv = 10`` leave a lightly damped pair that the 1 ms
+    hold destabilises: spectral radius 1.014); the amplifier limit then bounds it in an
+    oscillation. A 10 mH, 1 ohm winding with ``Kv = 0.1`` is stable.
     """
     return _loop(
         name,
