@@ -69,8 +69,11 @@ def kind_of(spec: dict[str, Any]) -> str:
         kind = next((k for k in spec if k in _KINDS), None)
     if isinstance(kind, str) and kind in _KINDS:
         return kind
-    shown = f"kind {kind!r}{suggest(str(kind), _KINDS)}" if kind is not None else \
-        "no kind (give \"kind\": name, or a first member such as \"zoo\" or \"dh\")"
+    shown = (
+        f"kind {kind!r}{suggest(str(kind), _KINDS)}"
+        if kind is not None
+        else 'no kind (give "kind": name, or a first member such as "zoo" or "dh")'
+    )
     raise KeyError(f"{shown}; registered model kinds: {', '.join(_KINDS) or '(none)'}")
 
 
@@ -94,15 +97,18 @@ def _zoo(zoo: str, nofriction: str | bool = False, mass_scale: float = 1.0) -> A
     wrong controller model, e.g. 1.1)."""
     names = zoo_names()
     if not names:
-        raise ValueError("the model zoo (blocksim.robotics.models) is not available in this "
-                         "installation")
+        raise ValueError(
+            "the model zoo (blocksim.robotics.models) is not available in this installation"
+        )
     if zoo not in names:
-        raise ValueError(f"no model {zoo!r} in the zoo{suggest(zoo, names)}; models: "
-                         f"{', '.join(names)}")
+        raise ValueError(
+            f"no model {zoo!r} in the zoo{suggest(zoo, names)}; models: {', '.join(names)}"
+        )
     robot = names[zoo]()
     if nofriction not in (False, True, "coulomb", "all", "viscous"):
-        raise ValueError(f"nofriction must be true, false, \"coulomb\", \"all\" or "
-                         f"\"viscous\", got {nofriction!r}")
+        raise ValueError(
+            f'nofriction must be true, false, "coulomb", "all" or "viscous", got {nofriction!r}'
+        )
     if nofriction:
         robot = robot.nofriction("coulomb" if nofriction is True else nofriction)
     if mass_scale != 1.0:
@@ -112,9 +118,18 @@ def _zoo(zoo: str, nofriction: str | bool = False, mass_scale: float = 1.0) -> A
     return robot
 
 
-def _dh(dh: Any, sigma: Any = None, offset: Any = None, modified: bool = False,
-        dyn: Any = None, base: Any = None, tool: Any = None, gravity: Any = None,
-        qlim: Any = None, name: str = "arm") -> Any:
+def _dh(
+    dh: Any,
+    sigma: Any = None,
+    offset: Any = None,
+    modified: bool = False,
+    dyn: Any = None,
+    base: Any = None,
+    tool: Any = None,
+    gravity: Any = None,
+    qlim: Any = None,
+    name: str = "arm",
+) -> Any:
     """A :class:`~blocksim.robotics.arm.SerialLink` of DH links: rows ``[theta, d, a, alpha]``
     [rad, m, m, rad]; ``sigma`` (0 revolute, 1 prismatic), ``offset``, ``qlim`` (n, 2) and
     ``dyn`` (n, 15) rows as :func:`blocksim.robotics.arm.layout.from_dh` takes them."""
@@ -125,11 +140,14 @@ def _dh(dh: Any, sigma: Any = None, offset: Any = None, modified: bool = False,
 
     table = np.asarray(dh, dtype=float)
     if table.ndim != 2 or table.shape[1] != 4 or table.shape[0] < 1:
-        raise ValueError(f"dh must be a table with one row [theta, d, a, alpha] per link, got "
-                         f"shape {table.shape}")
+        raise ValueError(
+            f"dh must be a table with one row [theta, d, a, alpha] per link, got "
+            f"shape {table.shape}"
+        )
     n = table.shape[0]
-    checked = from_dh(table, sigma=sigma, offset=offset, modified=bool(modified), dyn=dyn,
-                      qlim=qlim)  # checks and completes the per-link arrays
+    checked = from_dh(
+        table, sigma=sigma, offset=offset, modified=bool(modified), dyn=dyn, qlim=qlim
+    )  # checks and completes the per-link arrays
     links = []
     for i in range(n):
         link = Link([*table[i], int(checked.sigma[i])], "modified" if modified else "standard")
@@ -147,3 +165,28 @@ def _dh(dh: Any, sigma: Any = None, offset: Any = None, modified: bool = False,
 
 register_model_kind("zoo", _zoo)
 register_model_kind("dh", _dh)
+
+
+def _urdf(
+    urdf: str, tip: str | None = None, form: str = "tree", gravity: Any = None, base_dir: Any = None
+) -> Any:
+    """A robot from a URDF file, ``{"urdf": "robots/arm.urdf"}`` (a relative path starts at the
+    diagram file's folder): ``form="tree"`` the :class:`~blocksim.robotics.urdf.TreeModel`
+    (floating-base blocks; ``tip`` keeps the chain to that link), ``"serial"`` the SerialLink of
+    the chain base -> ``tip`` (arm blocks; ``gravity`` RTB's, default [0, 0, 9.81])."""
+    from pathlib import Path
+
+    from blocksim.robotics.urdf import read_urdf, tree_to_serial
+
+    path = Path(urdf)
+    if not path.is_absolute() and base_dir is not None:
+        path = Path(base_dir) / path
+    tree = read_urdf(path)
+    if form == "tree":
+        return tree.chain(tip) if tip is not None else tree
+    if form == "serial":
+        return tree_to_serial(tree, tip, gravity=gravity)
+    raise ValueError(f'form must be "tree" or "serial", got {form!r}')
+
+
+register_model_kind("urdf", _urdf)

@@ -34,6 +34,7 @@ def _library() -> dict[str, type[Block]]:
     # the robotics core) and the animation sinks
     import blocksim.blocks as general
     import blocksim.blocks.arm as arm
+    import blocksim.blocks.floating as floating
     import blocksim.blocks.hardware as hardware
     import blocksim.blocks.quadrotor as quadrotor
     import blocksim.blocks.sinks.animations as anim
@@ -41,7 +42,7 @@ def _library() -> dict[str, type[Block]]:
     import blocksim.blocks.vision as vision
 
     out: dict[str, type[Block]] = {}
-    for lib in (general, arm, vision, anim, quadrotor, hardware, vehicle):
+    for lib in (general, arm, vision, anim, quadrotor, hardware, floating, vehicle):
         for name in lib.__all__:
             obj = getattr(lib, name)
             if inspect.isclass(obj) and issubclass(obj, Block):
@@ -82,11 +83,15 @@ def register_block(cls: type[Block], name: str | None = None) -> type[Block]:
     if not name.isidentifier():
         raise ValueError(f"register_block: type name {name!r} must be an identifier")
     if name in _library() and _library()[name] is not cls:
-        raise ValueError(f"register_block: '{name}' is a library block type; register "
-                         f"{cls.__name__} under another name")
+        raise ValueError(
+            f"register_block: '{name}' is a library block type; register "
+            f"{cls.__name__} under another name"
+        )
     if name in _USER and _USER[name] is not cls:
-        raise ValueError(f"register_block: '{name}' is already registered for "
-                         f"{_USER[name].__module__}.{_USER[name].__qualname__}")
+        raise ValueError(
+            f"register_block: '{name}' is already registered for "
+            f"{_USER[name].__module__}.{_USER[name].__qualname__}"
+        )
     _USER[name] = cls
     return cls
 
@@ -107,9 +112,11 @@ def block_class(name: str) -> type[Block]:
     types = block_types()
     if isinstance(name, str) and name in types:
         return types[name]
-    raise KeyError(f"unknown block type {name!r}{suggest(str(name), types)}; see "
-                   f"`blocksim blocks` for the catalog, or register a Python block class with "
-                   f"blocksim.io.register_block")
+    raise KeyError(
+        f"unknown block type {name!r}{suggest(str(name), types)}; see "
+        f"`blocksim blocks` for the catalog, or register a Python block class with "
+        f"blocksim.io.register_block"
+    )
 
 
 def type_name(block: Block) -> str:
@@ -124,15 +131,20 @@ def type_name(block: Block) -> str:
     for name, c in block_types().items():
         if c is cls:
             return name
-    raise KeyError(f"block class {cls.__module__}.{cls.__qualname__} is not registered; call "
-                   f"blocksim.io.register_block({cls.__name__}) to save and load it")
+    raise KeyError(
+        f"block class {cls.__module__}.{cls.__qualname__} is not registered; call "
+        f"blocksim.io.register_block({cls.__name__}) to save and load it"
+    )
 
 
 def parameters(cls: type[Block]) -> list[inspect.Parameter]:
     """The constructor parameters of ``cls`` (without ``self`` and ``*args``/``**kwargs``)."""
     sig = inspect.signature(cls.__init__)
-    return [p for p in list(sig.parameters.values())[1:]
-            if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+    return [
+        p
+        for p in list(sig.parameters.values())[1:]
+        if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
+    ]
 
 
 @lru_cache(maxsize=1024)
@@ -171,8 +183,11 @@ def _names_str(ann: Any, scope: dict[str, Any], depth: int) -> bool:
                 if node.id == "str":
                     return True
                 alias = scope.get(node.id)
-                if alias is not None and not inspect.isclass(alias) and \
-                        _names_str(alias, scope, depth + 1):
+                if (
+                    alias is not None
+                    and not inspect.isclass(alias)
+                    and _names_str(alias, scope, depth + 1)
+                ):
                     return True
         return False
     return any(_names_str(a, scope, depth + 1) for a in typing.get_args(ann))
