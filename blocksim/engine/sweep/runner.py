@@ -9,6 +9,7 @@ other than ``"traces"``, a ``client``, a ``chunk`` size, an ``out`` folder or ``
 from __future__ import annotations
 
 import dataclasses
+import math
 import os
 import time
 from collections.abc import Callable
@@ -22,6 +23,7 @@ from blocksim.engine.sweep.chunks import (
     default_chunk,
     empty_part,
     folder_path,
+    member_bytes,
     resolve_backend,
     run_chunk,
 )
@@ -191,13 +193,22 @@ def _folder_chunk(folder: str) -> int | None:
 
 
 def _check_limits(plan: Plan, config: RunConfig, chunk: int) -> None:
-    """The run limits (``max_steps``, ``max_memory``) of one chunk: what a batch in chunks
-    holds at once, before it keeps only what ``keep`` asks."""
-    try:
-        from blocksim.engine.limits import check_limits
-    except ImportError:  # pragma: no cover - before the limits module existed
-        return
-    check_limits(plan, config, members=chunk)
+    """The run limits: ``max_steps`` (and ``max_memory`` for one member's single run) of
+    one member, and ``max_memory`` for what a chunk holds at once (its members' recordings
+    at the major times: a batch in chunks holds one chunk before keeping only what ``keep``
+    asks)."""
+    from blocksim.engine.limits import RunLimitError, check_limits
+
+    check_limits(plan, config, members=1)
+    held = chunk * member_bytes(plan, config)
+    limit = getattr(config, "max_memory", math.inf)
+    if held > limit:
+        raise RunLimitError(
+            f"simulate_batch: a chunk of {chunk} members of '{plan.name}' would hold about "
+            f"{held / 1e6:.3g} MB of recordings; the limit is max_memory = {limit / 1e6:.3g} "
+            f"MB. Use a smaller chunk= (--chunk), record less often, or raise max_memory",
+            limit="max_memory",
+        )
 
 
 def lost_error(exc: BaseException, start: int, stop: int) -> MemberError:

@@ -10,6 +10,7 @@ import pytest
 
 from blocksim import compile_diagram, grid, simulate_batch
 from blocksim.engine.errors import BlockParameterError
+from blocksim.engine.limits import RunLimitError
 from blocksim.engine.record import BatchResult, MemberError
 from blocksim.engine.sweep import STATS, Summaries, SweepResult
 
@@ -172,5 +173,9 @@ def test_bad_chunking_options_are_refused(plan):
         simulate_batch(plan, GAINS[:3], **OPTS, resume=True)
     with pytest.raises(BlockParameterError, match=r"member 4: .*'pid.Kq'"):
         simulate_batch(plan, [*GAINS[:4], {"pid.Kq": 1.0}], **OPTS, keep="final", chunk=2)
+    # 41 points x (4 states + 4 signals + t) x 8 bytes = 2952 bytes per member
+    with pytest.raises(RunLimitError, match=r"a chunk of 10 members .* about 0.0295 MB"):
+        simulate_batch(plan, GAINS, **OPTS, keep="final", chunk=10, max_memory=25_000)
+    assert len(simulate_batch(plan, GAINS, **OPTS, keep="final", chunk=8, max_memory=25_000)) == 18
     with pytest.raises(ValueError, match=r"unknown statistic 'rsm' \(did you mean 'rms'\?\)"):
         Summaries(["rsm"])

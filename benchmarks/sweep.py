@@ -1,0 +1,329 @@
+"""Sweeps at scale: the PID example's Kp sweep locally and on a Dask LocalCluster, peak memory
+of a 100 000-member keep="final" sweep, and the scaling model of docs/scaling.md.
+
+Run ``python benchmarks/sweep.py`` (``--quick`` for smaller sizes). Sections:
+
+1. Local compiled sweep, 10 000 members of the PID mass-spring-damper (rk4, 1 ms, 10 s):
+   ``simulate_batch`` whole call per member (every trace, and ``keep="final"`` in chunks)
+   against a hand-written numba ``prange`` loop of the same closed loop in the same run
+   (target: <= 0.2 ms per member, within 1.3x of the hand loop).
+2. The same sweep on a ``distributed.LocalCluster`` of 2 single-thread worker processes,
+   ``keep="final"`` (target: >= 0.8x the local members per second).
+3. Peak memory (RSS of a child process) of 100 000 members with ``keep="final"``
+   (target: < 1 GB).
+4. The scaling model: a task's overhead and a member's cost from 1 and 2, the prediction for
+   a 100-node cluster.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import math
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numba
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path.insert(0, str(ROOT))
+
+
+def _load(path: Path, name: str) -> Any:
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+example = _load(ROOT / "examples" / "pid_mass_spring_damper.py", "example_pid_mass_spring_damper")
+
+from blocksim import compile_diagram, grid, simulate_batch  # noqa: E402
+
+T_END, H = 10.0, 1e-3
+KP_RANGE = (5.0, 15.0)
+TARGET_PER_MEMBER = 0.2e-3
+TARGET_HAND_RATIO = 1.3
+TARGET_CLUSTER_RATIO = 0.8
+TARGET_PEAK = 1e9
+#: a Dask scheduler's own cost per task [s] (Dask's documentation: "about 1 ms"), used by the
+#: model for clusters larger than the one measured
+SCHEDULER_PER_TASK = 1e-3
+
+
+# ---------------------------------------------------------------- the hand-written baseline
+
+
+@numba.njit(cache=False)
+def _rhs(y, out, kp, p):
+    """The flattened closed loop (states: PID integral, derivative filter, v, x)."""
+    ki, kd, nn, c, k, m = p[0], p[1], p[2], p[3], p[4], p[5]
+    e = 1.0 - y[3]
+    u = kp * e + ki * y[0] + kd * nn * (e - y[1])
+    out[0] = e
+    out[1] = nn * (e - y[1])
+    out[2] = (u - c * y[2] - k * y[3]) / m
+    out[3] = y[2]
+
+
+@numba.njit(parallel=True, cache=False)
+def hand_sweep(kps, p, h, n):
+    """RK4 of every member (one per ``kps`` value) in a ``prange`` loop; returns the final
+    states, shape (M, 4)."""
+    M = kps.size
+    final = np.empty((M, 4))
+    for m in numba.prange(M):
+        y = np.zeros(4)
+        k1, k2, k3, k4, tmp = np.empty(4), np.empty(4), np.empty(4), np.empty(4), np.empty(4)
+        kp = kps[m]
+        for _ in range(n):
+            _rhs(y, k1, kp, p)
+            for q in range(4):
+                tmp[q] = y[q] + 0.5 * h * k1[q]
+            _rhs(tmp, k2, kp, p)
+            for q in range(4):
+                tmp[q] = y[q] + 0.5 * h * k2[q]
+            _rhs(tmp, k3, kp, p)
+            for q in range(4):
+                tmp[q] = y[q] + h * k3[q]
+            _rhs(tmp, k4, kp, p)
+            for q in range(4):
+                y[q] += h / 6 * (k1[q] + 2 * k2[q] + 2 * k3[q] + k4[q])
+        final[m] = y
+    return final
+
+
+HAND_PARAMS = np.array([example.KI, example.KD, example.N, example.DAMPING, example.STIFFNESS,
+                        example.MASS])
+
+
+def best(fn: Any, repeat: int) -> tuple[float, Any]:
+    t_best, out = math.inf, None
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        out = fn()
+        t_best = min(t_best, time.perf_counter() - t0)
+    return t_best, out
+
+
+def verdict(ok: bool) -> str:
+    return "met" if ok else "MISSED"
+
+
+def members(M: int) -> list[dict[str, float]]:
+    return grid({"pid.Kp": list(np.linspace(*KP_RANGE, M))})
+
+
+# ---------------------------------------------------------------- 1. local
+
+
+def local(M: int = 10_000, T: float = T_END, repeat: int = 2) -> dict[str, Any]:
+    """Whole-call times of the local sweep (every trace; keep="final" in chunks), one chunk
+    on one thread (a member's cost without parallelism) and the hand prange loop."""
+    from blocksim.engine.config import RunConfig
+    from blocksim.engine.sweep.chunks import full_chunk
+
+    plan = compile_diagram(example.build(with_scope=False))
+    ov = members(M)
+    simulate_batch(plan, ov[:2], T, "rk4", dt=H, backend="compiled")  # load the module
+    t_traces, traces = best(lambda: simulate_batch(plan, ov, T, "rk4", dt=H,
+                                                   backend="compiled"), repeat)
+    t_final, final = best(lambda: simulate_batch(plan, ov, T, "rk4", dt=H, backend="compiled",
+                                                 keep="final"), repeat)
+    one = ov[: max(1, M // 20)]
+    config = RunConfig(T=T, solver="rk4", dt=H, backend="compiled")
+    t_one, _ = best(lambda: full_chunk(plan, one, 0, config, threads=1), repeat)
+    kps = np.linspace(*KP_RANGE, M)
+    n = round(T / H)
+    hand_sweep(kps[:2], HAND_PARAMS, H, 1)  # compile
+    t_hand, hand = best(lambda: hand_sweep(kps, HAND_PARAMS, H, n), repeat)
+    diff = float(np.max(np.abs(hand[:, 3] - final["pos.y"][:, -1])))
+    return dict(M=M, T=T, traces=t_traces, final=t_final, one_thread=t_one / len(one),
+                hand=t_hand, diff=diff, threads=numba.get_num_threads(),
+                run_time=traces.stats.get("run_time", math.nan), chunk=final.stats["chunk"],
+                nfailed=int(final.stats["nfailed"]))
+
+
+def local_lines(m: dict[str, Any]) -> list[str]:
+    per, per_final, hand = m["traces"] / m["M"], m["final"] / m["M"], m["hand"] / m["M"]
+    ok = min(per, per_final) <= TARGET_PER_MEMBER
+    ratio = min(per, per_final) / hand
+    return [
+        f"1. Local compiled sweep, {m['M']} members, rk4 1 ms, {m['T']:g} s, {os.cpu_count()} "
+        f"CPUs ({m['threads']} numba threads)",
+        f"  simulate_batch, every trace:       {per * 1e3:.3f} ms per member "
+        f"({m['M'] / m['traces']:.0f} members/s; the loop itself {m['run_time']:.2f} s)",
+        f"  simulate_batch, keep='final':      {per_final * 1e3:.3f} ms per member "
+        f"({m['M'] / m['final']:.0f} members/s, chunks of {m['chunk']})",
+        f"  one chunk on one thread:           {m['one_thread'] * 1e3:.3f} ms per member",
+        f"  hand-written numba prange loop:    {hand * 1e3:.3f} ms per member "
+        f"({m['M'] / m['hand']:.0f} members/s); final x agrees to {m['diff']:.1e} m",
+        f"  target <= {TARGET_PER_MEMBER * 1e3:g} ms per member: {verdict(ok)}; blocksim / hand "
+        f"= {ratio:.2f}x (target <= {TARGET_HAND_RATIO}x): {verdict(ratio <= TARGET_HAND_RATIO)}",
+    ]
+
+
+# ---------------------------------------------------------------- 2. LocalCluster
+
+
+def cluster(M: int = 10_000, T: float = T_END, workers: int = 2, repeat: int = 2
+            ) -> dict[str, Any]:
+    """The keep="final" sweep on a LocalCluster of ``workers`` single-thread processes: the
+    first run (workers load the compiled module) and the best later one."""
+    import distributed
+
+    plan = compile_diagram(example.build(with_scope=False))
+    ov = members(M)
+    local_final = simulate_batch(plan, ov, T, "rk4", dt=H, backend="compiled", keep="final")
+    t0 = time.perf_counter()
+    with distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as lc, distributed.Client(lc) as c:
+        t_start = time.perf_counter() - t0
+
+        def run() -> Any:
+            return simulate_batch(plan, ov, T, "rk4", dt=H, backend="compiled",
+                                  keep="final", client=c)
+
+        t_first, _ = best(run, 1)
+        t_warm, res = best(run, repeat)
+    same = bool(np.array_equal(res["pos.y"], local_final["pos.y"]))
+    return dict(M=M, T=T, workers=workers, start=t_start, first=t_first, warm=t_warm,
+                chunk=res.stats["chunk"], chunks=res.stats["chunks"], same=same)
+
+
+def cluster_lines(m: dict[str, Any], lm: dict[str, Any]) -> list[str]:
+    local_rate = m["M"] / lm["final"]
+    rate = m["M"] / m["warm"]
+    ok = rate >= TARGET_CLUSTER_RATIO * local_rate
+    return [
+        f"2. LocalCluster of {m['workers']} single-thread worker processes, keep='final', "
+        f"{m['chunks']} chunks of {m['chunk']} (cluster start {m['start']:.1f} s)",
+        f"  first run (workers load the module): {m['first']:.2f} s, "
+        f"{m['M'] / m['first']:.0f} members/s",
+        f"  warm run:                            {m['warm']:.2f} s, {rate:.0f} members/s = "
+        f"{rate / local_rate:.2f}x local (target >= {TARGET_CLUSTER_RATIO}x): {verdict(ok)}",
+        f"  final states identical to the local run member for member: {m['same']}",
+    ]
+
+
+# ---------------------------------------------------------------- 3. peak memory
+
+
+def _memory_child(M: int) -> None:
+    import resource
+
+    plan = compile_diagram(example.build(with_scope=False))
+    simulate_batch(plan, members(2), T_END, "rk4", dt=H, backend="compiled", keep="final")
+    base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    t0 = time.perf_counter()
+    res = simulate_batch(plan, members(M), T_END, "rk4", dt=H, backend="compiled",
+                         keep="final")
+    wall = time.perf_counter() - t0
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    print(json.dumps(dict(base=base, peak=peak, wall=wall, chunk=res.stats["chunk"],
+                          nfailed=int(res.stats["nfailed"]), kept=int(
+                              res.x.nbytes + sum(a.nbytes for a in res.signals.values())))))
+
+
+def memory(M: int = 100_000) -> dict[str, Any]:
+    """Peak RSS of a child process running ``M`` members with keep="final"; the bytes their
+    every trace would take, for comparison."""
+    from blocksim.engine.config import RunConfig
+    from blocksim.engine.sweep.chunks import member_bytes
+
+    out = subprocess.run([sys.executable, __file__, "--memory-child", str(M)], check=True,
+                         capture_output=True, text=True).stdout
+    child = json.loads(out.strip().splitlines()[-1])
+    plan = compile_diagram(example.build(with_scope=False))
+    config = RunConfig(T=T_END, solver="rk4", dt=H, backend="compiled")
+    return dict(M=M, traces=M * member_bytes(plan, config),
+                traces_1ms=M * member_bytes(plan, RunConfig(T=T_END, solver="rk4", dt=H,
+                                                            record_dt=H)), **child)
+
+
+def memory_lines(m: dict[str, Any]) -> list[str]:
+    ok = m["peak"] < TARGET_PEAK
+    return [
+        f"3. {m['M']} members, keep='final' (chunks of {m['chunk']}), in a child process: "
+        f"{m['wall']:.1f} s, {m['nfailed']} failed",
+        f"  peak RSS {m['peak'] / 1e6:.0f} MB (target < {TARGET_PEAK / 1e9:g} GB): {verdict(ok)}; "
+        f"the process before the sweep {m['base'] / 1e6:.0f} MB; kept results "
+        f"{m['kept'] / 1e6:.1f} MB",
+        f"  every trace at the major times would take {m['traces'] / 1e6:.0f} MB, on a 1 ms "
+        f"record grid {m['traces_1ms'] / 1e9:.0f} GB",
+    ]
+
+
+# ---------------------------------------------------------------- 4. scaling model
+
+
+def model(lm: dict[str, Any], cm: dict[str, Any], nodes: int = 100, cores: int = 32
+          ) -> dict[str, Any]:
+    """The model of docs/scaling.md from the measured figures: a member costs ``t_m`` on one
+    core, a task costs ``o`` more, the scheduler ``s`` per task; W = nodes x cores threads
+    run chunks of c members: members/s = min(W c / (o + c t_m), c / s)."""
+    t_m = lm["one_thread"]
+    W = cm["workers"]
+    tasks = cm["chunks"]
+    busy = W * cm["warm"]  # thread-seconds of the warm cluster run
+    o = max(0.0, (busy - cm["M"] * t_m) / tasks)
+    c = cm["chunk"]
+    measured = cm["M"] / cm["warm"]
+    predicted_here = min(W * c / (o + c * t_m), c / SCHEDULER_PER_TASK)
+    big_W = nodes * cores
+    chunk_big = 1024
+    rate_big = min(big_W * chunk_big / (o + chunk_big * t_m), chunk_big / SCHEDULER_PER_TASK)
+    return dict(t_m=t_m, o=o, c=c, W=W, measured=measured, predicted_here=predicted_here,
+                nodes=nodes, cores=cores, chunk_big=chunk_big, rate_big=rate_big,
+                million=1e6 / rate_big)
+
+
+def model_lines(m: dict[str, Any]) -> list[str]:
+    return [
+        "4. Scaling model (docs/scaling.md): members/s = min(W c / (o + c t_m), c / s)",
+        f"  measured: t_m = {m['t_m'] * 1e3:.3f} ms per member on one core, task overhead "
+        f"o = {m['o'] * 1e3:.1f} ms, scheduler s = {SCHEDULER_PER_TASK * 1e3:g} ms per task "
+        f"(Dask's figure)",
+        f"  this cluster (W = {m['W']}, c = {m['c']}): model {m['predicted_here']:.0f} "
+        f"members/s, measured {m['measured']:.0f}",
+        f"  {m['nodes']} nodes x {m['cores']} cores, chunks of {m['chunk_big']}: "
+        f"{m['rate_big']:.3g} members/s; a million members in {m['million']:.1f} s",
+    ]
+
+
+# ---------------------------------------------------------------- main
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="1/10 of the members")
+    ap.add_argument("--memory-child", type=int, help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+    if args.memory_child:
+        _memory_child(args.memory_child)
+        return
+    scale = 10 if args.quick else 1
+    print(f"blocksim sweep benchmark; {os.cpu_count()} CPUs, load average "
+          f"{' '.join(f'{v:.2f}' for v in os.getloadavg())} at start")
+    lm = local(10_000 // scale)
+    print("\n".join(local_lines(lm)), flush=True)
+    cm = cluster(10_000 // scale)
+    print("\n".join(cluster_lines(cm, lm)), flush=True)
+    print("\n".join(memory_lines(memory(100_000 // scale))), flush=True)
+    print("\n".join(model_lines(model(lm, cm))))
+    print(f"load average {' '.join(f'{v:.2f}' for v in os.getloadavg())} at the end")
+
+
+if __name__ == "__main__":
+    main()
