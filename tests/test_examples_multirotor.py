@@ -67,3 +67,13 @@ def test_take_off_and_circle(name, model):
     # circling at constant altitude the rotors turn near the hover speed
     assert abs(np.abs(omega[res.t >= 8.0]).mean() / model.hover_speed() - 1) < 0.05
     assert res["quad.x"][0, 2] == 0.0  # it started on the ground
+
+
+def test_quadrotor_ibvs_brings_the_feature_error_below_one_pixel():
+    module = load_example("sl_quadrotor_vs")
+    res = module.main(T=14.0)
+    err = module.feature_error(res)
+    assert err[0] > 400.0 and err[-1] < 1.0
+    assert np.all(np.diff(err[res.t > 1.0]) < 1e-9)  # decreasing once under way
+    # the view is the desired one only from 2 m above the square's centre
+    np.testing.assert_allclose(res["quad.x"][-1][:3], [0.0, 0.0, -2.0], atol=0.01)

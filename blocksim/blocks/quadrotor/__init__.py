@@ -13,11 +13,13 @@ Wiring of a position-controlled flight (shapes for N rotors)::
 * :class:`PositionController`, :class:`AttitudeController`: the cascade of
   :mod:`blocksim.robotics.aerial.control`, tuned for the Toolbox quadrotor.
 * :func:`add_flight_stack`: the four blocks above added to a diagram and wired.
+* :class:`CameraMount`: the pose of a (stabilised) camera carried by the vehicle.
 * :class:`MultiRotorPlot`: the 3-D animation sink (:mod:`blocksim.viz.multirotor_plot`).
 
 Every block except the post-run animation sink has compiled kernels (:mod:`.kernels`).
 """
 
+from .camera_mount import CameraMount
 from .control import AttitudeController, PositionController
 from .dynamics import MultiRotor
 from .flight import FlightStack, add_flight_stack
@@ -26,6 +28,7 @@ from .plot import MultiRotorPlot
 
 __all__ = [
     "AttitudeController",
+    "CameraMount",
     "ControlMixer",
     "FlightStack",
     "MultiRotor",

@@ -38,6 +38,7 @@ def add_flight_stack(
     yaw: float = 0.0,
     max_tilt: float = 0.5,
     names: tuple[str, str, str, str] = ("quad", "pos", "att", "mixer"),
+    position_gains: dict[str, Any] | None = None,
 ) -> FlightStack:
     """Add a multirotor under position control to ``d`` and wire it::
 
@@ -64,6 +65,8 @@ def add_flight_stack(
         makes a model mismatch (e.g. another mass).
     names : 4 str
         Block names of the plant, position loop, attitude loop and mixer.
+    position_gains : dict, optional
+        Keywords ``Kp``, ``Kd``, ``Ki``, ``weight`` for the :class:`PositionController`.
 
     Returns
     -------
@@ -75,7 +78,10 @@ def add_flight_stack(
         MultiRotor(model, x0=x0, wind=wind, flapping=flapping, ground=ground), name=names[0]
     )
     pos = d.add(
-        PositionController(cm, yaw=yaw, max_tilt=max_tilt, velocity=velocity), name=names[1]
+        PositionController(
+            cm, yaw=yaw, max_tilt=max_tilt, velocity=velocity, **(position_gains or {})
+        ),
+        name=names[1],
     )
     att = d.add(AttitudeController(cm), name=names[2])
     mixer = d.add(ControlMixer(cm, wmin=wmin, wmax=wmax), name=names[3])

@@ -14,6 +14,7 @@ import numpy as np
 from blocksim.robotics.aerial.control import attitude_control_nb, position_control_nb
 from blocksim.robotics.aerial.dynamics import (
     body_velocity_nb,
+    camera_pose_nb,
     ground_impact_nb,
     nrotor_deriv_nb,
     pose_nb,
@@ -129,3 +130,9 @@ def position_deriv(t, x, state, p_ref, p):
 def position_vref_deriv(t, x, state, p_ref, v_ref, p):
     """As :func:`position_deriv` (the velocity reference does not enter)."""
     return (p_ref[0] - state[0], p_ref[1] - state[1], p_ref[2] - state[2])
+
+
+@_njit
+def camera_mount_output(t, x, state, p):
+    """Camera pose (4, 4); params ``(mount (4, 4), gimbal)``."""
+    return camera_pose_nb(np.ascontiguousarray(state), p[0], p[1])

@@ -56,6 +56,7 @@ import numpy as np
 
 __all__ = [
     "body_velocity_nb",
+    "camera_pose_nb",
     "euler_rates_nb",
     "flapping_nb",
     "ground_crossing_nb",
@@ -239,3 +240,21 @@ def ground_impact_nb(x):
     for i in range(6, 12):
         out[i] = 0.0
     return out
+
+
+@_njit
+def camera_pose_nb(x, mount, gimbal):
+    """Pose (4, 4) in {W} of a camera fixed to the body at ``mount`` (4, 4) (its pose in
+    {B}); with ``gimbal`` the body's roll and pitch are removed first (a stabilised camera:
+    the body pose becomes ``[Rz(yaw), p]``)."""
+    if gimbal:
+        R = rpy_to_rotation_nb(0.0, 0.0, x[5])
+    else:
+        R = rpy_to_rotation_nb(x[3], x[4], x[5])
+    T = np.zeros((4, 4))
+    for i in range(3):
+        for j in range(4):
+            T[i, j] = R[i, 0] * mount[0, j] + R[i, 1] * mount[1, j] + R[i, 2] * mount[2, j]
+        T[i, 3] += x[i]
+    T[3, 3] = 1.0
+    return T
