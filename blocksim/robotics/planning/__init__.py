@@ -13,7 +13,7 @@ from .distance import distancexform, geodesic_distance, obstacle_distance
 from .dstar import Dstar
 from .dxform import DXform
 from .lattice import Lattice
-from .maps import MAPS, load_map, make_maze, make_office, random_map
+from .maps import MAPS, load_map, make_arena, make_maze, make_office, random_map
 from .navigation import Navigation, PlanningError
 from .occgrid import OccupancyGrid, kcircle
 from .prm import PRM
@@ -36,6 +36,7 @@ __all__ = [
     "geodesic_distance",
     "kcircle",
     "load_map",
+    "make_arena",
     "make_maze",
     "make_office",
     "obstacle_distance",

@@ -4,6 +4,8 @@
   rooms with doors and seeded furniture blocks.
 * ``"maze"``: a perfect maze (one path between any two points, depth-first backtracker with a
   seed) of 12 x 12 maze cells, corridors 2 cells wide, walls 1 cell, at 0.25 m cells (37 x 37).
+* ``"arena"``: a 10 m x 10 m walled arena at 0.1 m cells split by a wall at y = 5 m with two
+  gaps, x in [1.5, 3] and [7, 8.5] m (a scene for replanning when a gap closes).
 * ``makemap``-style random maps for tests: :func:`random_map`.
 
 ``load_map(name)`` reads the PNG; ``make_office()`` / ``make_maze()`` rebuild the same arrays
@@ -18,10 +20,14 @@ import numpy as np
 
 from .occgrid import OccupancyGrid
 
-__all__ = ["MAPS", "load_map", "make_maze", "make_office", "random_map"]
+__all__ = ["MAPS", "load_map", "make_arena", "make_maze", "make_office", "random_map"]
 
 #: name -> (file, cell size [m], generator seed)
-MAPS = {"office": ("office.png", 0.1, 14), "maze": ("maze.png", 0.25, 19)}
+MAPS = {
+    "office": ("office.png", 0.1, 14),
+    "maze": ("maze.png", 0.25, 19),
+    "arena": ("arena.png", 0.1, 0),
+}
 
 
 def make_office(seed: int = 14) -> OccupancyGrid:
@@ -44,6 +50,12 @@ def make_office(seed: int = 14) -> OccupancyGrid:
             y = rng.uniform(y0, y1 - h)
             rects.append((x, y, x + w, y + h))
     return OccupancyGrid.from_shapes((12.0, 8.0), rects, cellsize=cs, border=True)
+
+
+def make_arena() -> OccupancyGrid:
+    """The arena map: border walls and a wall at y = 5 m with two gaps."""
+    wall = [(0.0, 4.9, 1.5, 5.1), (3.0, 4.9, 7.0, 5.1), (8.5, 4.9, 10.0, 5.1)]
+    return OccupancyGrid.from_shapes((10.0, 10.0), wall, cellsize=0.1, border=True)
 
 
 def make_maze(

@@ -6,7 +6,14 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from blocksim.robotics.planning import OccupancyGrid, kcircle, load_map, make_maze, make_office
+from blocksim.robotics.planning import (
+    OccupancyGrid,
+    kcircle,
+    load_map,
+    make_arena,
+    make_maze,
+    make_office,
+)
 from blocksim.robotics.planning.maps import random_map
 
 
@@ -94,6 +101,9 @@ def test_shipped_maps_equal_their_generators():
     office, maze = load_map("office"), load_map("maze")
     np.testing.assert_array_equal(office.occ, make_office().occ)
     np.testing.assert_array_equal(maze.occ, make_maze().occ)
+    arena = load_map("arena")
+    np.testing.assert_array_equal(arena.occ, make_arena().occ)
+    assert arena.is_occupied([5.0, 5.0]) and not arena.is_occupied([2.2, 5.0])
     assert office.cellsize == 0.1 and office.shape == (80, 120)
     assert maze.cellsize == 0.25 and maze.shape == (37, 37)
     with pytest.raises(ValueError, match="available"):
