@@ -36,13 +36,14 @@ def _library() -> dict[str, type[Block]]:
     import blocksim.blocks.arm as arm
     import blocksim.blocks.floating as floating
     import blocksim.blocks.hardware as hardware
+    import blocksim.blocks.planning as planning
     import blocksim.blocks.quadrotor as quadrotor
     import blocksim.blocks.sinks.animations as anim
     import blocksim.blocks.vehicle as vehicle
     import blocksim.blocks.vision as vision
 
     out: dict[str, type[Block]] = {}
-    for lib in (general, arm, vision, anim, quadrotor, hardware, floating, vehicle):
+    for lib in (general, arm, vision, anim, quadrotor, hardware, floating, vehicle, planning):
         for name in lib.__all__:
             obj = getattr(lib, name)
             if inspect.isclass(obj) and issubclass(obj, Block):
