@@ -9,5 +9,6 @@ emulators are in :mod:`blocksim.hardware`.
 """
 
 from blocksim.blocks.hardware.arbotix import ArbotixArm, ArbotixPath
+from blocksim.blocks.hardware.vrep import VrepArm, VrepCamera, VrepObjectPose, VrepSimulation
 
-__all__ = ["ArbotixArm", "ArbotixPath"]
+__all__ = ["ArbotixArm", "ArbotixPath", "VrepArm", "VrepCamera", "VrepObjectPose", "VrepSimulation"]

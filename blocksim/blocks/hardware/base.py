@@ -139,7 +139,6 @@ class HardwareBlock(Block):
         session = self._open(run)
         self._session = session
         session.rate = getattr(run.config, "realtime", None)
-        session.wall0 = time.perf_counter()
 
     def stop(self, run: Any) -> None:
         session, self._session = self._session, None
@@ -182,7 +181,10 @@ class HardwareBlock(Block):
         """Apply the overrun policy at hit ``t``; True when the hit's exchange is skipped."""
         if not session.rate:
             return False
-        late = time.perf_counter() - (session.wall0 + t / session.rate)
+        now = time.perf_counter()
+        if session.wall0 == 0.0:  # the first hit sets the wall-clock origin: t <-> now
+            session.wall0 = now - t / session.rate
+        late = now - (session.wall0 + t / session.rate)
         period = self.clock.period / session.rate
         if late <= period:
             return False

@@ -1,0 +1,437 @@
+"""CoppeliaSim (V-REP's successor) through its ZMQ remote API: RTB's ``VREP`` and its mirrors.
+
+:class:`CoppeliaSim` holds one connection (a ``RemoteAPIClient`` of the
+``coppeliasim-zmqremoteapi-client`` package, the ``hil`` extra) and offers RTB's ``VREP``
+methods over CoppeliaSim 4's ``sim`` API; :meth:`CoppeliaSim.arm`, :meth:`~CoppeliaSim.object`
+and :meth:`~CoppeliaSim.camera` return the mirrors :class:`VrepArm`, :class:`VrepObject` and
+:class:`VrepCamera`. Units: metres, radians, seconds; poses are 4x4 homogeneous transforms of
+the object in the frame of ``rel`` (default the world, handle -1). RTB sends Euler angles in
+degrees to ``setpose``; here poses go as matrices (``sim.setObjectMatrix``), so there is no
+angle convention to get wrong.
+
+Every call waits at most ``timeout`` seconds: a server that does not answer (or has quit) gives
+a :class:`~blocksim.hardware.errors.DeviceTimeout` naming the address and the last call, and the
+connection is closed (a ZMQ REQ socket cannot be used again after a lost reply). A call that the
+server refuses gives a :class:`~blocksim.hardware.errors.HardwareError` with its message.
+
+Every call can be recorded (``log=``) and replayed without a server (:class:`ReplayClient`).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from blocksim.hardware.errors import DeviceTimeout, HardwareError, ReplayError
+from blocksim.hardware.recording import SessionLog, from_json, to_json
+
+__all__ = ["DEFAULT_PORT", "CoppeliaSim", "ReplayClient", "VrepArm", "VrepCamera", "VrepObject"]
+
+#: the port CoppeliaSim's ZMQ remote-API server listens on by default
+DEFAULT_PORT = 23000
+WORLD = -1
+_TIME_STEP = 1  # sim.floatparam_simulation_time_step
+
+
+def _plain(v: Any) -> Any:
+    """Arguments as plain Python values (lists of floats), as they are sent and recorded."""
+    if isinstance(v, np.ndarray):
+        return v.tolist()
+    if isinstance(v, np.generic):
+        return v.item()
+    if isinstance(v, (list, tuple)):
+        return [_plain(x) for x in v]
+    return v
+
+
+class ReplayClient:
+    """Plays a recorded session back: each call must be the recorded one (same function and
+    arguments); its recorded reply is returned."""
+
+    def __init__(self, log: SessionLog, source: str = "replay"):
+        self.log = log
+        self.name = f"{log.device} (replay of {source})"
+        self.k = 0
+
+    def call(self, func: str, args: list[Any]) -> Any:
+        entries = self.log.entries
+        if self.k >= len(entries):
+            raise ReplayError(
+                self.name,
+                f"the recording ends after {len(entries)} calls but the diagram calls {func}",
+            )
+        kind, rfunc, rargs, ret = entries[self.k]
+        if kind != "call" or rfunc != func or from_json(to_json(args)) != rargs:
+            raise ReplayError(
+                self.name,
+                f"call {self.k}: the diagram calls {func}{tuple(args)} "
+                f"where the recording has {rfunc}{tuple(rargs)}",
+            )
+        self.k += 1
+        return tuple(ret) if isinstance(ret, list) and func in _TUPLE_RETURNS else ret
+
+    def close(self) -> None:
+        pass
+
+
+_TUPLE_RETURNS = {"sim.getVisionSensorImg"}
+
+
+class CoppeliaSim:
+    """A connection to CoppeliaSim's ZMQ remote-API server (RTB ``VREP``).
+
+    Parameters
+    ----------
+    host : str
+        Server address (RTB: 127.0.0.1).
+    port : int
+        Server port (CoppeliaSim's default 23000; the legacy API's was 19997).
+    timeout : float
+        Longest wait for one reply [s] (RTB: 2000 ms).
+    log : SessionLog, optional
+        Record every call and reply in it.
+    client : object, optional
+        Something with ``call(func, args)`` to use instead of a new ``RemoteAPIClient`` (e.g.
+        a :class:`ReplayClient`).
+    """
+
+    def __init__(
+        self,
+        host: str = "127.0.0.1",
+        port: int = DEFAULT_PORT,
+        timeout: float = 2.0,
+        log: SessionLog | None = None,
+        client: Any = None,
+    ):
+        if not (isinstance(timeout, (int, float)) and 0 < timeout <= 600):
+            raise ValueError(f"CoppeliaSim: timeout must be in (0, 600] s, got {timeout!r}")
+        self.host, self.port, self.timeout = host, int(port), float(timeout)
+        self.log = log
+        self.last_call = ""
+        self.ncalls = 0
+        if client is not None:
+            self.client = client
+            self.device = str(getattr(client, "name", self.address))
+            return
+        self.device = self.address
+        try:
+            import zmq
+            from coppeliasim_zmqremoteapi_client import RemoteAPIClient
+        except ImportError as exc:  # pragma: no cover - the hil extra is missing
+            raise HardwareError(
+                self.address,
+                f"the CoppeliaSim client is not installed ({exc}); pip install 'blocksim[hil]'",
+            ) from None
+        self._zmq = zmq
+        self.client = RemoteAPIClient(host, self.port)
+        sock = self.client.socket
+        ms = math.ceil(self.timeout * 1000)
+        sock.setsockopt(zmq.RCVTIMEO, ms)
+        sock.setsockopt(zmq.SNDTIMEO, ms)
+        sock.setsockopt(zmq.LINGER, 0)
+        log, self.log = self.log, None  # the handshake is not part of a session's record
+        try:
+            self.call("zmqRemoteApi.require", "sim")
+        except DeviceTimeout as exc:
+            raise DeviceTimeout(
+                self.address,
+                f"no CoppeliaSim server answers within "
+                f"{self.timeout:g} s (is it running, with the ZMQ remote API?)",
+                exc.last_exchange,
+            ) from None
+        finally:
+            self.log = log
+
+    @property
+    def address(self) -> str:
+        return f"tcp://{self.host}:{self.port}"
+
+    @property
+    def connected(self) -> bool:
+        """Whether the connection is open (a replay is always 'open')."""
+        sock = getattr(self.client, "socket", None)
+        return self.client is not None and (sock is None or not sock.closed)
+
+    def call(self, func: str, *args: Any) -> Any:
+        """Call ``func`` (e.g. ``"sim.getObject"``) with ``args`` on the server; its return
+        value (None, one value, or a tuple).
+
+        Raises
+        ------
+        DeviceTimeout
+            No reply within ``timeout`` (the connection is then closed).
+        HardwareError
+            The server refused the call, or the connection is closed.
+        """
+        if self.client is None:
+            raise HardwareError(
+                self.device, f"the connection is closed (calling {func})", self.last_call
+            )
+        plain = [_plain(a) for a in args]
+        self.last_call = f"{func}{tuple(plain)!r}"[:300]
+        self.ncalls += 1
+        try:
+            ret = self.client.call(func, plain)
+        except HardwareError:
+            raise
+        except Exception as exc:
+            zmq = getattr(self, "_zmq", None)
+            if zmq is not None and isinstance(exc, zmq.ZMQError):
+                self.close()
+                raise DeviceTimeout(
+                    self.device,
+                    f"no reply within {self.timeout:g} s "
+                    f"({type(exc).__name__}: {exc}); connection closed",
+                    f"called {self.last_call}",
+                ) from None
+            raise HardwareError(
+                self.device, f"{func} failed: {exc}", f"called {self.last_call}"
+            ) from None
+        if self.log is not None:
+            self.log.entries.append(["call", func, plain, ret])
+        return ret
+
+    def close(self) -> None:
+        """Close the connection (idempotent)."""
+        client, self.client = self.client, None
+        if client is None:
+            return
+        sock = getattr(client, "socket", None)
+        if sock is not None:
+            sock.close(0)
+            client.context.term()
+        else:
+            client.close()
+
+    def __enter__(self) -> CoppeliaSim:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"CoppeliaSim({self.device!r}, {'open' if self.connected else 'closed'})"
+
+    # ---------------------------------------------------------------- RTB VREP methods
+    def checkcomms(self) -> bool:
+        """True when the server answers."""
+        try:
+            self.call("sim.getSimulationState")
+        except HardwareError:
+            return False
+        return True
+
+    def getversion(self) -> int:
+        """The server's version, e.g. 40700 for 4.7.0."""
+        return int(self.call("sim.getInt32Param", 0))
+
+    def gethandle(self, name: str) -> int:
+        """Handle of the object ``name`` (a path such as ``"/IRB140"`` or a bare alias)."""
+        return int(self.call("sim.getObject", name if name.startswith("/") else f"/{name}"))
+
+    def getobjname(self, h: int) -> str:
+        return str(self.call("sim.getObjectAlias", int(h)))
+
+    def getpose(self, h: int, rel: int = WORLD) -> np.ndarray:
+        """4x4 pose of object ``h`` in the frame of ``rel``."""
+        T = np.eye(4)
+        T[:3, :] = np.asarray(
+            self.call("sim.getObjectMatrix", int(h), int(rel)), dtype=float
+        ).reshape(3, 4)
+        return T
+
+    def setpose(self, h: int, T: Any, rel: int = WORLD) -> None:
+        T = np.asarray(T, dtype=float)
+        if T.shape != (4, 4):
+            raise ValueError(f"{self.device}: a pose is a 4x4 matrix, got shape {T.shape}")
+        self.call("sim.setObjectMatrix", int(h), T[:3, :].reshape(-1), int(rel))
+
+    def getpos(self, h: int, rel: int = WORLD) -> np.ndarray:
+        return np.asarray(self.call("sim.getObjectPosition", int(h), int(rel)), dtype=float)
+
+    def setpos(self, h: int, p: Any, rel: int = WORLD) -> None:
+        self.call("sim.setObjectPosition", int(h), np.asarray(p, dtype=float).reshape(3), int(rel))
+
+    def getorient(self, h: int, rel: int = WORLD) -> np.ndarray:
+        return self.getpose(h, rel)[:3, :3]
+
+    def setorient(self, h: int, R: Any, rel: int = WORLD) -> None:
+        T = self.getpose(h, rel)
+        T[:3, :3] = np.asarray(R, dtype=float)[:3, :3]
+        self.setpose(h, T, rel)
+
+    def getjoint(self, h: int) -> float:
+        return float(self.call("sim.getJointPosition", int(h)))
+
+    def setjoint(self, h: int, q: float) -> None:
+        self.call("sim.setJointPosition", int(h), float(q))
+
+    def setjointtarget(self, h: int, q: float) -> None:
+        self.call("sim.setJointTargetPosition", int(h), float(q))
+
+    def setjointvel(self, h: int, qd: float) -> None:
+        self.call("sim.setJointTargetVelocity", int(h), float(qd))
+
+    def simstart(self) -> None:
+        self.call("sim.startSimulation")
+
+    def simstop(self) -> None:
+        self.call("sim.stopSimulation")
+
+    def simpause(self) -> None:
+        self.call("sim.pauseSimulation")
+
+    def setstepping(self, enable: bool = True) -> None:
+        """Synchronous mode: the simulation advances only on :meth:`step`."""
+        self.call("sim.setStepping", bool(enable))
+
+    def step(self) -> None:
+        """Advance one simulation step (synchronous mode)."""
+        self.call("sim.step")
+
+    def simtime(self) -> float:
+        return float(self.call("sim.getSimulationTime"))
+
+    def gettimestep(self) -> float:
+        return float(self.call("sim.getFloatParam", _TIME_STEP))
+
+    def settimestep(self, dt: float) -> None:
+        self.call("sim.setFloatParam", _TIME_STEP, float(dt))
+
+    def signal_int(self, name: str, v: int) -> None:
+        self.call("sim.setInt32Signal", name, int(v))
+
+    def signal_float(self, name: str, v: float) -> None:
+        self.call("sim.setFloatSignal", name, float(v))
+
+    def signal_str(self, name: str, v: str) -> None:
+        self.call("sim.setStringSignal", name, v)
+
+    # ---------------------------------------------------------------- mirrors
+    def arm(self, name: str, fmt: str = "%s_joint%d", n: int | None = None) -> VrepArm:
+        return VrepArm(self, name, fmt, n)
+
+    def object(self, name: str) -> VrepObject:
+        return VrepObject(self, name)
+
+    def camera(self, name: str) -> VrepCamera:
+        return VrepCamera(self, name)
+
+
+class VrepObject:
+    """Mirror of a scene object (RTB ``VREP_obj``): pose access by name."""
+
+    def __init__(self, vrep: CoppeliaSim, name: str):
+        self.vrep, self.name = vrep, name
+        self.h = vrep.gethandle(name)
+
+    def getpose(self, rel: int = WORLD) -> np.ndarray:
+        return self.vrep.getpose(self.h, rel)
+
+    def setpose(self, T: Any, rel: int = WORLD) -> None:
+        self.vrep.setpose(self.h, T, rel)
+
+    def getpos(self, rel: int = WORLD) -> np.ndarray:
+        return self.vrep.getpos(self.h, rel)
+
+    def setpos(self, p: Any, rel: int = WORLD) -> None:
+        self.vrep.setpos(self.h, p, rel)
+
+    def getorient(self, rel: int = WORLD) -> np.ndarray:
+        return self.vrep.getorient(self.h, rel)
+
+    def setorient(self, R: Any, rel: int = WORLD) -> None:
+        self.vrep.setorient(self.h, R, rel)
+
+
+class VrepArm(VrepObject):
+    """Mirror of an arm (RTB ``VREP_arm``): joints named ``fmt % (name, j)``, j = 1..n.
+
+    With ``n=None`` the joints are found as RTB does: j = 1, 2, ... until a name is missing.
+    """
+
+    def __init__(self, vrep: CoppeliaSim, name: str, fmt: str = "%s_joint%d", n: int | None = None):
+        super().__init__(vrep, name)
+        self.fmt = fmt
+        self.joints: list[int] = []
+        j = 1
+        while n is None or j <= n:
+            try:
+                self.joints.append(vrep.gethandle(fmt % (name, j)))
+            except HardwareError:
+                if n is not None:
+                    raise
+                break
+            j += 1
+        if not self.joints:
+            raise HardwareError(vrep.device, f"arm {name!r} has no joint named {fmt % (name, 1)!r}")
+
+    @property
+    def n(self) -> int:
+        return len(self.joints)
+
+    def getq(self) -> np.ndarray:
+        """Joint angles [rad], shape (n,)."""
+        return np.array([self.vrep.getjoint(h) for h in self.joints])
+
+    def _each(self, fn: Any, q: Any) -> None:
+        q = np.asarray(q, dtype=float).reshape(-1)
+        if q.size != self.n:
+            raise ValueError(
+                f"{self.vrep.device}: arm {self.name!r} has {self.n} joints, got {q.size} values"
+            )
+        for h, v in zip(self.joints, q):
+            fn(h, v)
+
+    def setq(self, q: Any) -> None:
+        """Set the joint angles at once (kinematic)."""
+        self._each(self.vrep.setjoint, q)
+
+    def setqt(self, q: Any) -> None:
+        """Set the joint controllers' target angles."""
+        self._each(self.vrep.setjointtarget, q)
+
+    def setqd(self, qd: Any) -> None:
+        """Set the joint controllers' target velocities [rad/s]."""
+        self._each(self.vrep.setjointvel, qd)
+
+
+class VrepCamera(VrepObject):
+    """Mirror of a vision sensor (RTB ``VREP_camera``)."""
+
+    def grab(self, grey: bool = False) -> np.ndarray:
+        """The image, rows top to bottom: uint8 (H, W, 3), or (H, W) when ``grey``."""
+        img, res = self.vrep.call("sim.getVisionSensorImg", self.h, 1 if grey else 0)
+        w, h = int(res[0]), int(res[1])
+        a = np.frombuffer(bytes(img), dtype=np.uint8)
+        a = a.reshape((h, w) if grey else (h, w, 3))
+        return a[::-1].copy()
+
+    def getresolution(self) -> tuple[int, int]:
+        return (
+            int(self.vrep.call("sim.getObjectInt32Param", self.h, 1002)),
+            int(self.vrep.call("sim.getObjectInt32Param", self.h, 1003)),
+        )
+
+    def setresolution(self, res: Any) -> None:
+        w, h = (int(res), int(res)) if np.ndim(res) == 0 else (int(res[0]), int(res[1]))
+        self.vrep.call("sim.setObjectInt32Param", self.h, 1002, w)
+        self.vrep.call("sim.setObjectInt32Param", self.h, 1003, h)
+
+    def getangle(self) -> float:
+        return float(self.vrep.call("sim.getObjectFloatParam", self.h, 1004))
+
+    def setangle(self, fov: float) -> None:
+        self.vrep.call("sim.setObjectFloatParam", self.h, 1004, float(fov))
+
+    def getclipping(self) -> tuple[float, float]:
+        return (
+            float(self.vrep.call("sim.getObjectFloatParam", self.h, 1000)),
+            float(self.vrep.call("sim.getObjectFloatParam", self.h, 1001)),
+        )
+
+    def setclipping(self, near: float, far: float) -> None:
+        self.vrep.call("sim.setObjectFloatParam", self.h, 1001, float(far))
+        self.vrep.call("sim.setObjectFloatParam", self.h, 1000, float(near))

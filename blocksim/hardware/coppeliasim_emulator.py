@@ -1,0 +1,440 @@
+"""An emulated CoppeliaSim ZMQ remote-API server with a small kinematic scene.
+
+It speaks CoppeliaSim's protocol: a ZMQ ``REP`` socket; each request is a CBOR map
+``{"func": "sim.getObject", "args": [...], ...}`` and each reply a CBOR map
+``{"success": true, "ret": [...]}`` or ``{"success": false, "err": "..."}``. The
+``coppeliasim-zmqremoteapi-client`` package's ``RemoteAPIClient`` talks to it as to CoppeliaSim
+(``client.require("sim")`` included). The functions served are the subset of CoppeliaSim's
+``sim`` API the blocks use (objects, poses, joints, vision sensors, simulation control and
+stepping, parameters, signals); any other raises an error naming it. The scene is
+:class:`~blocksim.hardware.coppeliasim_scene.Scene`.
+
+Simulation time: in stepping mode (``sim.setStepping(True)``) it advances one step per
+``sim.step()``; otherwise, while running, it follows the wall clock.
+
+Faults (:meth:`CoppeliaSimEmulator.inject`): ``"late"`` holds a reply back for ``delay`` seconds;
+``"stop"`` stops the server without replying (a simulator that quits mid-run).
+
+Run one from a shell with ``blocksim hw vrep-emulator``.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any
+
+import numpy as np
+
+from blocksim.hardware.coppeliasim_scene import Scene, euler_xyz, rot_xyz
+
+__all__ = ["CONSTANTS", "CoppeliaSimEmulator"]
+
+#: the ``sim`` constants served (CoppeliaSim's values)
+CONSTANTS = {
+    "handle_world": -1,
+    "simulation_stopped": 0,
+    "simulation_paused": 8,
+    "simulation_advancing_running": 17,
+    "floatparam_simulation_time_step": 1,
+    "intparam_program_version": 0,
+    "visionintparam_resolution_x": 1002,
+    "visionintparam_resolution_y": 1003,
+    "visionfloatparam_near_clipping": 1000,
+    "visionfloatparam_far_clipping": 1001,
+    "visionfloatparam_perspective_angle": 1004,
+    "boolparam_realtime_simulation": 25,
+}
+VERSION = 40700  # CoppeliaSim 4.7.0
+_PARAM_NAMES = {v: k for k, v in CONSTANTS.items()}
+
+
+def _vec(v: Any, n: int, what: str) -> np.ndarray:
+    a = np.asarray(v, dtype=float).reshape(-1)
+    if a.shape != (n,):
+        raise ValueError(f"{what}: expected {n} numbers, got {v!r}")
+    return a
+
+
+def _matrix12(T: np.ndarray) -> list[float]:
+    return [float(x) for x in T[:3, :].reshape(-1)]
+
+
+class CoppeliaSimEmulator:
+    """An emulated CoppeliaSim remote-API server on ``tcp://host:port``.
+
+    Parameters
+    ----------
+    port : int
+        TCP port; 0 (default) picks a free one (see :attr:`address`).
+    host : str
+        Interface to listen on.
+    arm, njoints, dt
+        The scene's arm name, number of joints, and time step [s].
+    """
+
+    def __init__(
+        self,
+        port: int = 0,
+        host: str = "127.0.0.1",
+        arm: str = "IRB140",
+        njoints: int = 6,
+        dt: float = 0.05,
+    ):
+        self.host = host
+        self.port = int(port)
+        self.scene = Scene(arm, njoints, dt)
+        self.lock = threading.RLock()
+        self.requests: list[tuple[str, list[Any]]] = []  #: every call served, in order
+        self.connections = 0  #: clients connected now (from the socket's monitor)
+        self._faults: list[tuple[str, float]] = []
+        self._thread: threading.Thread | None = None
+        self._stop = threading.Event()
+        self._ready = threading.Event()
+        self._error: BaseException | None = None
+        self._wall_start = 0.0
+        self._steps_done = 0
+        self._funcs = {
+            name[4:]: getattr(self, name) for name in dir(self) if name.startswith("sim_")
+        }
+
+    # ---------------------------------------------------------------- lifecycle
+    @property
+    def address(self) -> str:
+        """``tcp://host:port`` of the server."""
+        return f"tcp://{self.host}:{self.port}"
+
+    @property
+    def running(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()
+
+    def start(self) -> CoppeliaSimEmulator:
+        """Bind the socket and serve from a background thread; return self."""
+        if self._thread is not None:
+            raise RuntimeError("CoppeliaSimEmulator: already started")
+        self._thread = threading.Thread(
+            target=self._serve, name="coppeliasim-emulator", daemon=True
+        )
+        self._thread.start()
+        self._ready.wait(5.0)
+        if self._error is not None:
+            raise RuntimeError(
+                f"CoppeliaSimEmulator: cannot listen on {self.address}: {self._error}"
+            )
+        return self
+
+    def close(self) -> None:
+        """Stop serving and close the socket (idempotent)."""
+        self._stop.set()
+        if self._thread is not None and self._thread is not threading.current_thread():
+            self._thread.join(timeout=2.0)
+
+    def __enter__(self) -> CoppeliaSimEmulator:
+        return self.start() if self._thread is None else self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def inject(self, fault: str, count: int = 1, delay: float = 0.0, after: int = 0) -> None:
+        """Make ``count`` replies faulty after ``after`` good ones: ``"late"`` (held back
+        ``delay`` seconds) or ``"stop"`` (the server quits without replying)."""
+        if fault not in ("late", "stop"):
+            raise ValueError(
+                f"CoppeliaSimEmulator.inject: unknown fault {fault!r}; choose 'late' or 'stop'"
+            )
+        with self.lock:
+            self._faults.extend([("ok", 0.0)] * int(after) + [(fault, float(delay))] * int(count))
+
+    def wait_connections(self, n: int = 0, timeout: float = 2.0) -> bool:
+        """Wait until exactly ``n`` clients are connected; True if that happened in time."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.connections == n:
+                return True
+            time.sleep(0.01)
+        return self.connections == n
+
+    # ---------------------------------------------------------------- serving
+    def _serve(self) -> None:
+        import cbor2
+        import zmq
+        from zmq.utils.monitor import recv_monitor_message
+
+        ctx = zmq.Context()
+        sock = ctx.socket(zmq.REP)
+        sock.setsockopt(zmq.LINGER, 0)
+        try:
+            if self.port:
+                sock.bind(f"tcp://{self.host}:{self.port}")
+            else:
+                self.port = sock.bind_to_random_port(f"tcp://{self.host}")
+            monitor = sock.get_monitor_socket(zmq.EVENT_ACCEPTED | zmq.EVENT_DISCONNECTED)
+        except zmq.ZMQError as exc:
+            self._error = exc
+            self._ready.set()
+            sock.close(0)
+            ctx.term()
+            return
+        self._ready.set()
+        poller = zmq.Poller()
+        poller.register(sock, zmq.POLLIN)
+        poller.register(monitor, zmq.POLLIN)
+        try:
+            while not self._stop.is_set():
+                events = dict(poller.poll(20))
+                if monitor in events:
+                    while monitor.poll(0):
+                        ev = recv_monitor_message(monitor)["event"]
+                        self.connections += 1 if ev == zmq.EVENT_ACCEPTED else -1
+                if sock not in events:
+                    continue
+                request = cbor2.loads(sock.recv())
+                reply, fault = self._answer(request)
+                if fault is not None:
+                    kind, delay = fault
+                    if kind == "stop":
+                        break
+                    self._stop.wait(delay)
+                sock.send(cbor2.dumps(reply))
+        finally:
+            sock.disable_monitor()
+            monitor.close(0)
+            sock.close(0)
+            ctx.term()
+            self.connections = 0
+
+    def _answer(self, request: Any) -> tuple[dict[str, Any], tuple[str, float] | None]:
+        with self.lock:
+            fault = self._faults.pop(0) if self._faults else None
+            if fault is not None and fault[0] == "ok":
+                fault = None
+            try:
+                func = request["func"]
+                args = list(request.get("args") or [])
+            except (TypeError, KeyError):
+                return {"success": False, "err": "malformed request"}, fault
+            self.requests.append((func, args))
+            try:
+                ret = self._call(func, args)
+            except Exception as exc:  # every error goes back to the client
+                text = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
+                msg = f"{text} (in function '{func}')"
+                return {"success": False, "err": msg, "error": msg}, fault
+            return {"success": True, "ret": ret}, fault
+
+    def _call(self, func: str, args: list[Any]) -> list[Any]:
+        if func == "zmqRemoteApi.require":
+            if args != ["sim"]:
+                raise KeyError(f"module {args[0] if args else None!r} is not available")
+            return []
+        if func == "zmqRemoteApi.info":
+            info: dict[str, Any] = {k: {"func": {}} for k in self._funcs}
+            info.update({k: {"const": v} for k, v in CONSTANTS.items()})
+            return [info]
+        if not func.startswith("sim.") or func[4:] not in self._funcs:
+            raise KeyError(f"function {func!r} is not served by the emulator")
+        self._follow_wall_clock()
+        out = self._funcs[func[4:]](*args)
+        return list(out) if isinstance(out, tuple) else [] if out is None else [out]
+
+    def _follow_wall_clock(self) -> None:
+        """Outside stepping mode a running simulation follows the wall clock."""
+        sc = self.scene
+        if sc.state != "running" or sc.stepping:
+            return
+        due = int((time.monotonic() - self._wall_start) / sc.dt) - self._steps_done
+        for _ in range(max(0, due)):
+            sc.step()
+            self._steps_done += 1
+
+    # ---------------------------------------------------------------- the sim API
+    def sim_getObject(self, path: str, options: Any = None) -> int:
+        return self.scene.handle(str(path))
+
+    def sim_getObjectAlias(self, h: int, options: int = -1) -> str:
+        return self.scene.get(h).name
+
+    def _pose_args(self, h: int, a: Any, b: Any, n: int, what: str) -> tuple[int, np.ndarray]:
+        """(relative_to, value) of a setter called as (h, value, rel) or, before 4.6,
+        (h, rel, value)."""
+        if isinstance(a, (int, float)) and not isinstance(a, bool) and np.ndim(b) == 1:
+            return int(a), _vec(b, n, what)
+        return (-1 if b is None else int(b)), _vec(a, n, what)
+
+    def _relative(self, h: int, rel: int) -> np.ndarray:
+        return np.linalg.inv(self.scene.world(rel)) @ self.scene.world(h)
+
+    def _set_relative(self, h: int, rel: int, T: np.ndarray) -> None:
+        obj = self.scene.get(h)
+        obj.pose = self.scene.world(rel) @ T
+
+    def sim_getObjectPosition(self, h: int, rel: int = -1) -> list[float]:
+        return [float(x) for x in self._relative(h, rel)[:3, 3]]
+
+    def sim_setObjectPosition(self, h: int, a: Any, b: Any = None) -> None:
+        rel, p = self._pose_args(h, a, b, 3, "sim.setObjectPosition")
+        T = self._relative(h, rel)
+        T[:3, 3] = p
+        self._set_relative(h, rel, T)
+
+    def sim_getObjectOrientation(self, h: int, rel: int = -1) -> list[float]:
+        return euler_xyz(self._relative(h, rel)[:3, :3])
+
+    def sim_setObjectOrientation(self, h: int, a: Any, b: Any = None) -> None:
+        rel, e = self._pose_args(h, a, b, 3, "sim.setObjectOrientation")
+        T = self._relative(h, rel)
+        T[:3, :3] = rot_xyz(*e)
+        self._set_relative(h, rel, T)
+
+    def sim_getObjectMatrix(self, h: int, rel: int = -1) -> list[float]:
+        return _matrix12(self._relative(h, rel))
+
+    def sim_setObjectMatrix(self, h: int, a: Any, b: Any = None) -> None:
+        rel, m = self._pose_args(h, a, b, 12, "sim.setObjectMatrix")
+        T = np.eye(4)
+        T[:3, :] = m.reshape(3, 4)
+        self._set_relative(h, rel, T)
+
+    def _joint(self, h: int):
+        j = self.scene.get(h)
+        if j.kind != "joint":
+            raise KeyError(f"object {j.name!r} is not a joint")
+        return j
+
+    def sim_getJointPosition(self, h: int) -> float:
+        return float(self._joint(h).q)
+
+    def sim_setJointPosition(self, h: int, q: float) -> None:
+        j = self._joint(h)
+        j.q = j.target = float(q)
+
+    def sim_setJointTargetPosition(self, h: int, q: float, *motion: Any) -> None:
+        j = self._joint(h)
+        j.target, j.mode = float(q), "target"
+
+    def sim_getJointTargetPosition(self, h: int) -> float:
+        return float(self._joint(h).target)
+
+    def sim_setJointTargetVelocity(self, h: int, v: float, *motion: Any) -> None:
+        j = self._joint(h)
+        j.velocity, j.mode = float(v), "velocity"
+
+    def sim_getJointVelocity(self, h: int) -> float:
+        return float(self._joint(h).velocity)
+
+    def sim_startSimulation(self) -> int:
+        sc = self.scene
+        if sc.state == "stopped":
+            self._wall_start, self._steps_done = time.monotonic(), 0
+        sc.start()
+        return 1
+
+    def sim_stopSimulation(self, *args: Any) -> int:
+        self.scene.stop()
+        return 1
+
+    def sim_pauseSimulation(self) -> int:
+        self.scene.pause()
+        return 1
+
+    def sim_getSimulationState(self) -> int:
+        return {"stopped": 0, "paused": 8, "running": 17}[self.scene.state]
+
+    def sim_getSimulationTime(self) -> float:
+        return float(self.scene.t)
+
+    def sim_getSimulationTimeStep(self) -> float:
+        return float(self.scene.dt)
+
+    def sim_setStepping(self, enable: bool = True) -> int:
+        previous, self.scene.stepping = self.scene.stepping, bool(enable)
+        return int(previous)
+
+    def sim_step(self, wait: bool = True) -> None:
+        self.scene.step()
+
+    def sim_getFloatParam(self, p: int) -> float:
+        if p == CONSTANTS["floatparam_simulation_time_step"]:
+            return self.scene.dt
+        raise KeyError(f"float parameter {p} is not known")
+
+    def sim_setFloatParam(self, p: int, v: float) -> None:
+        if p != CONSTANTS["floatparam_simulation_time_step"]:
+            raise KeyError(f"float parameter {p} is not known")
+        if self.scene.state != "stopped" or not v > 0:
+            raise ValueError(
+                "the time step can only be set to a positive value while the simulation is stopped"
+            )
+        self.scene.dt = float(v)
+
+    def sim_getInt32Param(self, p: int) -> int:
+        if p == CONSTANTS["intparam_program_version"]:
+            return VERSION
+        raise KeyError(f"int parameter {p} is not known")
+
+    def sim_getBoolParam(self, p: int) -> bool:
+        if p == CONSTANTS["boolparam_realtime_simulation"]:
+            return not self.scene.stepping
+        raise KeyError(f"bool parameter {p} is not known")
+
+    def _sensor(self, h: int):
+        s = self.scene.get(h)
+        if s.kind != "vision_sensor":
+            raise KeyError(f"object {s.name!r} is not a vision sensor")
+        return s
+
+    def sim_getObjectInt32Param(self, h: int, p: int) -> int:
+        s = self._sensor(h)
+        if p in (1002, 1003):
+            return int(s.resolution[p - 1002])
+        raise KeyError(f"object int parameter {p} is not known")
+
+    def sim_setObjectInt32Param(self, h: int, p: int, v: int) -> None:
+        s = self._sensor(h)
+        if p not in (1002, 1003) or not 1 <= int(v) <= 2048:
+            raise ValueError(f"object int parameter {p}: bad value {v!r}")
+        res = list(s.resolution)
+        res[p - 1002] = int(v)
+        s.resolution = (res[0], res[1])
+
+    def sim_getObjectFloatParam(self, h: int, p: int) -> float:
+        s = self._sensor(h)
+        values = {1000: s.clipping[0], 1001: s.clipping[1], 1004: s.fov}
+        if p not in values:
+            raise KeyError(f"object float parameter {p} is not known")
+        return float(values[p])
+
+    def sim_setObjectFloatParam(self, h: int, p: int, v: float) -> None:
+        s = self._sensor(h)
+        if p == 1004 and 0 < v < np.pi:
+            s.fov = float(v)
+        elif p == 1000 and 0 < v < s.clipping[1]:
+            s.clipping = (float(v), s.clipping[1])
+        elif p == 1001 and v > s.clipping[0]:
+            s.clipping = (s.clipping[0], float(v))
+        else:
+            raise ValueError(f"object float parameter {p}: bad value {v!r}")
+
+    def sim_getVisionSensorImg(
+        self, h: int, options: int = 0, cutoff: float = 0.0, pos: Any = None, size: Any = None
+    ) -> tuple[bytes, list[int]]:
+        s = self._sensor(h)
+        return self.scene.render(h, grey=bool(int(options) & 1)), list(s.resolution)
+
+    def _signal(self, name: str, value: Any) -> None:
+        self.scene.signals[str(name)] = value
+
+    def sim_setInt32Signal(self, name: str, v: int) -> None:
+        self._signal(name, int(v))
+
+    def sim_setFloatSignal(self, name: str, v: float) -> None:
+        self._signal(name, float(v))
+
+    def sim_setStringSignal(self, name: str, v: Any) -> None:
+        self._signal(name, v)
+
+    def sim_getInt32Signal(self, name: str) -> Any:
+        return self.scene.signals.get(str(name))
+
+    sim_getFloatSignal = sim_getInt32Signal
+    sim_getStringSignal = sim_getInt32Signal
