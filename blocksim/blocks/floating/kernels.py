@@ -39,7 +39,9 @@ def fb_deriv_kernel(t, x, tau, wrench, p):
 @njit(cache=True)
 def _base_from_pose(mdl, T):
     R0 = T[:3, :3].copy()
-    r0 = T[:3, 3] + R0 @ mdl[3:6]
+    r0 = np.empty(3)
+    for a in range(3):
+        r0[a] = T[a, 3] + R0[a, 0] * mdl[3] + R0[a, 1] * mdl[4] + R0[a, 2] * mdl[5]
     return R0, r0
 
 

@@ -122,12 +122,14 @@ def kinematics(mdl, R0, r0, q):
             x, y, z = e[k, 0], e[k, 1], e[k, 2]
             cq, sq = np.cos(qk), np.sin(qk)
             C = 1.0 - cq
-            Rq = np.array([[cq + x * x * C, x * y * C - z * sq, x * z * C + y * sq],
-                           [y * x * C + z * sq, cq + y * y * C, y * z * C - x * sq],
-                           [z * x * C - y * sq, z * y * C + x * sq, cq + z * z * C]])  # fmt: skip
+            r00, r01, r02 = cq + x * x * C, x * y * C - z * sq, x * z * C + y * sq
+            r10, r11, r12 = y * x * C + z * sq, cq + y * y * C, y * z * C - x * sq
+            r20, r21, r22 = z * x * C - y * sq, z * y * C + x * sq, cq + z * z * C
+            for b in range(3):
+                RL[i, 0, b] = r00 * Rj[0, b] + r01 * Rj[1, b] + r02 * Rj[2, b]
+                RL[i, 1, b] = r10 * Rj[0, b] + r11 * Rj[1, b] + r12 * Rj[2, b]
+                RL[i, 2, b] = r20 * Rj[0, b] + r21 * Rj[1, b] + r22 * Rj[2, b]
             for a in range(3):
-                for b in range(3):
-                    RL[i, a, b] = Rq[a, 0] * Rj[0, b] + Rq[a, 1] * Rj[1, b] + Rq[a, 2] * Rj[2, b]
                 pL[i, a] = rJ[k, a]
         else:
             RL[i] = Rj
@@ -139,12 +141,19 @@ def kinematics(mdl, R0, r0, q):
     return RL, pL, rC, rJ, e
 
 
+@njit(cache=True, inline="always")
+def _cr(ax, ay, az, bx, by, bz):
+    """Cross product of two 3-vectors given by components (a tuple: no allocation)."""
+    return ay * bz - az * by, az * bx - ax * bz, ax * by - ay * bx
+
+
 @njit(cache=True)
 def velocities(mdl, rC, rJ, e, t0, qd):
     """Twists ``[omega; rdot_com]`` of the base and every body, inertial, (n+1, 6)."""
     n = int(mdl[0])
     t = np.empty((n + 1, 6))
-    t[0] = t0
+    for a in range(6):
+        t[0, a] = t0[a]
     for k in range(n):
         o = _off(k)
         p = int(mdl[o + P_PARENT]) + 1
@@ -152,16 +161,17 @@ def velocities(mdl, rC, rJ, e, t0, qd):
         qi = int(mdl[o + P_QIDX])
         v = qd[qi] if qi >= 0 else 0.0
         i = k + 1
-        w = t[p, :3].copy()
+        wx, wy, wz = t[p, 0], t[p, 1], t[p, 2]
         if jt == 1:
-            w += e[k] * v
-        a = rJ[k] - rC[p]
-        g = rC[i] - rJ[k]
-        lin = t[p, 3:] + _cross(t[p, :3], a) + _cross(w, g)
-        if jt == 2:
-            lin += e[k] * v
-        t[i, :3] = w
-        t[i, 3:] = lin
+            wx += e[k, 0] * v
+            wy += e[k, 1] * v
+            wz += e[k, 2] * v
+        c1 = _cr(t[p, 0], t[p, 1], t[p, 2], rJ[k, 0] - rC[p, 0], rJ[k, 1] - rC[p, 1],
+                 rJ[k, 2] - rC[p, 2])  # fmt: skip
+        c2 = _cr(wx, wy, wz, rC[i, 0] - rJ[k, 0], rC[i, 1] - rJ[k, 1], rC[i, 2] - rJ[k, 2])
+        t[i, 0], t[i, 1], t[i, 2] = wx, wy, wz
+        for a in range(3):
+            t[i, 3 + a] = t[p, 3 + a] + c1[a] + c2[a] + (e[k, a] * v if jt == 2 else 0.0)
     return t
 
 
@@ -170,7 +180,8 @@ def accelerations(mdl, rC, rJ, e, t, t0dot, qd, qdd):
     """Twist rates ``d/dt [omega; rdot_com]`` of the base and every body, inertial, (n+1, 6)."""
     n = int(mdl[0])
     td = np.empty((n + 1, 6))
-    td[0] = t0dot
+    for a in range(6):
+        td[0, a] = t0dot[a]
     for k in range(n):
         o = _off(k)
         p = int(mdl[o + P_PARENT]) + 1
@@ -179,34 +190,80 @@ def accelerations(mdl, rC, rJ, e, t, t0dot, qd, qdd):
         v = qd[qi] if qi >= 0 else 0.0
         acc = qdd[qi] if qi >= 0 else 0.0
         i = k + 1
-        wp = t[p, :3]
-        wi = t[i, :3]
-        a = rJ[k] - rC[p]
-        g = rC[i] - rJ[k]
-        wd = td[p, :3].copy()
+        wpx, wpy, wpz = t[p, 0], t[p, 1], t[p, 2]
+        wix, wiy, wiz = t[i, 0], t[i, 1], t[i, 2]
+        ax, ay, az = rJ[k, 0] - rC[p, 0], rJ[k, 1] - rC[p, 1], rJ[k, 2] - rC[p, 2]
+        gx, gy, gz = rC[i, 0] - rJ[k, 0], rC[i, 1] - rJ[k, 1], rC[i, 2] - rJ[k, 2]
+        we = _cr(wpx, wpy, wpz, e[k, 0], e[k, 1], e[k, 2])
+        wdx, wdy, wdz = td[p, 0], td[p, 1], td[p, 2]
         if jt == 1:
-            wd += e[k] * acc + _cross(wp, e[k]) * v
-        lin = (td[p, 3:] + _cross(td[p, :3], a) + _cross(wp, _cross(wp, a)) + _cross(wd, g)
-               + _cross(wi, _cross(wi, g)))  # fmt: skip
-        if jt == 2:
-            lin += 2.0 * _cross(wp, e[k]) * v + e[k] * acc
-        td[i, :3] = wd
-        td[i, 3:] = lin
+            wdx += e[k, 0] * acc + we[0] * v
+            wdy += e[k, 1] * acc + we[1] * v
+            wdz += e[k, 2] * acc + we[2] * v
+        c1 = _cr(td[p, 0], td[p, 1], td[p, 2], ax, ay, az)
+        wa = _cr(wpx, wpy, wpz, ax, ay, az)
+        c2 = _cr(wpx, wpy, wpz, wa[0], wa[1], wa[2])
+        c3 = _cr(wdx, wdy, wdz, gx, gy, gz)
+        wg = _cr(wix, wiy, wiz, gx, gy, gz)
+        c4 = _cr(wix, wiy, wiz, wg[0], wg[1], wg[2])
+        td[i, 0], td[i, 1], td[i, 2] = wdx, wdy, wdz
+        for a in range(3):
+            lin = td[p, 3 + a] + c1[a] + c2[a] + c3[a] + c4[a]
+            if jt == 2:
+                lin += 2.0 * we[a] * v + e[k, a] * acc
+            td[i, 3 + a] = lin
     return td
 
 
 @njit(cache=True)
+def world_inertias(mdl, RL):
+    """Masses (n+1,) and inertias about the coms in inertial axes (n+1, 3, 3)."""
+    n = int(mdl[0])
+    m = np.empty(n + 1)
+    Iw = np.empty((n + 1, 3, 3))
+    for i in range(n + 1):
+        if i == 0:
+            m[0] = mdl[2]
+            o = 6
+        else:
+            o = _off(i - 1)
+            m[i] = mdl[o + P_MASS]
+            o += P_INER
+        R = RL[i]
+        for a in range(3):
+            for b in range(3):
+                s = 0.0
+                for c in range(3):
+                    rc = 0.0
+                    for d in range(3):
+                        rc += mdl[o + 3 * c + d] * R[b, d]
+                    s += R[a, c] * rc
+                Iw[i, a, b] = s
+    return m, Iw
+
+
+@njit(cache=True)
 def _inertia_world(mdl, RL, i):
-    """Body i's inertia about its com in inertial axes, and its mass."""
+    """Body i's inertia about its com in inertial axes, and its mass (one body)."""
     if i == 0:
         m = mdl[2]
-        Ib = mdl[6:15].reshape(3, 3)
+        o = 6
     else:
         o = _off(i - 1)
         m = mdl[o + P_MASS]
-        Ib = mdl[o + P_INER : o + P_INER + 9].reshape(3, 3)
+        o += P_INER
     R = RL[i]
-    return R @ Ib @ R.T, m
+    Iw = np.empty((3, 3))
+    for a in range(3):
+        for b in range(3):
+            s = 0.0
+            for c in range(3):
+                rc = 0.0
+                for d in range(3):
+                    rc += mdl[o + 3 * c + d] * R[b, d]
+                s += R[a, c] * rc
+            Iw[a, b] = s
+    return Iw, m
 
 
 @njit(cache=True)
@@ -221,17 +278,28 @@ def inverse_dynamics(mdl, RL, rC, rJ, e, t, td, wF):
     Returns
     -------
     tau0 : (6,) wrench ``[n; f]`` on the base at its com (inertial) that the motion needs;
-    taum : (nq,) joint forces/torques (armature included).
+    taum : (nq,) joint forces/torques (without armature).
     """
+    m, Iw = world_inertias(mdl, RL)
+    return _inverse_dynamics(mdl, m, Iw, rC, rJ, e, t, td, wF)
+
+
+@njit(cache=True)
+def _inverse_dynamics(mdl, m, Iw, rC, rJ, e, t, td, wF):
     n = int(mdl[0])
     nq = int(mdl[1])
     W = np.empty((n + 1, 6))
     for i in range(n + 1):
-        Iw, m = _inertia_world(mdl, RL, i)
-        w = t[i, :3]
-        Iwv = Iw @ w
-        W[i, :3] = Iw @ td[i, :3] + _cross(w, Iwv) - wF[i, :3]
-        W[i, 3:] = m * td[i, 3:] - wF[i, 3:]
+        I = Iw[i]  # noqa: E741
+        wx, wy, wz = t[i, 0], t[i, 1], t[i, 2]
+        hx = I[0, 0] * wx + I[0, 1] * wy + I[0, 2] * wz
+        hy = I[1, 0] * wx + I[1, 1] * wy + I[1, 2] * wz
+        hz = I[2, 0] * wx + I[2, 1] * wy + I[2, 2] * wz
+        c = _cr(wx, wy, wz, hx, hy, hz)
+        for a in range(3):
+            W[i, a] = (I[a, 0] * td[i, 0] + I[a, 1] * td[i, 1] + I[a, 2] * td[i, 2] + c[a]
+                       - wF[i, a])  # fmt: skip
+            W[i, 3 + a] = m[i] * td[i, 3 + a] - wF[i, 3 + a]
     taum = np.zeros(nq)
     for k in range(n - 1, -1, -1):
         o = _off(k)
@@ -241,14 +309,22 @@ def inverse_dynamics(mdl, RL, rC, rJ, e, t, td, wF):
         qi = int(mdl[o + P_QIDX])
         if qi >= 0:
             if jt == 1:
-                g = rC[i] - rJ[k]
-                taum[qi] = e[k] @ W[i, :3] + _cross(e[k], g) @ W[i, 3:]
+                eg = _cr(e[k, 0], e[k, 1], e[k, 2], rC[i, 0] - rJ[k, 0], rC[i, 1] - rJ[k, 1],
+                         rC[i, 2] - rJ[k, 2])  # fmt: skip
+                taum[qi] = (e[k, 0] * W[i, 0] + e[k, 1] * W[i, 1] + e[k, 2] * W[i, 2]
+                            + eg[0] * W[i, 3] + eg[1] * W[i, 4] + eg[2] * W[i, 5])  # fmt: skip
             else:
-                taum[qi] = e[k] @ W[i, 3:]
+                taum[qi] = e[k, 0] * W[i, 3] + e[k, 1] * W[i, 4] + e[k, 2] * W[i, 5]
         # transfer the accumulated wrench to the parent's com
-        W[p, :3] += W[i, :3] + _cross(rC[i] - rC[p], W[i, 3:])
-        W[p, 3:] += W[i, 3:]
-    return W[0].copy(), taum
+        c = _cr(rC[i, 0] - rC[p, 0], rC[i, 1] - rC[p, 1], rC[i, 2] - rC[p, 2], W[i, 3], W[i, 4],
+                W[i, 5])  # fmt: skip
+        for a in range(3):
+            W[p, a] += W[i, a] + c[a]
+            W[p, 3 + a] += W[i, 3 + a]
+    tau0 = np.empty(6)
+    for a in range(6):
+        tau0[a] = W[0, a]
+    return tau0, taum
 
 
 @njit(cache=True)
@@ -262,32 +338,76 @@ def _add_armature(mdl, qdd, taum):
 
 
 @njit(cache=True)
+def _transfer_add(M, d, out):
+    """out += B^T M B with B = [[I, 0], [[d]x, I]] (a subtree's inertia moved by d = r_p - r_i,
+    i.e. rdot_i = rdot_p + omega x (r_i - r_p)). With M = [[A, Bm], [Bm^T, D]], S = [d]x:
+    B^T M B = [[A + Bm S + S^T Bm^T + S^T D S, Bm + S^T D], [Bm^T + D S, D]]."""
+    S = np.empty((3, 3))
+    S[0, 0], S[0, 1], S[0, 2] = 0.0, -d[2], d[1]
+    S[1, 0], S[1, 1], S[1, 2] = d[2], 0.0, -d[0]
+    S[2, 0], S[2, 1], S[2, 2] = -d[1], d[0], 0.0
+    X = np.empty((3, 3))  # Bm + S^T D
+    for a in range(3):
+        for b in range(3):
+            s = M[a, 3 + b]
+            for c in range(3):
+                s += S[c, a] * M[3 + c, 3 + b]
+            X[a, b] = s
+    for a in range(3):
+        for b in range(3):
+            # A + Bm S + S^T (Bm^T + D S) = A + Bm S + S^T Bm^T + S^T D S; use X = Bm + S^T D:
+            # A + X S + S^T Bm^T
+            s = M[a, b]
+            for c in range(3):
+                s += X[a, c] * S[c, b] + S[c, a] * M[3 + c, b]
+            out[a, b] += s
+            out[a, 3 + b] += X[a, b]
+            out[3 + b, a] += X[a, b]
+            out[3 + a, 3 + b] += M[3 + a, 3 + b]
+
+
+@njit(cache=True)
 def composite_inertia_matrix(mdl, RL, rC, rJ, e):
     """The generalized inertia matrix H (6+nq, 6+nq) by composite rigid bodies: rows/columns
     are the base twist ``[omega0; rdot0]`` (inertial, com) then the joint coordinates."""
+    m, Iw = world_inertias(mdl, RL)
+    return _crba(mdl, m, Iw, rC, rJ, e)
+
+
+@njit(cache=True)
+def _crba(mdl, m, Iw, rC, rJ, e):
     n = int(mdl[0])
     nq = int(mdl[1])
     Mc = np.zeros((n + 1, 6, 6))  # composite inertia of each subtree about its body's com
     for i in range(n + 1):
-        Iw, m = _inertia_world(mdl, RL, i)
-        Mc[i, :3, :3] = Iw
         for a in range(3):
-            Mc[i, 3 + a, 3 + a] = m
+            for b in range(3):
+                Mc[i, a, b] = Iw[i, a, b]
+            Mc[i, 3 + a, 3 + a] = m[i]
     S = np.zeros((n, 6))  # joint motion vectors [e; e x g] at each body's com
     for k in range(n):
         o = _off(k)
         jt = int(mdl[o + P_TYPE])
         if jt == 1:
-            S[k, :3] = e[k]
-            S[k, 3:] = _cross(e[k], rC[k + 1] - rJ[k])
+            eg = _cr(e[k, 0], e[k, 1], e[k, 2], rC[k + 1, 0] - rJ[k, 0], rC[k + 1, 1] - rJ[k, 1],
+                     rC[k + 1, 2] - rJ[k, 2])  # fmt: skip
+            for a in range(3):
+                S[k, a] = e[k, a]
+                S[k, 3 + a] = eg[a]
         elif jt == 2:
-            S[k, 3:] = e[k]
+            for a in range(3):
+                S[k, 3 + a] = e[k, a]
+    d = np.empty(3)
     for k in range(n - 1, -1, -1):
         i = k + 1
         p = int(mdl[_off(k) + P_PARENT]) + 1
-        _transfer_add(Mc[i], rC[p] - rC[i], Mc[p])
+        for a in range(3):
+            d[a] = rC[p, a] - rC[i, a]
+        _transfer_add(Mc[i], d, Mc[p])
     H = np.zeros((6 + nq, 6 + nq))
-    H[:6, :6] = Mc[0]
+    for a in range(6):
+        for b in range(6):
+            H[a, b] = Mc[0, a, b]
     F = np.empty(6)
     for k in range(n):
         o = _off(k)
@@ -295,34 +415,37 @@ def composite_inertia_matrix(mdl, RL, rC, rJ, e):
         if qi < 0:
             continue
         i = k + 1
-        F[:] = Mc[i] @ S[k]  # the subtree's wrench for a unit rate of joint k, at rC[i]
-        H[6 + qi, 6 + qi] = S[k] @ F + mdl[o + P_ARM]
+        for a in range(6):  # the subtree's wrench for a unit rate of joint k, at rC[i]
+            s = 0.0
+            for b in range(6):
+                s += Mc[i, a, b] * S[k, b]
+            F[a] = s
+        h = mdl[o + P_ARM]
+        for a in range(6):
+            h += S[k, a] * F[a]
+        H[6 + qi, 6 + qi] = h
         j = i
         while True:
             pj = int(mdl[_off(j - 1) + P_PARENT]) + 1
-            d = rC[j] - rC[pj]  # move F from rC[j] to rC[pj]
-            F[:3] += _cross(d, F[3:])
+            c = _cr(rC[j, 0] - rC[pj, 0], rC[j, 1] - rC[pj, 1], rC[j, 2] - rC[pj, 2], F[3], F[4],
+                    F[5])  # fmt: skip
+            F[0] += c[0]
+            F[1] += c[1]
+            F[2] += c[2]
             j = pj
             if j == 0:
                 break
             qj = int(mdl[_off(j - 1) + P_QIDX])
             if qj >= 0:
-                h = S[j - 1] @ F
+                h = 0.0
+                for a in range(6):
+                    h += S[j - 1, a] * F[a]
                 H[6 + qi, 6 + qj] = h
                 H[6 + qj, 6 + qi] = h
-        H[:6, 6 + qi] = F
-        H[6 + qi, :6] = F
+        for a in range(6):
+            H[a, 6 + qi] = F[a]
+            H[6 + qi, a] = F[a]
     return H
-
-
-@njit(cache=True)
-def _transfer_add(M, d, out):
-    """out += B^T M B with B = [[I, 0], [[d]x, I]] (a subtree's inertia moved by d = r_p - r_i,
-    i.e. rdot_i = rdot_p + omega x (r_i - r_p))."""
-    Dx = np.array([[0.0, -d[2], d[1]], [d[2], 0.0, -d[0]], [-d[1], d[0], 0.0]])
-    B = np.eye(6)
-    B[3:, :3] = Dx
-    out += B.T @ M @ B
 
 
 @njit(cache=True)
@@ -403,16 +526,18 @@ def forward_dynamics(mdl, R0, r0, t0, q, qd, tau0, taum, wF, gravity, fixed):
     RL, _pL, rC, rJ, e = kinematics(mdl, R0, r0, q)
     t = velocities(mdl, rC, rJ, e, t0, qd)
     W = gravity_wrenches(mdl, gravity, wF)
-    c = bias_forces(mdl, RL, rC, rJ, e, t, qd, W)
-    H = composite_inertia_matrix(mdl, RL, rC, rJ, e)
+    m, Iw = world_inertias(mdl, RL)
+    td = accelerations(mdl, rC, rJ, e, t, np.zeros(6), qd, np.zeros(nq))
+    c0, cm = _inverse_dynamics(mdl, m, Iw, rC, rJ, e, t, td, W)
+    H = _crba(mdl, m, Iw, rC, rJ, e)
     t0dot = np.zeros(6)
     if fixed:
-        rhs = taum - c[6:]
+        rhs = taum - cm
         qdd = _chol_solve(np.ascontiguousarray(H[6:, 6:]), rhs)
         return t0dot, qdd
     rhs = np.empty(6 + nq)
-    rhs[:6] = tau0 - c[:6]
-    rhs[6:] = taum - c[6:]
+    rhs[:6] = tau0 - c0
+    rhs[6:] = taum - cm
     x = _chol_solve(H, rhs)
     t0dot[:] = x[:6]
     return t0dot, x[6:].copy()

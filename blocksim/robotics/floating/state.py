@@ -93,7 +93,8 @@ def base_pose(mdl, R0, r0):
     """Pose (4, 4) of the base link frame for base orientation R0 and com position r0."""
     T = np.eye(4)
     T[:3, :3] = R0
-    T[:3, 3] = r0 - R0 @ mdl[3:6]
+    for a in range(3):
+        T[a, 3] = r0[a] - (R0[a, 0] * mdl[3] + R0[a, 1] * mdl[4] + R0[a, 2] * mdl[5])
     return T
 
 
@@ -112,7 +113,10 @@ def ee_jacobian(mdl, R0, r0, q, link, tool):
     """Base-inclusive Jacobian (6, 6+nq) of the tool point, RTB order: rows ``(v; omega)`` of
     the tool origin, columns ``(v0, omega0)`` of the base com then ``qd`` (all world frame)."""
     RL, pL, rC, rJ, e = kinematics(mdl, R0, r0, q)
-    rp = pL[link] + RL[link] @ tool[:3, 3]
+    rp = np.empty(3)
+    for a in range(3):
+        rp[a] = pL[link, a] + (RL[link, a, 0] * tool[0, 3] + RL[link, a, 1] * tool[1, 3]
+                               + RL[link, a, 2] * tool[2, 3])  # fmt: skip
     Js = point_jacobian(mdl, rC, rJ, e, link, rp)
     nq = int(mdl[1])
     J = np.empty((6, 6 + nq))
