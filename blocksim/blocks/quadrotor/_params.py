@@ -69,9 +69,14 @@ def flag(owner: str, name: str, value: Any) -> bool:
     return bool(value)
 
 
+_F64 = np.dtype(np.float64)
+
+
 def as_input(a: Any) -> Any:
-    """An input signal as a C-contiguous float64 array (the layout the kernels are compiled
-    for); floats unchanged."""
-    if isinstance(a, np.ndarray) and not (a.flags.c_contiguous and a.dtype == np.float64):
-        return np.ascontiguousarray(a, dtype=np.float64)
+    """An input signal as a C-contiguous writeable float64 array (the layout the kernels are
+    compiled for, so the interpreted path adds no compiled signatures); floats unchanged."""
+    if type(a) is np.ndarray:
+        f = a.flags
+        if not (f.c_contiguous and f.writeable and a.dtype is _F64):
+            return np.array(a, dtype=np.float64, order="C")
     return a
