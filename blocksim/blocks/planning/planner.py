@@ -112,7 +112,7 @@ class Planner(Block):
     def __init__(
         self,
         planner: str = "dxform",
-        map: Any = "office",
+        map: str | Sequence[Sequence[float]] = "office",
         cellsize: float | None = None,
         origin: Sequence[float] = (0.0, 0.0),
         inflate: float = 0.0,
