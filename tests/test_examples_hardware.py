@@ -19,3 +19,24 @@ def test_arbotix_phantomx_tracks_the_jtraj_and_replays_bit_for_bit():
     assert np.all(np.abs(result["err.y"]).max(axis=0) >= 0.5 * qd_max * 0.02)  # it does lag
     st = result.stats["hardware"]["arm"]
     assert st["exchanges"] == 2 * len(result.t) and st["overruns"] == 0
+
+
+def test_vrep_arm_sync_is_the_sampled_joint_velocity_loop():
+    module = load_example("vrep_arm_sync")
+    result = module.main(T=2.5)
+    t, dt, kp = result.t, module.DT, module.KP
+    np.testing.assert_allclose(t, np.arange(len(t)) * dt, atol=1e-12)
+    np.testing.assert_allclose(result["sim.t"], t, atol=1e-12)  # simulator and diagram agree
+    # q[k+1] = q[k] + dt (qd_d[k] + Kp (q_d[k] - q[k])), exactly, from the recorded references
+    q_d = result["err.y"] + result["arm.q"]
+    qd_cmd = result["cmd.y"]
+    np.testing.assert_allclose(qd_cmd, result["traj.qd"] + kp * (q_d - result["arm.q"]),
+                               atol=1e-12)
+    q = np.zeros(6)
+    for k in range(len(t) - 1):
+        q = q + dt * qd_cmd[k]
+        np.testing.assert_allclose(result["arm.q"][k + 1], q, atol=1e-12)
+    # once the trajectory has ended the error decays by 1 - Kp dt = 0.8 per step
+    e = result["err.y"][t >= 2.0 - 1e-9]
+    np.testing.assert_allclose(e[1:], (1 - kp * dt) * e[:-1], rtol=1e-6, atol=1e-15)
+    assert np.abs(result["err.y"]).max() < 1e-3

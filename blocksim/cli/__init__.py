@@ -29,9 +29,9 @@ def parser() -> argparse.ArgumentParser:
         epilog="Run `blocksim COMMAND --help` for a command's options.")
     p.add_argument("--version", action="version", version=f"blocksim {ver}")
     sub = p.add_subparsers(title="commands", metavar="COMMAND")
-    from blocksim.cli import blocks, check, compare, draw, run, sweep, warmup
+    from blocksim.cli import blocks, check, compare, draw, hw, run, sweep, warmup
 
-    for module in (run, check, draw, blocks, compare, warmup, sweep):
+    for module in (run, check, draw, blocks, compare, warmup, sweep, hw):
         module.add_parser(sub)
     return p
 

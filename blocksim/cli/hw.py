@@ -1,0 +1,139 @@
+"""``blocksim hw``: hardware-in-the-loop helpers.
+
+* ``blocksim hw arbotix-emulator`` -- serve an emulated Arbotix on a pseudo-terminal and print
+  its device path (give it as a block's ``port``, or to ``Arbotix(port)``);
+* ``blocksim hw vrep-emulator`` -- serve an emulated CoppeliaSim ZMQ remote-API server and print
+  its address (``tcp://host:port``);
+* ``blocksim hw arbotix-info PORT`` -- read the angles and temperatures of an Arbotix's servos.
+
+The emulators run until Ctrl-C (or ``--duration`` seconds), then close their device or socket.
+"""
+
+from __future__ import annotations
+
+import argparse
+import threading
+from typing import Any
+
+from blocksim.cli.common import FAILED, OK
+
+
+def add_parser(sub: Any) -> None:
+    """Register the ``hw`` command and its verbs."""
+    p = sub.add_parser(
+        "hw",
+        help="hardware in the loop: emulators and device checks",
+        description="Emulated devices for hardware-in-the-loop diagrams, and a device check.",
+    )
+    verbs = p.add_subparsers(title="verbs", dest="verb", required=True)
+
+    a = verbs.add_parser(
+        "arbotix-emulator",
+        help="serve an emulated Arbotix on a pty",
+        description="Serve an emulated Arbotix controller (pypose) with N AX-12 "
+        "servos on a pseudo-terminal; print its device path.",
+    )
+    a.add_argument("--nservos", type=int, default=5, help="number of servos (default 5)")
+    a.add_argument(
+        "--packet-time",
+        type=float,
+        default=None,
+        metavar="S",
+        help="emulated seconds per packet (deterministic); default: wall clock",
+    )
+    a.add_argument(
+        "--duration",
+        type=float,
+        default=None,
+        metavar="S",
+        help="stop after S seconds (default: until Ctrl-C)",
+    )
+    a.set_defaults(command=_arbotix_emulator)
+
+    v = verbs.add_parser(
+        "vrep-emulator",
+        help="serve an emulated CoppeliaSim (V-REP)",
+        description="Serve an emulated CoppeliaSim ZMQ remote-API server with a "
+        "kinematic scene (an arm, shapes, a vision sensor); print its address.",
+    )
+    v.add_argument("--host", default="127.0.0.1", help="interface (default 127.0.0.1)")
+    v.add_argument(
+        "--port",
+        type=int,
+        default=23000,
+        help="TCP port (default 23000, CoppeliaSim's; 0 picks a free one)",
+    )
+    v.add_argument("--arm", default="IRB140", help="name of the scene's arm (default IRB140)")
+    v.add_argument("--njoints", type=int, default=6, help="its number of joints (default 6)")
+    v.add_argument("--dt", type=float, default=0.05, help="simulation time step, s (0.05)")
+    v.add_argument(
+        "--duration",
+        type=float,
+        default=None,
+        metavar="S",
+        help="stop after S seconds (default: until Ctrl-C)",
+    )
+    v.set_defaults(command=_vrep_emulator)
+
+    i = verbs.add_parser(
+        "arbotix-info",
+        help="read the servos of an Arbotix",
+        description="Read the angle (rad) and temperature (deg C) of servos "
+        "1..N of an Arbotix on a serial port.",
+    )
+    i.add_argument("port", help="serial device, e.g. /dev/ttyUSB0")
+    i.add_argument("--nservos", type=int, default=5, help="number of servos (default 5)")
+    i.add_argument("--baud", type=int, default=38400, help="baud rate (default 38400)")
+    i.add_argument("--timeout", type=float, default=0.2, help="per-packet timeout, s (0.2)")
+    i.set_defaults(command=_arbotix_info)
+
+
+def _serve(device: Any, what: str, address: str, duration: float | None) -> int:
+    """Print ``address``, wait for Ctrl-C or ``duration``, close ``device``."""
+    print(address, flush=True)
+    done = threading.Event()
+    try:
+        done.wait(duration)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        device.close()
+    print(f"{what} closed", flush=True)
+    return OK
+
+
+def _arbotix_emulator(args: argparse.Namespace) -> int:
+    from blocksim.hardware.arbotix_emulator import ArbotixEmulator
+
+    try:
+        emu = ArbotixEmulator(args.nservos, packet_time=args.packet_time).start()
+    except (ValueError, OSError) as exc:
+        print(f"blocksim hw arbotix-emulator: {exc}", flush=True)
+        return FAILED
+    return _serve(emu, "arbotix emulator", emu.path, args.duration)
+
+
+def _vrep_emulator(args: argparse.Namespace) -> int:
+    from blocksim.hardware.coppeliasim_emulator import CoppeliaSimEmulator
+
+    try:
+        emu = CoppeliaSimEmulator(args.port, args.host, args.arm, args.njoints, args.dt).start()
+    except (RuntimeError, ValueError) as exc:
+        print(f"blocksim hw vrep-emulator: {exc}", flush=True)
+        return FAILED
+    return _serve(emu, "vrep emulator", emu.address, args.duration)
+
+
+def _arbotix_info(args: argparse.Namespace) -> int:
+    from blocksim.hardware import Arbotix, HardwareError
+
+    try:
+        with Arbotix(args.port, nservos=args.nservos, baud=args.baud, timeout=args.timeout) as arb:
+            q, temp = arb.getpos(), arb.gettemp()
+    except (HardwareError, ValueError) as exc:
+        print(f"blocksim hw arbotix-info: {exc}")
+        return FAILED
+    print("servo  angle [rad]  temperature [C]")
+    for k in range(args.nservos):
+        print(f"{k + 1:5d}  {q[k]:11.4f}  {temp[k]:15.0f}")
+    return OK
