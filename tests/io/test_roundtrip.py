@@ -148,6 +148,13 @@ ROBOT_CASES = {
     "CartesianInertia": ({}, [_Q]),
     "ArmPlot": (dict(filename="arm.gif", fps=10, show_frames=True), None),
 }
+CASES.update({  # the planning family
+    "PathCarrot": [(dict(path=[[0.0, 0.0], [2.0, 0.0], [2.0, 1.0]], lookahead=0.7),
+                    [np.array([0.5, 0.2, 0.0])])],
+    "Planner": [(dict(planner="dxform", map="arena", inflate=0.2, lookahead=0.5,
+                      obstacles=[[1.0, 5.0, 1.0, 6.0, 2.0]], clock=0.2),
+                 [np.array([1.0, 1.0, 0.0]), np.array([8.0, 8.0])])],
+})
 # not representable (Function) or round-tripped through its inner diagram (Subsystem)
 SPECIAL = {"Function", "Subsystem", *ROBOT_CASES}
 
