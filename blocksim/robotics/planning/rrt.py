@@ -79,8 +79,10 @@ class RRT:
     occgrid : OccupancyGrid or array_like or None
         Map (0 free); None: no obstacles (RTB ignores the map), ``range`` bounds sampling.
     veh : object, optional
-        A vehicle with attributes ``L`` (wheelbase [m]) and ``stlim`` (steer limit [rad]), such
-        as the step-9 ``Vehicle``; overrides ``wheelbase`` and ``steermax``.
+        A vehicle with attributes ``L`` (wheelbase [m]) and ``stlim`` (steer limit [rad]), and
+        optionally ``dt`` (time step [s]) and ``vmax`` (speed limit [m/s]), such as the step-9
+        :class:`blocksim.robotics.mobile.Vehicle`; overrides ``wheelbase``, ``steermax``,
+        ``dt`` and caps ``speed``.
     npoints : int
         Vertices to add (default 500).
     time : float
@@ -132,6 +134,8 @@ class RRT:
                 raise ValueError(
                     "RRT: veh must have attributes L (wheelbase [m]) and stlim (steer limit [rad])"
                 ) from None
+            dt = float(getattr(veh, "dt", dt))
+            speed = min(float(speed), float(getattr(veh, "vmax", speed)))
         self.L = self._positive("wheelbase", wheelbase)
         self.steermax = self._positive("steermax", steermax)
         if self.steermax >= math.pi / 2:

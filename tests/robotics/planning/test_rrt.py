@@ -86,6 +86,17 @@ def test_tree_avoids_obstacles_on_a_map():
     np.testing.assert_allclose(_simulate(path[0], rrt.controls, rrt.L, rrt.dt), path, atol=1e-8)
 
 
+def test_seed_example_with_the_step9_vehicle():
+    from blocksim.robotics.mobile.vehicle import Vehicle
+
+    veh = Vehicle(None, L=1.0, stlim=1.2, dt=0.05)
+    rrt = RRT(None, veh, goal=(0.0, 0.0, 0.0), range=5, npoints=150, seed=3)
+    assert (rrt.L, rrt.steermax, rrt.dt) == (1.0, 1.2, 0.05)
+    rrt.plan()
+    path = rrt.path((0.0, 2.0, 0.0))
+    np.testing.assert_allclose(_simulate(path[0], rrt.controls, rrt.L, rrt.dt), path, atol=1e-8)
+
+
 def test_vehicle_object_and_bad_options():
     class Veh:
         L, stlim = 2.5, 0.5
