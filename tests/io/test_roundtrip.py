@@ -155,6 +155,17 @@ CASES.update({  # the planning family
                       obstacles=[[1.0, 5.0, 1.0, 6.0, 2.0]], clock=0.2),
                  [np.array([1.0, 1.0, 0.0]), np.array([8.0, 8.0])])],
 })
+CASES.update({  # the hardware family (sources run against the emulated CoppeliaSim)
+    "ArbotixArm": [(dict(port="emulator", nservos=3, clock=0.02, speed=100, on_stop="hold",
+                         temperature=True, q0=[0.1, 0.0, 0.0]), [v3])],
+    "ArbotixPath": [(dict(port="/dev/ttyUSB0", nservos=2, duration=1.0, npoints=10), [v2, 1.0])],
+    "VrepArm": [(dict(name="UR5", njoints=2, mode="velocity", host="127.0.0.1", port=19997,
+                      clock=0.01), [v2])],
+    "VrepObjectPose": [(dict(name="Bill", mode="set", relative_to="Sphere"), [np.eye(4)]),
+                       (dict(name="Cuboid"), None)],
+    "VrepCamera": [(dict(resolution=[8, 6], fov=45.0, clipping=[0.1, 5.0], grey=True), None)],
+    "VrepSimulation": [(dict(port=23001, clock=0.01, timeout=1.0), None)],  # emulated server
+})
 # not representable (Function) or round-tripped through its inner diagram (Subsystem)
 SPECIAL = {"Function", "Subsystem", *ROBOT_CASES}
 
