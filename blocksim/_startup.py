@@ -24,8 +24,7 @@ def _is_command() -> bool:
 
 
 def _hook(previous):  # type: ignore[no-untyped-def]
-    def hook(kind: type[BaseException], value: BaseException,
-             tb: TracebackType | None) -> None:
+    def hook(kind: type[BaseException], value: BaseException, tb: TracebackType | None) -> None:
         if issubclass(kind, KeyboardInterrupt):
             try:
                 sys.stderr.write("blocksim: interrupted\n")

@@ -32,17 +32,28 @@ from blocksim.engine.plan import Plan
 
 def add_parser(sub: Any) -> None:
     """Register the ``check`` command."""
-    p = sub.add_parser("check", help="validate a diagram file and report every problem",
-                       description="Load and compile a diagram file, check its run settings "
-                                   "and the run's size against the limits; print every "
-                                   "problem with its line and JSON path. Exit status: 0 no "
-                                   "problem, 1 problems found, 2 unreadable file or bad "
-                                   "arguments.")
+    p = sub.add_parser(
+        "check",
+        help="validate a diagram file and report every problem",
+        description="Load and compile a diagram file, check its run settings "
+        "and the run's size against the limits; print every "
+        "problem with its line and JSON path. Exit status: 0 no "
+        "problem, 1 problems found, 2 unreadable file or bad "
+        "arguments.",
+    )
     p.add_argument("file", help="diagram file (.json)")
-    p.add_argument("--set", action="append", metavar="TARGET=VALUE",
-                   help="check with these overrides (as for run)")
-    p.add_argument("--verbose", "-v", action="store_true",
-                   help="also print the evaluation order, states and clocks")
+    p.add_argument(
+        "--set",
+        action="append",
+        metavar="TARGET=VALUE",
+        help="check with these overrides (as for run)",
+    )
+    p.add_argument(
+        "--verbose",
+        "-v",
+        action="store_true",
+        help="also print the evaluation order, states and clocks",
+    )
     add_run_options(p)
     p.set_defaults(command=check)
 
@@ -64,8 +75,9 @@ def check(args: argparse.Namespace) -> int:
     try:
         config = run_settings(args, df.simulation)
     except CliError as exc:
-        problems.append(exc.lines[0].replace(f"{args.file}: ", f"{df.source.name}: "
-                                             f"simulation: ", 1))
+        problems.append(
+            exc.lines[0].replace(f"{args.file}: ", f"{df.source.name}: simulation: ", 1)
+        )
     try:
         plan = compile_file(df)
     except CliError as exc:
@@ -78,10 +90,12 @@ def check(args: argparse.Namespace) -> int:
             echo(line)
         return FAILED
     n_sub = sum(1 for e in plan.entries if "/" in e.name)
-    echo(f"{args.file}: OK - {len(plan.entries)} blocks"
-         f"{f' ({n_sub} inside subsystems)' if n_sub else ''}, {len(plan.signal_names)} "
-         f"signals, {plan.nx} continuous and {plan.xd0.size} discrete states, "
-         f"{len(plan.clocks)} clock{'s' if len(plan.clocks) != 1 else ''}")
+    echo(
+        f"{args.file}: OK - {len(plan.entries)} blocks"
+        f"{f' ({n_sub} inside subsystems)' if n_sub else ''}, {len(plan.signal_names)} "
+        f"signals, {plan.nx} continuous and {plan.xd0.size} discrete states, "
+        f"{len(plan.clocks)} clock{'s' if len(plan.clocks) != 1 else ''}"
+    )
     if args.verbose:
         echo(plan.describe())
     return OK

@@ -68,7 +68,8 @@ class Estimate:
     Attributes
     ----------
     steps : float
-        Solver steps (a lower bound for the adaptive solvers).
+        Solver steps in all (a lower bound for the adaptive solvers: ``T / max_step``; 0
+        for a plan without continuous states).
     majors : float
         Major times: clock hits, breakpoints, grid points, 0 and T.
     clock_hits : float
@@ -96,8 +97,9 @@ class Estimate:
 
     @property
     def work(self) -> float:
-        """The largest of steps, major times and recorded points."""
-        return max(self.steps, self.majors, self.points)
+        """What ``max_steps`` bounds: the largest of solver steps plus major times (every
+        major time starts a step), major times, and recorded points."""
+        return max(self.steps + self.majors if self.steps else self.majors, self.points)
 
 
 def _count_breakpoints(plan: Plan, T: float) -> float:
@@ -156,17 +158,14 @@ def estimate(plan: Plan, config: Any, members: int = 1) -> Estimate:
     free_points = T / free + 1 if free else 0.0
     majors = 2 + hits + bps + free_points + (grid if compiled else 0.0)
     if config.dt is not None:
-        steps, exact = math.ceil(T / config.dt) + majors, True
+        solver_steps, exact = float(math.ceil(T / config.dt)), True
     else:
-        steps = (T / config.max_step if math.isfinite(config.max_step) else 0.0) + majors
+        solver_steps = T / config.max_step if math.isfinite(config.max_step) else 0.0
         exact = False
     if plan.nx == 0:
-        steps = majors
-    points = (
-        grid + (2 + hits + bps if not compiled else 0)
-        if config.record_dt is not None
-        else max(steps, majors)
-    )
+        solver_steps = 0.0
+    steps = solver_steps + majors
+    points = grid + 1 if config.record_dt is not None else steps
     sizes, constant = _signal_sizes(plan)
     if compiled:
         point_bytes = 8.0 * (1 + plan.nx + sum(sizes))
@@ -184,7 +183,7 @@ def estimate(plan: Plan, config: Any, members: int = 1) -> Estimate:
         fixed = sum(8.0 * n for n, c in zip(sizes, constant) if c)
     memory = members * (points * point_bytes + fixed)
     return Estimate(
-        float(steps),
+        float(solver_steps),
         float(majors),
         float(hits),
         float(bps),
@@ -219,7 +218,7 @@ def check_limits(plan: Plan, config: Any, members: int = 1) -> Estimate:
     est = estimate(plan, config, members)
     if est.work > config.max_steps:
         parts = []
-        if est.steps >= est.majors:
+        if est.steps:
             step = (
                 f"dt = {config.dt:g} s"
                 if config.dt is not None

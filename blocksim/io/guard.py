@@ -38,11 +38,11 @@ MAX_FILE_BYTES = 4_000_000
 MAX_DATA_BYTES = 64_000_000
 #: most list elements built while loading one diagram (literals, expressions, references,
 #: data files together)
-MAX_ELEMENTS = 4_000_000
+MAX_ELEMENTS = 1_000_000
 #: most block instances in one diagram, subsystems' blocks included
 MAX_BLOCKS = 100_000
 #: most subsystem files included in one diagram (each inclusion counts)
-MAX_INCLUDES = 10_000
+MAX_INCLUDES = 1_000
 
 
 class GuardError(ValueError):
@@ -60,12 +60,17 @@ class Guard:
         The budgets (defaults :data:`MAX_ELEMENTS`, :data:`MAX_BLOCKS`, :data:`MAX_INCLUDES`).
     """
 
-    def __init__(self, allow_dirs: Sequence[str | os.PathLike[str]] = (),
-                 max_elements: int = MAX_ELEMENTS, max_blocks: int = MAX_BLOCKS,
-                 max_includes: int = MAX_INCLUDES):
+    def __init__(
+        self,
+        allow_dirs: Sequence[str | os.PathLike[str]] = (),
+        max_elements: int | None = None,
+        max_blocks: int | None = None,
+        max_includes: int | None = None,
+    ):
         self.allow_dirs = [Path(d).resolve() for d in allow_dirs]
-        self.max_elements, self.max_blocks = max_elements, max_blocks
-        self.max_includes = max_includes
+        self.max_elements = MAX_ELEMENTS if max_elements is None else max_elements
+        self.max_blocks = MAX_BLOCKS if max_blocks is None else max_blocks
+        self.max_includes = MAX_INCLUDES if max_includes is None else max_includes
         self.elements = self.blocks = self.includes = 0
         #: shared parameters being resolved (outermost first), for naming a chain
         self.chain: list[str] = []
@@ -75,26 +80,37 @@ class Guard:
         """Count ``n`` list elements built; raise :class:`GuardError` past the budget."""
         self.elements += n
         if self.elements > self.max_elements:
-            via = f" (through the shared parameters {' -> '.join(self.chain)})" \
-                if self.chain else ""
-            raise GuardError(f"the values of this diagram reach more than {self.max_elements} "
-                             f"list elements{via}; put large tables in .npy files "
-                             f"({{\"npy\": \"table.npy\"}}) and do not copy them through "
-                             f"references")
+            via = (
+                f" (through the shared parameters {' -> '.join(self.chain)})" if self.chain else ""
+            )
+            raise GuardError(
+                f"the values of this diagram reach more than {self.max_elements} "
+                f"list elements{via}; put large tables in .npy files "
+                f'({{"npy": "table.npy"}}) and do not copy them through '
+                f"references"
+            )
+
+    @property
+    def remaining(self) -> int:
+        """Elements left in the budget."""
+        return max(0, self.max_elements - self.elements)
 
     def add_block(self) -> None:
         """Count one block instance."""
         self.blocks += 1
         if self.blocks > self.max_blocks:
-            raise GuardError(f"the diagram has more than {self.max_blocks} blocks (subsystem "
-                             f"files included several times count every time)")
+            raise GuardError(
+                f"the diagram has more than {self.max_blocks} blocks (subsystem "
+                f"files included several times count every time)"
+            )
 
     def add_include(self) -> None:
         """Count one included file."""
         self.includes += 1
         if self.includes > self.max_includes:
-            raise GuardError(f"the diagram includes subsystem files more than "
-                             f"{self.max_includes} times")
+            raise GuardError(
+                f"the diagram includes subsystem files more than {self.max_includes} times"
+            )
 
     # ------------------------------------------------------------------ paths
     def confine(self, base_dir: Path, rel: str, what: str) -> Path:
@@ -107,9 +123,11 @@ class Guard:
         path = (base_dir / rel).resolve()
         roots = [base_dir.resolve(), *self.allow_dirs]
         if not any(path.is_relative_to(r) for r in roots):
-            raise GuardError(f"{what} {rel!r} is outside this file's folder ({roots[0]}); "
-                             f"files may only come from there or from folders you allow "
-                             f"(--allow-dir DIR, or load(..., allow_dirs=[DIR]))")
+            raise GuardError(
+                f"{what} {rel!r} is outside this file's folder ({roots[0]}); "
+                f"files may only come from there or from folders you allow "
+                f"(--allow-dir DIR, or load(..., allow_dirs=[DIR]))"
+            )
         return path
 
 
@@ -129,8 +147,9 @@ def read_limited(path: Path, limit: int = MAX_FILE_BYTES) -> bytes:
     if stat.S_ISDIR(st.st_mode):
         raise IsADirectoryError(21, "is a directory", str(path))
     if not stat.S_ISREG(st.st_mode):
-        raise GuardError("not a regular file (a device, pipe or socket); only regular files "
-                         "are read")
+        raise GuardError(
+            "not a regular file (a device, pipe or socket); only regular files are read"
+        )
     fd = os.open(path, flags)
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):  # replaced since the stat
@@ -145,8 +164,9 @@ def read_limited(path: Path, limit: int = MAX_FILE_BYTES) -> bytes:
     finally:
         os.close(fd)
     if size > limit:
-        raise GuardError(f"the file has more than {limit} bytes; diagram files are limited "
-                         f"to {limit}")
+        raise GuardError(
+            f"the file has more than {limit} bytes; diagram files are limited to {limit}"
+        )
     return b"".join(chunks)
 
 
@@ -156,8 +176,7 @@ def decode(data: bytes) -> str:
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise GuardError(f"not a UTF-8 text file (invalid byte at position {exc.start})"
-                         ) from None
+        raise GuardError(f"not a UTF-8 text file (invalid byte at position {exc.start})") from None
 
 
 def read_text(path: Path, limit: int = MAX_FILE_BYTES) -> str:
@@ -177,15 +196,15 @@ def load_npy(path: Path, guard: Guard | None) -> np.ndarray:
     except Exception:
         raise GuardError("not a .npy array file (numpy.save) of numbers") from None
     if not isinstance(arr, np.ndarray) or arr.dtype.kind not in "biuf":
-        raise GuardError("the data file holds no array of real numbers (float, int or "
-                         "bool)")
+        raise GuardError("the data file holds no array of real numbers (float, int or bool)")
     if guard is not None:
         guard.spend(int(arr.size))
     return np.asarray(arr, dtype=float)
 
 
-_CURRENT: contextvars.ContextVar[Guard | None] = contextvars.ContextVar("blocksim_io_guard",
-                                                                        default=None)
+_CURRENT: contextvars.ContextVar[Guard | None] = contextvars.ContextVar(
+    "blocksim_io_guard", default=None
+)
 
 
 def current() -> Guard | None:
@@ -221,6 +240,19 @@ def count_elements(value: Any, cap: int) -> int:
     return n
 
 
-__all__ = ["MAX_BLOCKS", "MAX_DATA_BYTES", "MAX_ELEMENTS", "MAX_FILE_BYTES", "MAX_INCLUDES",
-           "Guard", "GuardError", "count_elements", "current", "decode", "guarded", "load_npy",
-           "read_limited", "read_text"]
+__all__ = [
+    "MAX_BLOCKS",
+    "MAX_DATA_BYTES",
+    "MAX_ELEMENTS",
+    "MAX_FILE_BYTES",
+    "MAX_INCLUDES",
+    "Guard",
+    "GuardError",
+    "count_elements",
+    "current",
+    "decode",
+    "guarded",
+    "load_npy",
+    "read_limited",
+    "read_text",
+]

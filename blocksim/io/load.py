@@ -153,11 +153,14 @@ class _Loader:
         self.origins: dict[str, tuple[Source, JsonPath]] = {}
 
     # ---------------------------------------------------------------- files
-    def parse(self, text: str, name: str, path: Path | None) -> Source | None:
+    def parse(self, text: str, name: str, path: Path | None,
+              included: bool = False) -> Source | None:
         try:
             located = parse(text)
         except JsonSyntaxError as exc:
-            self.problems.extend([f"{name}:{exc.line}: column {exc.column}: {exc.reason}"])
+            # an included file that is not JSON may be anything: say where, quote nothing
+            why = "not a diagram file (not JSON)" if included else exc.reason
+            self.problems.extend([f"{name}:{exc.line}: column {exc.column}: {why}"])
             return None
         source = Source(name, located, path.parent if path else None, path)
         for dpath, _line, _col, first in located.duplicates:
@@ -234,7 +237,7 @@ class _Loader:
             self.problems.add(parent, spec_path, f"cannot read subsystem file {rel!r}: "
                                                  f"{exc.strerror}")
             return None
-        source = self.parse(text, _display(path), path)
+        source = self.parse(text, _display(path), path, included=True)
         self.parsed[path] = source
         return (source, path) if source is not None else None
 

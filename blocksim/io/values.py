@@ -129,7 +129,7 @@ class Namespace:
             ns._busy.pop()
             if guard is not None:
                 guard.chain.pop()
-        size = count_elements(value, guard.max_elements if guard is not None else 0)
+        size = count_elements(value, guard.remaining if guard is not None else 0)
         ns._cache[key] = (value, size)
         return _copy(value)
 
@@ -219,7 +219,7 @@ def _counted(value: Any, source: Source, path: JsonPath) -> Any:
     the expression have counted their own copies already: the count errs on the safe side)."""
     guard = current()
     if guard is not None and isinstance(value, list):
-        _spend(count_elements(value, guard.max_elements), source, path)
+        _spend(count_elements(value, guard.remaining), source, path)
     return value
 
 
