@@ -175,9 +175,10 @@ class ArbotixArm(_ArbotixBlock):
         Baud rate (38400, the pypose sketch's).
     speed : int
         Servo speed 0..1023 sent with every goal (0 = the largest).
-    timeout, retries : float, int
-        Per-packet timeout [s] and retries (bounded: a silent device fails within
-        (retries + 1) * timeout per packet).
+    timeout : float
+        Per-packet timeout [s]: a silent device fails within (retries + 1) * timeout.
+    retries : int
+        How many times an unanswered or garbled packet is sent again.
     on_stop : {"relax", "hold"}
         Torque off at the end of the run, or keep holding the last goal.
     temperature : bool
