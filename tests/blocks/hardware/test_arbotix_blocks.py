@@ -22,7 +22,8 @@ RES = 150 * np.pi / 180 / 512  # one encoder count [rad]
 def _diagram(port, **kw):
     d = Diagram("hil")
     c = d.add(Constant(GOAL), name="cmd")
-    a = d.add(ArbotixArm(port=port, nservos=5, clock=0.02, timeout=0.05, **kw), name="arm")
+    kw.setdefault("timeout", 0.05)
+    a = d.add(ArbotixArm(port=port, nservos=5, clock=0.02, **kw), name="arm")
     d.connect(c, a)
     return d
 
@@ -132,15 +133,15 @@ def test_record_then_replay_reproduces_every_signal_bit_for_bit(tmp_path):
 def test_overrun_policies_in_a_real_time_run(emu):
     emu.inject("late", count=3, delay=0.045, after=10)  # 3 slow reads: 135 ms at one hit
     with pytest.raises(SimulationError, match=r"overrun at t=.*overrun='abort'"):
-        simulate(_diagram(emu.path, overrun="abort"), 0.4, realtime=1.0)
+        simulate(_diagram(emu.path, overrun="abort", timeout=0.5), 0.4, realtime=1.0)
     assert _released(emu.path)
     emu.inject("late", count=3, delay=0.045, after=10)
-    r = simulate(_diagram(emu.path, overrun="skip"), 0.4, realtime=1.0)
+    r = simulate(_diagram(emu.path, overrun="skip", timeout=0.5), 0.4, realtime=1.0)
     st = r.stats["hardware"]["arm"]
     assert st["skipped"] >= 1 and st["overruns"] == st["skipped"]
     emu.inject("late", count=3, delay=0.045, after=10)
     with pytest.warns(RuntimeWarning, match="overrun at t="):
-        r = simulate(_diagram(emu.path), 0.4, realtime=1.0)
+        r = simulate(_diagram(emu.path, timeout=0.5), 0.4, realtime=1.0)
     assert r.stats["hardware"]["arm"]["overruns"] >= 1 and r.status == "success"
 
 
