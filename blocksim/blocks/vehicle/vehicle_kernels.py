@@ -86,7 +86,7 @@ def diffsteer_deriv(t, x, vl, vr, p):
 
 
 @njit(cache=True)
-def pioneer_output(t, x, p):
+def pioneer_output(t, x, *args):
     """``(v, w)`` states."""
     return x[0], x[1]
 
