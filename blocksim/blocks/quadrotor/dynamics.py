@@ -83,6 +83,8 @@ class MultiRotor(Block):
         The state (below); no feedthrough.
     T : ndarray (4, 4)
         Pose of the body frame in {W} (SE(3)); no feedthrough.
+    R : ndarray (3, 3)
+        Rotation matrix from {B} to {W}, ``Rz(yaw) Ry(pitch) Rx(roll)``; no feedthrough.
     vb : ndarray (3,)
         Velocity in the body frame [m/s]; no feedthrough.
 
@@ -121,6 +123,7 @@ class MultiRotor(Block):
             outputs=(
                 Port("x", shape=(12,), doc="state (p [m], rpy [rad], v [m/s], w [rad/s])"),
                 Port("T", shape=(4, 4), doc="body pose in the world (z down)"),
+                Port("R", shape=(3, 3), doc="rotation body -> world"),
                 Port("vb", shape=(3,), unit="m/s", doc="velocity in the body frame"),
             ),
         )

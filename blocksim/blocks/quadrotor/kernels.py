@@ -26,8 +26,10 @@ _njit = numba.njit(cache=True, error_model="numpy")
 
 @_njit
 def multirotor_output(t, x, omega, p):
-    """``(x (12,), T (4, 4), vb (3,))`` of the state; params as :func:`multirotor_deriv`."""
-    return x.copy(), pose_nb(x), body_velocity_nb(x)
+    """``(x (12,), T (4, 4), R (3, 3), vb (3,))`` of the state; params as
+    :func:`multirotor_deriv`."""
+    T = pose_nb(x)
+    return x.copy(), T, np.ascontiguousarray(T[:3, :3]), body_velocity_nb(x)
 
 
 @_njit
