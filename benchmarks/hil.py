@@ -11,7 +11,8 @@ Measured:
   the engine's pacing nor the blocks' own check reports one): the 5-servo Arbotix diagram
   (ArbotixArm reading 5 servos and sending a SYNC_WRITE per hit) and the 6-joint V-REP diagram
   (VrepSimulation stepping + VrepArm reading 6 joints and writing 6 targets per hit), each tried
-  at increasing rates.
+  at increasing rates; the Arbotix diagram also with ``sync_read=True`` (one SYNC_READ per hit,
+  the ArbotiX ROS firmware's extension, instead of 5 READ_DATA).
 
 Targets (issue 16): the Arbotix diagram at 50 Hz and the V-REP diagram at 100 Hz run 10 s at
 ``realtime=1.0`` with zero overruns. These machines are shared (2 cores): the load at the time
@@ -90,10 +91,13 @@ def vrep_step_latency(n: int = 500) -> dict[str, float]:
     return stats(steps)
 
 
-def arbotix_diagram(port: str, rate: float) -> Diagram:
+def arbotix_diagram(port: str, rate: float, sync_read: bool = False) -> Diagram:
     d = Diagram("arbotix_rate")
     traj = d.add(JTraj(q0=np.zeros(5), qf=np.full(5, 0.5), T=1.0), name="traj")
-    arm = d.add(ArbotixArm(port=port, nservos=5, clock=1.0 / rate, timeout=0.1), name="arm")
+    arm = d.add(
+        ArbotixArm(port=port, nservos=5, clock=1.0 / rate, timeout=0.1, sync_read=sync_read),
+        name="arm",
+    )
     d.connect(traj["q"], arm["q_cmd"])
     return d
 
@@ -127,14 +131,14 @@ def realtime_run(d: Diagram, T: float) -> dict[str, float]:
 def max_rate(kind: str, rates: list[float], T: float) -> dict[float, dict[str, float]]:
     """Each rate [Hz] of ``rates`` at realtime=1.0 for ``T`` s, until one overruns."""
     out: dict[float, dict[str, float]] = {}
-    if kind == "arbotix":
+    if kind.startswith("arbotix"):
         ctx = emulator("arbotix-emulator", "--nservos", "5")
     else:
         ctx = emulator("vrep-emulator", "--port", "0", "--dt", "0.01")
     with ctx as where:
         for rate in rates:
-            if kind == "arbotix":
-                d = arbotix_diagram(where, rate)
+            if kind.startswith("arbotix"):
+                d = arbotix_diagram(where, rate, sync_read=kind == "arbotix-sync")
             else:
                 d = vrep_diagram(int(where.rsplit(":", 1)[1]), rate)
             out[rate] = m = realtime_run(d, T)
@@ -143,7 +147,14 @@ def max_rate(kind: str, rates: list[float], T: float) -> dict[float, dict[str, f
     return out
 
 
-def report(lat: dict, step: dict, arb_rates: dict, vrep_rates: dict, T: float) -> list[str]:
+def report(
+    lat: dict,
+    step: dict,
+    arb_rates: dict,
+    vrep_rates: dict,
+    T: float,
+    sync_rates: dict | None = None,
+) -> list[str]:
     ms = 1e3
     lines = [
         f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs",
@@ -158,7 +169,10 @@ def report(lat: dict, step: dict, arb_rates: dict, vrep_rates: dict, T: float) -
         f"real-time runs of {T:g} s (overruns: engine pacing + blocks' own checks)",
     ]
     best = {}
-    for name, rates in (("Arbotix 5 servos", arb_rates), ("V-REP 6 joints", vrep_rates)):
+    rows = [("Arbotix 5 servos", arb_rates), ("V-REP 6 joints", vrep_rates)]
+    if sync_rates is not None:
+        rows.insert(1, ("Arbotix SYNC_READ", sync_rates))
+    for name, rates in rows:
         for rate, m in rates.items():
             lines.append(
                 f"{name:18s} {rate:6.0f} Hz: {m['overruns']:4d} overruns "
@@ -191,8 +205,9 @@ def main(argv: list[str] | None = None) -> None:
     lat = arbotix_latency(args.n)
     step = vrep_step_latency(args.n)
     arb = max_rate("arbotix", [25.0, 50.0, 100.0, 200.0], T)
+    sync = max_rate("arbotix-sync", [25.0, 50.0, 100.0, 200.0], T)
     vrep = max_rate("vrep", [50.0, 100.0, 200.0, 400.0], T)
-    print("\n".join(report(lat, step, arb, vrep, T)))
+    print("\n".join(report(lat, step, arb, vrep, T, sync)))
 
 
 if __name__ == "__main__":

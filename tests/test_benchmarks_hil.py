@@ -24,7 +24,7 @@ def test_hil_benchmark_measures_and_reports():
     vrep = bench.max_rate("vrep", [20.0], 0.2)
     assert vrep[20.0]["hits"] == 5
     step = {"median": 2e-4, "p99": 1e-3, "n": 1}
-    lines = bench.report(lat, step, {50.0: vrep[20.0]}, vrep, 0.2)
+    lines = bench.report(lat, step, {50.0: vrep[20.0]}, vrep, 0.2, sync_rates=vrep)
     text = "\n".join(lines)
     assert "Arbotix getpos" in text and "highest rate without overrun" in text
-    assert text.count("target:") == 2
+    assert text.count("target:") == 2 and "Arbotix SYNC_READ" in text

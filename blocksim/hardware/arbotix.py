@@ -438,9 +438,25 @@ class Arbotix(Machine):
             payload += [w & 0xFF, w >> 8]
         self.command(id, dx.INS_WRITE_DATA, [addr, *payload])
 
+    def syncread(self, ids: Sequence[int], addr: int, n: int) -> list[bytes]:
+        """``n`` bytes from ``addr`` of each servo in ``ids``, in one exchange with the board
+        (SYNC_READ, an extension of the ArbotiX ROS firmware; pypose does not have it)."""
+        ids = [self._ids(i)[0] for i in ids]
+        status = self.command(
+            dx.ID_CONTROLLER, dx.INS_SYNC_READ, [addr, n, *ids], nparams=n * len(ids)
+        )
+        p = status.params  # type: ignore[union-attr]
+        return [p[k * n : (k + 1) * n] for k in range(len(ids))]
+
     # ---------------------------------------------------------------- servos
-    def getpos(self, id: int | None = None) -> Any:
-        """Present angle [rad] of servo ``id`` (float), or of every servo (shape (N,))."""
+    def getpos(self, id: int | None = None, *, sync: bool = False) -> Any:
+        """Present angle [rad] of servo ``id`` (float), or of every servo (shape (N,)).
+
+        ``sync=True`` reads every servo in one SYNC_READ exchange (:meth:`syncread`) instead
+        of one READ_DATA per servo."""
+        if sync and id is None:
+            raw = self.syncread(self._ids(None), dx.ADDR_POS, 2)
+            return np.array([self.e2a(b[0] | (b[1] << 8)) for b in raw])
         q = [self.e2a(self.readdata(i, dx.ADDR_POS, 2).word(0)) for i in self._ids(id)]
         return q[0] if id is not None else np.array(q)
 

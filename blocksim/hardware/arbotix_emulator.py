@@ -324,6 +324,13 @@ class ArbotixEmulator:
                 self._playing = (self._t, start, p.code == dx.INS_ARB_LOOP_SEQ)
             else:
                 err = _ERR_RANGE
+        elif p.code == dx.INS_SYNC_READ and len(ps) >= 3:
+            try:
+                data = b"".join(self.servos[i].read(ps[0], ps[1]) for i in ps[2:])
+            except (KeyError, IndexError):
+                err = _ERR_RANGE
+            else:
+                return dx.status_packet(dx.ID_CONTROLLER, 0, data)
         elif p.code == dx.INS_ARB_TEST:
             text = "".join(
                 f"servo {i}: {s.word(dx.ADDR_POS)}\r\n" for i, s in self.servos.items()

@@ -73,6 +73,9 @@ INS_PING = 1
 INS_READ_DATA = 2
 INS_WRITE_DATA = 3
 INS_SYNC_WRITE = 0x83  # to ID_BROADCAST: one packet writes the same addresses of many servos
+#: the ArbotiX ROS firmware's extension (not pypose's): to ID_CONTROLLER, params
+#: ``addr, n, id1, id2, ...``; one status packet from the board with n bytes per servo
+INS_SYNC_READ = 0x84
 INS_ARB_SIZE_POSE = 7
 INS_ARB_LOAD_POSE = 8
 INS_ARB_LOAD_SEQ = 9

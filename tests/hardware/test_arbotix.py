@@ -192,3 +192,19 @@ def test_setpos_in_one_sync_write_packet(arb, emulator):
     assert emulator.received[-2] == dx.instruction_packet(254, dx.INS_SYNC_WRITE, payload)
     with pytest.raises(ValueError, match="same non-zero number of bytes"):
         arb.syncwrite(dx.ADDR_LED, {1: [1], 2: [1, 0]})
+
+
+def test_sync_read_gets_every_servo_in_one_exchange(arb, emulator):
+    arb.setpos([0.1, -0.2, 0.3, -0.4, 0.5])
+    for _ in range(30):
+        arb.getpos()
+    n0 = len(emulator.received)
+    q = arb.getpos(sync=True)
+    assert len(emulator.received) == n0 + 1  # one packet to the board, one answer
+    assert emulator.received[-1] == dx.instruction_packet(
+        253, dx.INS_SYNC_READ, [dx.ADDR_POS, 2, 1, 2, 3, 4, 5]
+    )
+    np.testing.assert_array_equal(q, arb.getpos())  # the same counts (no motion left)
+    assert arb.syncread([2, 4], dx.ADDR_TEMP, 1) == [b"\x1e", b"\x1e"]
+    with pytest.raises(ValueError, match="servo id must be"):
+        arb.syncread([9], dx.ADDR_POS, 2)

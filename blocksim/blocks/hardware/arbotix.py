@@ -183,6 +183,10 @@ class ArbotixArm(_ArbotixBlock):
         Torque off at the end of the run, or keep holding the last goal.
     temperature : bool
         Also output the servo temperatures.
+    sync_read : bool
+        Read every servo's angle in one SYNC_READ exchange with the board (the ArbotiX ROS
+        firmware's extension; the emulator has it, the pypose sketch does not) instead of one
+        READ_DATA per servo.
     record, replay, overrun
         See :mod:`blocksim.blocks.hardware.base`.
     emulator_packet_time : float, optional
@@ -207,6 +211,7 @@ class ArbotixArm(_ArbotixBlock):
         retries: int = 2,
         on_stop: str = "relax",
         temperature: bool = False,
+        sync_read: bool = False,
         record: str | None = None,
         replay: str | None = None,
         overrun: str = "warn",
@@ -239,6 +244,7 @@ class ArbotixArm(_ArbotixBlock):
             )
         self.speed = int(speed)
         self.temperature = bool(temperature)
+        self.sync_read = bool(sync_read)
         n = self.nservos
         outs = [Port("q", (n,), "rad", "measured angles")]
         if self.temperature:
@@ -249,7 +255,7 @@ class ArbotixArm(_ArbotixBlock):
     def output(self, t: float, x: np.ndarray, u: Any) -> tuple[Any, ...]:
         def read() -> tuple[Any, ...]:
             arb = self._session.arbotix  # type: ignore[union-attr]
-            q = arb.getpos()
+            q = arb.getpos(sync=self.sync_read)
             return (q, arb.gettemp()) if self.temperature else (q,)
 
         initial = (

@@ -67,6 +67,14 @@ def test_the_arm_follows_the_command_and_the_port_is_released(emu):
     assert not any(s.torque for s in emu.servos.values())  # on_stop="relax"
 
 
+def test_sync_read_reads_every_servo_in_one_exchange_per_hit(emu):
+    r = simulate(_diagram(emu.path, sync_read=True), 1.0)
+    # per hit: one SYNC_READ to the board and one SYNC_WRITE; then the relax at the end
+    packets = [p[4] for p in emu.received]
+    assert packets[: 2 * len(r.t)] == [dx.INS_SYNC_READ, dx.INS_SYNC_WRITE] * len(r.t)
+    np.testing.assert_allclose(r["arm.q"][-1], GOAL, atol=RES / 2 + 1e-12)
+
+
 def test_on_stop_hold_keeps_torque_and_temperature_output(emu):
     r = simulate(_diagram(emu.path, on_stop="hold", temperature=True, speed=200), 0.1)
     assert all(s.torque for s in emu.servos.values())
