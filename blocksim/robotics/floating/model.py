@@ -35,7 +35,13 @@ class Kin:
     e: np.ndarray
 
 
+_F64 = np.dtype(np.float64)
+
+
 def _vec(x, size: int, name: str) -> np.ndarray:
+    if (x.__class__ is np.ndarray and x.dtype is _F64 and x.shape == (size,)
+            and x.flags.c_contiguous):  # fmt: skip
+        return x  # the fast path: already what the kernels take
     v = np.ascontiguousarray(x, dtype=float).reshape(-1)
     if v.shape != (size,):
         raise ValueError(f"FloatingBase: {name} must have {size} elements, got shape "
@@ -58,17 +64,21 @@ class FloatingBase:
     def __init__(self, tree, gravity=None) -> None:
         self.tree = tree
         self.mdl = _k.pack_tree(tree)
+        self._n, self._nq = tree.n, tree.nq
+        self._z6 = np.zeros(6)
+        self._zq = np.zeros(tree.nq)
+        self._zw = np.zeros((tree.n + 1, 6))
         self.gravity = np.zeros(3) if gravity is None else _vec(gravity, 3, "gravity")
 
     @property
     def n(self) -> int:
         """Number of bodies other than the base."""
-        return self.tree.n
+        return self._n
 
     @property
     def nq(self) -> int:
         """Number of joint coordinates."""
-        return self.tree.nq
+        return self._nq
 
     def link(self, name: str | int) -> int:
         """Body index (0 = base) of a link name or tree index."""
@@ -126,7 +136,7 @@ class FloatingBase:
 
     def _wrenches(self, wF) -> np.ndarray:
         if wF is None:
-            return np.zeros((self.n + 1, 6))
+            return self._zw
         w = np.ascontiguousarray(wF, dtype=float)
         if w.shape != (self.n + 1, 6):
             raise ValueError(f"FloatingBase: wF must have shape ({self.n + 1}, 6) (base then "
@@ -138,12 +148,14 @@ class FloatingBase:
         """Base twist rate (6,) and joint accelerations (nq,) for base wrench ``tau0``
         ``[n; f]`` (at the base com), joint forces ``taum`` and external wrenches ``wF``
         (n+1, 6); ``fixed`` holds the base."""
+        if not (R0.__class__ is np.ndarray and R0.dtype is _F64 and R0.shape == (3, 3)
+                and R0.flags.c_contiguous):  # fmt: skip
+            R0 = np.ascontiguousarray(R0, dtype=float).reshape(3, 3)
         return _k.forward_dynamics(
-            self.mdl, np.ascontiguousarray(R0, dtype=float).reshape(3, 3), _vec(r0, 3, "r0"),
-            _vec(t0, 6, "t0"), _vec(q, self.nq, "q"), _vec(qd, self.nq, "qd"),
-            np.zeros(6) if tau0 is None else _vec(tau0, 6, "tau0"),
-            np.zeros(self.nq) if taum is None else _vec(taum, self.nq, "taum"),
-            self._wrenches(wF), self.gravity, bool(fixed))  # fmt: skip
+            self.mdl, R0, _vec(r0, 3, "r0"), _vec(t0, 6, "t0"), _vec(q, self.nq, "q"),
+            _vec(qd, self.nq, "qd"), self._z6 if tau0 is None else _vec(tau0, 6, "tau0"),
+            self._zq if taum is None else _vec(taum, self.nq, "taum"), self._wrenches(wF),
+            self.gravity, bool(fixed))  # fmt: skip
 
     def inverse_dynamics(self, R0, r0, t0, q, qd, t0dot, qdd,
                          wF=None) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
