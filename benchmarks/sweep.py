@@ -62,50 +62,11 @@ TARGET_PEAK = 1e9
 SCHEDULER_PER_TASK = 1e-3
 
 
-# ---------------------------------------------------------------- the hand-written baseline
-
-
-@numba.njit(cache=True)
-def _rhs(y, out, kp, p):
-    """The flattened closed loop (states: PID integral, derivative filter, v, x)."""
-    ki, kd, nn, c, k, m = p[0], p[1], p[2], p[3], p[4], p[5]
-    e = 1.0 - y[3]
-    u = kp * e + ki * y[0] + kd * nn * (e - y[1])
-    out[0] = e
-    out[1] = nn * (e - y[1])
-    out[2] = (u - c * y[2] - k * y[3]) / m
-    out[3] = y[2]
-
-
-@numba.njit(parallel=True, cache=True)
-def hand_sweep(kps, p, h, n):
-    """RK4 of every member (one per ``kps`` value) in a ``prange`` loop; returns the final
-    states, shape (M, 4)."""
-    M = kps.size
-    final = np.empty((M, 4))
-    for m in numba.prange(M):
-        y = np.zeros(4)
-        k1, k2, k3, k4, tmp = np.empty(4), np.empty(4), np.empty(4), np.empty(4), np.empty(4)
-        kp = kps[m]
-        for _ in range(n):
-            _rhs(y, k1, kp, p)
-            for q in range(4):
-                tmp[q] = y[q] + 0.5 * h * k1[q]
-            _rhs(tmp, k2, kp, p)
-            for q in range(4):
-                tmp[q] = y[q] + 0.5 * h * k2[q]
-            _rhs(tmp, k3, kp, p)
-            for q in range(4):
-                tmp[q] = y[q] + h * k3[q]
-            _rhs(tmp, k4, kp, p)
-            for q in range(4):
-                y[q] += h / 6 * (k1[q] + 2 * k2[q] + 2 * k3[q] + k4[q])
-        final[m] = y
-    return final
-
-
-HAND_PARAMS = np.array([example.KI, example.KD, example.N, example.DAMPING, example.STIFFNESS,
-                        example.MASS])
+# the hand-written baseline lives in its own module, imported by that one name wherever this
+# file is loaded from, so that numba's disk cache of it (which records the module's name)
+# serves every process
+sys.path.insert(0, str(HERE))
+from sweep_hand import HAND_PARAMS, hand_sweep  # noqa: E402
 
 
 def best(fn: Any, repeat: int) -> tuple[float, Any]:
@@ -139,10 +100,13 @@ def local(M: int = 10_000, T: float = T_END, repeat: int = 2) -> dict[str, Any]:
     simulate_batch(plan, ov[:2], T, "rk4", dt=H, backend="compiled")  # load the module
     # the one-call batch records the major times only (here 2 points a member), but the run
     # limits estimate every step's row: lift max_memory for it
-    t_traces, traces = best(lambda: simulate_batch(plan, ov, T, "rk4", dt=H,
-                                                   backend="compiled", max_memory=1e12), repeat)
-    t_final, final = best(lambda: simulate_batch(plan, ov, T, "rk4", dt=H, backend="compiled",
-                                                 keep="final"), repeat)
+    t_traces, traces = best(
+        lambda: simulate_batch(plan, ov, T, "rk4", dt=H, backend="compiled", max_memory=1e12),
+        repeat,
+    )
+    t_final, final = best(
+        lambda: simulate_batch(plan, ov, T, "rk4", dt=H, backend="compiled", keep="final"), repeat
+    )
     one = ov[: max(1, M // 20)]
     config = RunConfig(T=T, solver="rk4", dt=H, backend="compiled")
     t_one, _ = best(lambda: full_chunk(plan, one, 0, config, threads=1), repeat)
@@ -151,10 +115,19 @@ def local(M: int = 10_000, T: float = T_END, repeat: int = 2) -> dict[str, Any]:
     hand_sweep(kps[:2], HAND_PARAMS, H, 1)  # compile
     t_hand, hand = best(lambda: hand_sweep(kps, HAND_PARAMS, H, n), repeat)
     diff = float(np.max(np.abs(hand[:, 3] - final["pos.y"][:, -1])))
-    return dict(M=M, T=T, traces=t_traces, final=t_final, one_thread=t_one / len(one),
-                hand=t_hand, diff=diff, threads=numba.get_num_threads(),
-                run_time=traces.stats.get("run_time", math.nan), chunk=final.stats["chunk"],
-                nfailed=int(final.stats["nfailed"]))
+    return dict(
+        M=M,
+        T=T,
+        traces=t_traces,
+        final=t_final,
+        one_thread=t_one / len(one),
+        hand=t_hand,
+        diff=diff,
+        threads=numba.get_num_threads(),
+        run_time=traces.stats.get("run_time", math.nan),
+        chunk=final.stats["chunk"],
+        nfailed=int(final.stats["nfailed"]),
+    )
 
 
 def local_lines(m: dict[str, Any]) -> list[str]:
@@ -179,8 +152,7 @@ def local_lines(m: dict[str, Any]) -> list[str]:
 # ---------------------------------------------------------------- 2. LocalCluster
 
 
-def cluster(M: int = 10_000, T: float = T_END, workers: int = 2, repeat: int = 2
-            ) -> dict[str, Any]:
+def cluster(M: int = 10_000, T: float = T_END, workers: int = 2, repeat: int = 2) -> dict[str, Any]:
     """The keep="final" sweep on a LocalCluster of ``workers`` single-thread processes: the
     first run (workers load the compiled module) and the best later one, each later one
     right after a local run of the same sweep (a shared machine's load changes by the
@@ -195,13 +167,18 @@ def cluster(M: int = 10_000, T: float = T_END, workers: int = 2, repeat: int = 2
 
     here()
     t0 = time.perf_counter()
-    with distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                                  dashboard_address=None) as lc, distributed.Client(lc) as c:
+    with (
+        distributed.LocalCluster(
+            n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None
+        ) as lc,
+        distributed.Client(lc) as c,
+    ):
         t_start = time.perf_counter() - t0
 
         def run() -> Any:
-            return simulate_batch(plan, ov, T, "rk4", dt=H, backend="compiled",
-                                  keep="final", client=c)
+            return simulate_batch(
+                plan, ov, T, "rk4", dt=H, backend="compiled", keep="final", client=c
+            )
 
         t_first, _ = best(run, 1)
         t_local = t_warm = math.inf
@@ -210,9 +187,19 @@ def cluster(M: int = 10_000, T: float = T_END, workers: int = 2, repeat: int = 2
             t_c, res = best(run, 1)
             t_local, t_warm = min(t_local, t_l), min(t_warm, t_c)
     same = bool(np.array_equal(res["pos.y"], local_final["pos.y"]))
-    return dict(M=M, T=T, workers=workers, start=t_start, first=t_first, warm=t_warm,
-                local=t_local, threads=os.cpu_count() or 1, chunk=res.stats["chunk"],
-                chunks=res.stats["chunks"], same=same)
+    return dict(
+        M=M,
+        T=T,
+        workers=workers,
+        start=t_start,
+        first=t_first,
+        warm=t_warm,
+        local=t_local,
+        threads=os.cpu_count() or 1,
+        chunk=res.stats["chunk"],
+        chunks=res.stats["chunks"],
+        same=same,
+    )
 
 
 def cluster_lines(m: dict[str, Any]) -> list[str]:
@@ -242,13 +229,21 @@ def _memory_child(M: int) -> None:
     simulate_batch(plan, members(2), T_END, "rk4", dt=H, backend="compiled", keep="final")
     base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     t0 = time.perf_counter()
-    res = simulate_batch(plan, members(M), T_END, "rk4", dt=H, backend="compiled",
-                         keep="final")
+    res = simulate_batch(plan, members(M), T_END, "rk4", dt=H, backend="compiled", keep="final")
     wall = time.perf_counter() - t0
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-    print(json.dumps(dict(base=base, peak=peak, wall=wall, chunk=res.stats["chunk"],
-                          nfailed=int(res.stats["nfailed"]), kept=int(
-                              res.x.nbytes + sum(a.nbytes for a in res.signals.values())))))
+    print(
+        json.dumps(
+            dict(
+                base=base,
+                peak=peak,
+                wall=wall,
+                chunk=res.stats["chunk"],
+                nfailed=int(res.stats["nfailed"]),
+                kept=int(res.x.nbytes + sum(a.nbytes for a in res.signals.values())),
+            )
+        )
+    )
 
 
 def memory(M: int = 100_000) -> dict[str, Any]:
@@ -257,14 +252,21 @@ def memory(M: int = 100_000) -> dict[str, Any]:
     from blocksim.engine.config import RunConfig
     from blocksim.engine.sweep.chunks import member_bytes
 
-    out = subprocess.run([sys.executable, __file__, "--memory-child", str(M)], check=True,
-                         capture_output=True, text=True).stdout
+    out = subprocess.run(
+        [sys.executable, __file__, "--memory-child", str(M)],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
     child = json.loads(out.strip().splitlines()[-1])
     plan = compile_diagram(example.build(with_scope=False))
     config = RunConfig(T=T_END, solver="rk4", dt=H, backend="compiled")
-    return dict(M=M, traces=M * member_bytes(plan, config),
-                traces_1ms=M * member_bytes(plan, RunConfig(T=T_END, solver="rk4", dt=H,
-                                                            record_dt=H)), **child)
+    return dict(
+        M=M,
+        traces=M * member_bytes(plan, config),
+        traces_1ms=M * member_bytes(plan, RunConfig(T=T_END, solver="rk4", dt=H, record_dt=H)),
+        **child,
+    )
 
 
 def memory_lines(m: dict[str, Any]) -> list[str]:
@@ -298,9 +300,19 @@ def model(cm: dict[str, Any], nodes: int = 100, cores: int = 32) -> dict[str, An
     big_W = nodes * cores
     chunk_big = 1024
     rate_big = min(big_W * chunk_big / (o + chunk_big * t_m), chunk_big / SCHEDULER_PER_TASK)
-    return dict(t_m=t_m, o=o, c=c, W=W, measured=measured, predicted_here=predicted_here,
-                nodes=nodes, cores=cores, chunk_big=chunk_big, rate_big=rate_big,
-                million=1e6 / rate_big)
+    return dict(
+        t_m=t_m,
+        o=o,
+        c=c,
+        W=W,
+        measured=measured,
+        predicted_here=predicted_here,
+        nodes=nodes,
+        cores=cores,
+        chunk_big=chunk_big,
+        rate_big=rate_big,
+        million=1e6 / rate_big,
+    )
 
 
 def model_lines(m: dict[str, Any]) -> list[str]:
@@ -328,8 +340,10 @@ def main(argv: list[str] | None = None) -> None:
         _memory_child(args.memory_child)
         return
     scale = 10 if args.quick else 1
-    print(f"blocksim sweep benchmark; {os.cpu_count()} CPUs, load average "
-          f"{' '.join(f'{v:.2f}' for v in os.getloadavg())} at start")
+    print(
+        f"blocksim sweep benchmark; {os.cpu_count()} CPUs, load average "
+        f"{' '.join(f'{v:.2f}' for v in os.getloadavg())} at start"
+    )
     lm = local(10_000 // scale)
     print("\n".join(local_lines(lm)), flush=True)
     cm = cluster(10_000 // scale)

@@ -33,6 +33,10 @@ def test_local_row_blocksim_equals_the_hand_prange_loop(bench):
 
 
 def test_the_hand_loop_is_rk4(bench):
+    ex = bench.example
+    np.testing.assert_array_equal(
+        bench.HAND_PARAMS, [ex.KI, ex.KD, ex.N, ex.DAMPING, ex.STIFFNESS, ex.MASS]
+    )
     # the closed loop with no controller (Kp = Ki = Kd = 0) is a free mass-spring-damper at
     # rest: it stays at rest; with Kp only, the static gain is Kp / (k + Kp)
     p = bench.HAND_PARAMS.copy()

@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import os
+import time
 from pathlib import Path
 from typing import Any
 
@@ -107,12 +108,16 @@ def run_chunk(
     Returns
     -------
     SweepResult
-        The kept part of the chunk (its members in order), with ``stats`` ``run_time``.
+        The kept part of the chunk (its members in order); ``stats["chunk_time"]`` [s] is
+        its wall time here.
     """
+    t0 = time.perf_counter()
     full = full_chunk(plan, members, start, config, threads, workers)
     if folder is not None:
         write_chunk(folder, index, start, full)
-    return apply_keep(full, keep)
+    part = apply_keep(full, keep)
+    part.stats["chunk_time"] = time.perf_counter() - t0
+    return part
 
 
 def full_chunk(
@@ -138,7 +143,6 @@ def full_chunk(
     if len(res.errors) != len(members):
         res.errors = [None] * len(members)
     res.overrides = members
-    res.stats["run_time"] = res.stats.get("run_time", 0.0)
     return res
 
 

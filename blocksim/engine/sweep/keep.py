@@ -259,6 +259,11 @@ class Assembler:
         for key in ("compile_time", "compile_cache"):
             if key in part.stats:
                 self.stats.setdefault(key, part.stats[key])
+        # seconds spent in chunks (summed over the chunks that ran: on a cluster, the
+        # workers' busy time)
+        self.stats["chunk_time"] = self.stats.get("chunk_time", 0.0) + float(
+            part.stats.get("chunk_time", 0.0)
+        )
 
     def lose(self, start: int, stop: int, error: MemberError) -> None:
         """Members ``start .. stop`` were lost (their chunk's task failed)."""

@@ -9,10 +9,12 @@ other than ``"traces"``, a ``client``, a ``chunk`` size, an ``out`` folder or ``
 from __future__ import annotations
 
 import dataclasses
+import json
 import math
 import os
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from blocksim.engine.config import RunConfig
@@ -185,9 +187,7 @@ def _slots(client: Any) -> int:
 
 
 def _folder_chunk(folder: str) -> int | None:
-    import json
-    from pathlib import Path
-
+    """The chunk size of the batch in ``folder`` (None if there is none)."""
     p = Path(folder) / "sweep.json"
     return int(json.loads(p.read_text())["chunk"]) if p.exists() else None
 
