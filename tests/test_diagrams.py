@@ -13,7 +13,7 @@ from .examples_loader import EXAMPLES, load_example
 
 DIAGRAMS = Path(__file__).resolve().parents[1] / "diagrams"
 HORIZON = {"relay_thermostat": 900.0, "discrete_pid_mass_spring_damper": 0.3,
-           "bouncing_ball": 5.0}
+           "bouncing_ball": 5.0, "floating_arm_reach": 0.5, "floating_arm_fixed_base": 0.5}
 #: signals of the Python example named otherwise in the diagram file: the example's custom Ball
 #: block is the library's SecondOrderIntegrator (plus a Constant for gravity) in the file
 RENAMED = {"bouncing_ball": {"ball.h": "ball.x"}}
