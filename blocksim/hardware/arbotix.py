@@ -26,6 +26,7 @@ The bytes go through a *transport* (``write``, ``read(n)``, ``drain``, ``close``
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -128,6 +129,9 @@ class Arbotix(Machine):
     transport : object, optional
         Anything with ``write``, ``read(n)``, ``drain`` and ``close`` (see the module
         docstring); by default a :class:`SerialTransport` opened on ``port``.
+    settle : float
+        Seconds to wait after opening the port before talking (RTB waits 0.5 s: an Arbotix
+        restarts when the port opens and toggles DTR); 0 for the emulator.
     connect : bool
         Open the connection now (default) or wait for :meth:`connect`.
     """
@@ -154,6 +158,7 @@ class Arbotix(Machine):
         centre: float = 512.0,
         gripper: Sequence[float] = (0.0, 2.6),
         transport: Any = None,
+        settle: float = 0.0,
         connect: bool = True,
     ):
         if (
@@ -190,6 +195,9 @@ class Arbotix(Machine):
         self.last_sent = b""
         self.last_received = b""
         self.nexchanges = 0
+        if not (isinstance(settle, (int, float)) and 0 <= settle <= 10):
+            raise ValueError(f"Arbotix: settle must be 0..10 s, got {settle!r}")
+        self.settle = float(settle)
         if connect:
             self.connect()
 
@@ -208,6 +216,8 @@ class Arbotix(Machine):
         if self.transport is None or (self._own_transport and not self.connected):
             self.transport = SerialTransport(self.port, self.baud)  # type: ignore[arg-type]
             self._own_transport = True
+            if self.settle:
+                time.sleep(self.settle)
         self.flush()
 
     def disconnect(self) -> None:

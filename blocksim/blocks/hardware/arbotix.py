@@ -11,6 +11,7 @@ element ``j`` of the vectors (see :mod:`blocksim.hardware.arbotix` for ids and u
 from __future__ import annotations
 
 import math
+import time
 from typing import Any
 
 import numpy as np
@@ -96,6 +97,13 @@ class _ArbotixBlock(HardwareBlock):
             )
         self.q0 = q
 
+    def _init_settle(self, settle: Any) -> None:
+        if not (isinstance(settle, (int, float)) and 0 <= settle <= 10):
+            raise BlockParameterError(
+                f"{type(self).__name__}: parameter 'settle' must be 0..10 s, found {settle!r}"
+            )
+        self.settle = float(settle)
+
     def _open(self, run: Any) -> Session:
         if self.replay is not None:
             log = SessionLog.load(self.replay, kind="serial")
@@ -115,6 +123,8 @@ class _ArbotixBlock(HardwareBlock):
                 session.closers.append(emulator.close)
             try:
                 transport = SerialTransport(port, self.baud)
+                if self.settle and emulator is None:
+                    time.sleep(self.settle)  # a real board restarts when the port opens
             except Exception:
                 session.close()
                 raise
@@ -192,6 +202,9 @@ class ArbotixArm(_ArbotixBlock):
     emulator_packet_time : float, optional
         With ``port="emulator"``: emulated seconds per packet (deterministic servos); None:
         wall-clock time.
+    settle : float
+        Seconds to wait after opening a real port (an Arbotix restarts when the port opens;
+        RTB waits 0.5 s).
     q0 : array_like, optional
         Initial command state and the emulator's initial angles [rad]; default zeros.
     """
@@ -217,6 +230,7 @@ class ArbotixArm(_ArbotixBlock):
         overrun: str = "warn",
         emulator_packet_time: float | None = None,
         q0: Any = None,
+        settle: float = 0.0,
     ) -> None:
         super().__init__()
         self._init_arbotix(
@@ -233,6 +247,7 @@ class ArbotixArm(_ArbotixBlock):
             emulator_packet_time,
             q0,
         )
+        self._init_settle(settle)
         if (
             isinstance(speed, bool)
             or not isinstance(speed, (int, np.integer))
@@ -297,7 +312,7 @@ class ArbotixPath(_ArbotixBlock):
     npoints : int
         Points of the path, 2..30 (RTB: 20).
     port, nservos, clock, baud, timeout, retries, on_stop, record, replay, overrun,
-    emulator_packet_time, q0
+    emulator_packet_time, q0, settle
         As for :class:`ArbotixArm`.
     """
 
@@ -321,6 +336,7 @@ class ArbotixPath(_ArbotixBlock):
         overrun: str = "warn",
         emulator_packet_time: float | None = None,
         q0: Any = None,
+        settle: float = 0.0,
     ) -> None:
         super().__init__()
         self._init_arbotix(
@@ -337,6 +353,7 @@ class ArbotixPath(_ArbotixBlock):
             emulator_packet_time,
             q0,
         )
+        self._init_settle(settle)
         if not (isinstance(duration, (int, float)) and 0 < duration <= 600):
             raise BlockParameterError(
                 f"ArbotixPath: parameter 'duration' must be in (0, 600] s, found {duration!r}"

@@ -196,3 +196,38 @@ def test_bad_parameters_are_named():
 def test_a_missing_device_fails_at_start_naming_it():
     with pytest.raises(Exception, match="/dev/nonexistent-tty: cannot open the serial port"):
         simulate(_diagram("/dev/nonexistent-tty"), 0.1)
+
+
+def test_auto_backend_runs_hardware_blocks_interpreted_and_compiled_names_them(emu):
+    d = _diagram(emu.path)
+    r = simulate(d, 0.04, backend="auto")
+    assert r.stats["backend"] == "interpreted" and r["arm.q"].shape == (3, 5)
+    with pytest.raises(Exception, match="arm"):
+        simulate(d, 0.04, solver="rk4", dt=0.01, backend="compiled")
+    assert _released(emu.path)
+
+
+def test_a_block_drives_one_run_at_a_time(emu):
+    from blocksim.engine.compile import compile_diagram
+
+    armed = []
+
+    class Nested(Block):
+        """Starts a second run of the same plan from inside the first."""
+
+        inputs = ("u",)
+        outputs = ("y",)
+
+        def output(self, t, x, u):
+            if armed and t == 0.0:
+                simulate(armed[0], 0.02)
+            return (0.0,)
+
+    d = _diagram(emu.path)
+    d.add(Nested(), name="nested")
+    d.connect("arm.q", "nested.u")
+    plan = compile_diagram(d)
+    armed.append(plan)
+    with pytest.raises(SimulationError, match="already running in another simulation"):
+        simulate(plan, 0.02)
+    assert _released(emu.path)
