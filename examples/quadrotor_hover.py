@@ -37,8 +37,7 @@ def build(
     """The flight stack from rest on the ground to a hover at ``TARGET``; ``mass`` [kg]
     overrides the vehicle's mass (the controller still assumes the Toolbox's 4 kg)."""
     d = Diagram("quadrotor_hover")
-    model = "quadrotor" if mass is None else {"M": float(mass)}
-    stack = add_flight_stack(d, model, x0=[0.0, 0.0, 0.0], controller_model="quadrotor")
+    stack = add_flight_stack(d, "quadrotor", x0=[0.0, 0.0, 0.0], mass=mass)
     ref = d.add(Constant(list(TARGET)), name="ref")
     d.connect(ref, stack.pos["p"])
     if with_scope:

@@ -151,6 +151,9 @@ ROBOT_CASES = {
 CASES.update({  # the planning family
     "PathCarrot": [(dict(path=[[0.0, 0.0], [2.0, 0.0], [2.0, 1.0]], lookahead=0.7),
                     [np.array([0.5, 0.2, 0.0])])],
+    "NavigationField": [(dict(planner="dstar", map="arena", goal=[2.0, 8.0], inflate=0.2,
+                              obstacles=[[1.0, 1.4, 4.8, 3.1, 5.2]]),
+                         [np.array([2.0, 1.0, 0.0])])],
     "Planner": [(dict(planner="dxform", map="arena", inflate=0.2, lookahead=0.5,
                       obstacles=[[1.0, 5.0, 1.0, 6.0, 2.0]], clock=0.2),
                  [np.array([1.0, 1.0, 0.0]), np.array([8.0, 8.0])])],
@@ -165,6 +168,21 @@ CASES.update({  # the hardware family (sources run against the emulated Coppelia
                        (dict(name="Cuboid"), None)],
     "VrepCamera": [(dict(resolution=[8, 6], fov=45.0, clipping=[0.1, 5.0], grey=True), None)],
     "VrepSimulation": [(dict(port=23001, clock=0.01, timeout=1.0), None)],  # emulated server
+})
+_X12 = np.array([0.1, -0.2, -1.0, 0.05, -0.03, 0.4, 0.2, 0.0, -0.1, 0.01, 0.02, -0.03])
+CASES.update({  # the multirotor family
+    "MultiRotor": [(dict(model="hexarotor", M=4.5, x0=[0.0, 1.0, -2.0, 0.3],
+                         wind=[1.0, 0.0, 0.0], flapping=False, ground=False), [np.ones(6)]),
+                   ({}, [np.full(4, 800.0)])],
+    "ControlMixer": [(dict(model="octorotor", wmin=50.0, wmax=900.0), [0.1, -0.2, 0.01, 40.0])],
+    "PositionController": [(dict(model="hexarotor", Kp=[1.0, 2.0, 3.0], Kd=2.0, Ki=0.0,
+                                 yaw=0.3, max_tilt=0.4, velocity=True, xi0=[0.0, 0.1, 0.2],
+                                 weight=[1.0, 1.0, 0.5]), [_X12, v3, v3 / 10])],
+    "AttitudeController": [(dict(Kp=[50.0, 50.0, 3.0], Kd=10.0, yaw_rate=True),
+                            [v3 / 10, _X12])],
+    "CameraMount": [(dict(mount=_T1, gimbal=False), [_X12])],
+    "MultiRotorPlot": [(dict(model="hexarotor", filename="quad.mp4", fps=10, scale=2.0,
+                             workspace=[-2, 2, -2, 2, 0, 4]), [_X12])],
 })
 # not representable (Function) or round-tripped through its inner diagram (Subsystem)
 SPECIAL = {"Function", "Subsystem", *ROBOT_CASES}

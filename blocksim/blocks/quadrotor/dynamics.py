@@ -13,7 +13,7 @@ from blocksim.engine.errors import BlockParameterError
 from blocksim.robotics.aerial.params import dynamics_params
 
 from . import kernels as qk
-from ._params import ModelArg, as_input, flag, model_of, vector
+from ._params import ModelArg, as_input, flag, model_of, number, vector
 
 __all__ = ["MultiRotor"]
 
@@ -60,7 +60,8 @@ class MultiRotor(Block):
     model : str, dict or MultirotorModel
         ``"quadrotor"`` (default, the Toolbox's ``mdl_quadrotor``), ``"hexarotor"``,
         ``"octorotor"``, a dict of model parameters (e.g. ``{"nrotors": 6, "M": 4.5}``, with
-        an optional ``"base"`` name) or a :class:`~blocksim.robotics.aerial.MultirotorModel`.
+        an optional ``"base"`` name) or a :class:`~blocksim.robotics.aerial.MultirotorModel`;
+        diagram files take the names only (see ``M``).
     x0 : array_like, optional
         Initial state: 3 (position [m]), 4 (position, yaw [rad]), 6 (position, roll, pitch,
         yaw) or 12 values (the state below); the rest zero. Default: all zero (on the ground).
@@ -70,6 +71,9 @@ class MultiRotor(Block):
         Model blade flapping (default True); False: thrust along ``-z_B`` only.
     ground : bool
         Ground contact at ``z = 0`` by an event (default True).
+    M : float, optional
+        Mass [kg] instead of the model's (for mass sweeps and Monte Carlo runs: a diagram
+        file can name a model but not hold a dict of model parameters).
 
     Inputs
     ------
@@ -102,10 +106,13 @@ class MultiRotor(Block):
         wind: Any = None,
         flapping: bool = True,
         ground: bool = True,
+        M: float | None = None,
     ) -> None:
         super().__init__()
         owner = "MultiRotor"
         self.model = model_of(owner, model)
+        if M is not None:
+            self.model = self.model.with_(M=number(owner, "M", M, positive=True))
         n = self.model.nrotors
         self._ground = flag(owner, "ground", ground)
         self._flapping = flag(owner, "flapping", flapping)

@@ -39,6 +39,7 @@ def add_flight_stack(
     max_tilt: float = 0.5,
     names: tuple[str, str, str, str] = ("quad", "pos", "att", "mixer"),
     position_gains: dict[str, Any] | None = None,
+    mass: float | None = None,
 ) -> FlightStack:
     """Add a multirotor under position control to ``d`` and wire it::
 
@@ -67,6 +68,9 @@ def add_flight_stack(
         Block names of the plant, position loop, attitude loop and mixer.
     position_gains : dict, optional
         Keywords ``Kp``, ``Kd``, ``Ki``, ``weight`` for the :class:`PositionController`.
+    mass : float, optional
+        The vehicle's mass [kg] (:class:`MultiRotor`'s ``M``); the controllers and the mixer
+        keep assuming the model's.
 
     Returns
     -------
@@ -75,7 +79,8 @@ def add_flight_stack(
     """
     cm = model if controller_model is None else controller_model
     plant = d.add(
-        MultiRotor(model, x0=x0, wind=wind, flapping=flapping, ground=ground), name=names[0]
+        MultiRotor(model, x0=x0, wind=wind, flapping=flapping, ground=ground, M=mass),
+        name=names[0],
     )
     pos = d.add(
         PositionController(

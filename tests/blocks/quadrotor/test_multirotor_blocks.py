@@ -131,7 +131,7 @@ def test_flight_round_trips_through_json(flight):
 def test_mass_and_wind_monte_carlo_in_a_compiled_batch(flight):
     masses = [3.6, 4.0, 4.4]
     winds = [[0.0, 0.0, 0.0], [2.0, 0.0, 0.0], [0.0, -2.0, 0.0]]
-    members = [{"quad.model": {"M": m}, "quad.wind": w} for m, w in zip(masses, winds)]
+    members = [{"quad.M": m, "quad.wind": w} for m, w in zip(masses, winds)]
     batch = simulate_batch(flight, members, 10.0, backend="compiled", record_dt=0.5)
     assert batch.failures() == "no member failed"
     goal = load_example("quadrotor_waypoints").WAYPOINTS[1]
@@ -203,6 +203,7 @@ def test_hexarotor_mixer_and_plant_have_six_rotors():
         (lambda: MultiRotor(x0=[0, 0, 1.0]), "below the ground"),
         (lambda: MultiRotor(wind=[1, 2]), "MultiRotor: parameter 'wind' must be"),
         (lambda: MultiRotor(ground=1), "MultiRotor: parameter 'ground' must be True or False"),
+        (lambda: MultiRotor(M=0.0), "MultiRotor: parameter 'M' must be a positive number"),
         (lambda: ControlMixer(wmin=500, wmax=100), "ControlMixer: need wmin < wmax"),
         (lambda: ControlMixer(wmin=-1), "ControlMixer: parameter 'wmin' must be a non-negative"),
         (lambda: PositionController(max_tilt=2.0), "PositionController: parameter 'max_tilt'"),
