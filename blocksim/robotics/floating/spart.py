@@ -35,6 +35,7 @@ __all__ = [
     "DiffKinematics",
     "Floating_ID",
     "Jacob",
+    "Jacobdot",
     "Kinematics",
     "NOCdot",
     "SkewSym",
@@ -172,6 +173,30 @@ def Jacob(rp, r0, rL, P0, pm, i, robot: FloatingBase):
                 B = np.block([[np.eye(3), np.zeros((3, 3))], [SkewSym(rL[:, j] - rp), np.eye(3)]])
                 Jm[:, qi[j]] = B @ pm[:, j]
     return J0, Jm
+
+
+def Jacobdot(rp, tp, r0, t0, rL, tL, P0, pm, i, robot: FloatingBase):
+    """``J0dot`` (6, 6) and ``Jmdot`` (6, n_q), time derivatives of :func:`Jacob` for a point
+    ``rp`` with twist ``tp`` on link ``i``:
+    ``tpdot = J0 u0dot + J0dot u0 + Jm umdot + Jmdot um``."""
+    rp, tp, t0 = (np.asarray(x, dtype=float).ravel() for x in (rp, tp, t0))
+    P0dot = np.zeros((6, 6))
+    P0dot[:3, :3] = SkewSym(t0[:3]) @ P0[:3, :3]
+    B = np.block([[np.eye(3), np.zeros((3, 3))], [SkewSym(np.ravel(r0) - rp), np.eye(3)]])
+    Bd = np.zeros((6, 6))
+    Bd[3:, :3] = SkewSym(t0[3:] - tp[3:])
+    J0dot = Bd @ P0 + B @ P0dot
+    Jmdot = np.zeros((6, robot.nq))
+    qi = robot.tree.qindex
+    if i > 0:
+        branch, _, _ = ConnectivityMap(robot)
+        for j in range(robot.n):
+            if branch[i - 1, j] and qi[j] >= 0:
+                B = np.block([[np.eye(3), np.zeros((3, 3))], [SkewSym(rL[:, j] - rp), np.eye(3)]])
+                Bd = np.zeros((6, 6))
+                Bd[3:, :3] = SkewSym(tL[3:, j] - tp[3:])
+                Jmdot[:, qi[j]] = Bd @ pm[:, j] + B @ _omega(tL[:3, j]) @ pm[:, j]
+    return J0dot, Jmdot
 
 
 def _omega(w) -> np.ndarray:

@@ -70,3 +70,36 @@ def test_accelerations_and_noc_dot(robot, state):
     Nd = robot.noc_dot(kin, t)
     Nfd = (robot.noc(kp) - robot.noc(km)) / (2 * dt)
     np.testing.assert_allclose(Nd, Nfd, atol=1e-6)
+
+
+def test_spart_jacob_and_jacobdot(robot, state):
+    """SPART's Jacob/Jacobdot (mixed-frame base): tp = J0 u0 + Jm um, and
+    tpdot = J0 u0dot + J0dot u0 + Jm umdot + Jmdot um against finite differences."""
+    s = state
+    rng = np.random.default_rng(5)
+    u0, u0d = rng.normal(size=6), rng.normal(size=6)
+    u0d[:3] = 0.0
+    u0[:3] = 0.0  # no base rotation keeps the finite difference of the base pose exact
+    umd = rng.normal(size=robot.nq)
+    i = robot.link("panda_hand_tcp")
+    off = np.array([0.01, -0.02, 0.03])  # a point fixed on the hand, in its frame
+
+    def at(h):
+        r0 = s["r0"] + u0[3:] * h + 0.5 * u0d[3:] * h * h
+        q = s["q"] + s["qd"] * h + 0.5 * umd * h * h
+        um = s["qd"] + umd * h
+        _RJ, RL, _rJ, rL, e, g = S.Kinematics(s["R0"], r0, q, robot)
+        Bij, Bi0, P0, pm = S.DiffKinematics(s["R0"], r0, rL, e, g, robot)
+        t0, tL = S.Velocities(Bij, Bi0, P0, pm, u0 + u0d * h, um, robot)
+        rp = robot.kinematics(s["R0"], r0, q).pL[i] + RL[:, :, i - 1] @ off
+        J0, Jm = S.Jacob(rp, r0, rL, P0, pm, i, robot)
+        tp = J0 @ (u0 + u0d * h) + Jm @ um
+        return rp, tp, r0, t0, rL, tL, P0, pm, J0, Jm, um
+
+    h = 1e-6
+    rp, tp, r0, t0, rL, tL, P0, pm, J0, Jm, um = at(0.0)
+    np.testing.assert_allclose(tp[:3], tL[:3, i - 1], atol=1e-13)
+    np.testing.assert_allclose(tp[3:], (at(h)[0] - at(-h)[0]) / (2 * h), atol=1e-7)
+    J0d, Jmd = S.Jacobdot(rp, tp, r0, t0, rL, tL, P0, pm, i, robot)
+    tpdot = J0 @ u0d + J0d @ u0 + Jm @ umd + Jmd @ um
+    np.testing.assert_allclose(tpdot, (at(h)[1] - at(-h)[1]) / (2 * h), atol=1e-6)
