@@ -14,7 +14,8 @@ Options common to every hardware block:
     (also when it fails: the exchanges up to the fault are kept);
 ``replay``
     a file written by ``record``: the block talks to the recording instead of the device, so
-    the same diagram reproduces every recorded signal bit for bit, offline;
+    the same diagram reproduces every recorded signal bit for bit, offline (over the recorded
+    horizon or any shorter one: the end-of-run actions, relax or stop, are not replayed);
 ``overrun``
     what to do at a sample hit whose exchange starts a whole period late in a real-time run
     (``simulate(..., realtime=1.0)``): ``"warn"`` (default; one warning per run, counted),
@@ -147,7 +148,8 @@ class HardwareBlock(Block):
         failed = getattr(getattr(run, "result", None), "status", "success") == "failed"
         try:
             try:
-                self._close(session, run)
+                if self.replay is None:  # a replay ends with the diagram: no end-of-run acts
+                    self._close(session, run)
             except HardwareError:
                 if not failed:  # a device already at fault cannot be relaxed: keep that error
                     raise
