@@ -19,10 +19,12 @@ Units: SI; q in rad (revolute) or m (prismatic); torques in N m, forces in N.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import cached_property
 
 import numpy as np
 
 from .dynamics import accel_nb, cinertia_from, coriolis_nb, fdyn, friction_nb, inertia_nb, rne_nb
+from .fast_calls import FAST, pack_dynamics
 
 __all__ = ["DynamicsMethods"]
 
@@ -31,6 +33,8 @@ _ZERO3 = np.zeros(3)
 _ZERO6 = np.zeros(6)
 _ZERO16 = np.zeros((1, 6))
 _asc = np.ascontiguousarray
+_empty = np.empty
+_FAST = FAST
 
 
 def _vector(x, size: int, name: str) -> np.ndarray:
@@ -47,6 +51,17 @@ def _split(x, n: int, parts: int, name: str) -> list[np.ndarray]:
         raise ValueError(f"{name}: a single argument must have {parts} x n = {parts * n} "
                          f"columns, got shape {x.shape}")
     return [_asc(x[..., k * n:(k + 1) * n]) for k in range(parts)]
+
+
+def _into(out, result: np.ndarray) -> np.ndarray:
+    """``result``, or ``out`` holding it (same shape required)."""
+    if out is None:
+        return result
+    if not isinstance(out, np.ndarray) or out.shape != result.shape:
+        raise ValueError(f"out: expected an array of shape {result.shape}, got "
+                         f"{getattr(out, 'shape', type(out).__name__)}")
+    out[...] = result
+    return out
 
 
 def _rows(n: int, *xs: np.ndarray) -> list[np.ndarray]:
@@ -80,7 +95,16 @@ def _wrenches(fext, m: int) -> np.ndarray:
 class DynamicsMethods:
     """Inverse and forward dynamics of a serial-link arm (mixin; see the module docstring)."""
 
-    def rne(self, q, qd=None, qdd=None, gravity=None, fext=None) -> np.ndarray:
+    @cached_property
+    def _fast(self) -> tuple:
+        """What the one-configuration fast paths need (cached on the instance; a host that
+        caches ``arrays``/``kin`` drops it with them): the packed dynamics parameters
+        (:func:`~.fast_calls.pack_dynamics`), n and the output shapes (n, n) and (6, n)."""
+        a = self.arrays
+        n = int(self.kin[0])
+        return pack_dynamics(self.kin, a.dyn, a.gravity), n, (n, n), (6, n)
+
+    def rne(self, q, qd=None, qdd=None, gravity=None, fext=None, out=None) -> np.ndarray:
         """Inverse dynamics by recursive Newton–Euler: the joint torques/forces for a motion.
 
         ``rne(q, qd, qdd)`` or RTB's ``rne(x)`` with ``x = [q qd qdd]``.
@@ -96,6 +120,8 @@ class DynamicsMethods:
         fext : array (6,) or (m, 6), optional
             Wrench ``[fx fy fz mx my mz]`` (N, N m) the end effector exerts on the
             environment, in the tool frame (RTB: link-n frame, equal when tool = I).
+        out : array, optional
+            Where to write the result (its shape and float64): saves the allocation in loops.
 
         Returns
         -------
@@ -103,6 +129,14 @@ class DynamicsMethods:
             ``M qdd + C qd + g - friction(qd) + J_e^T fext`` (N m, N), including rotor
             inertia ``G^2 Jm qdd`` and the torque that overcomes joint friction.
         """
+        if gravity is None and fext is None:
+            P, n, _, _ = self._fast
+            o = _empty(n) if out is None else out
+            try:        # float64 C-contiguous (n,) arguments only (see fast_calls)
+                _FAST.rne(P, q, qd, qdd, o)
+                return o
+            except TypeError:
+                pass
         a = self.arrays
         if qd is None and qdd is None:
             q, qd, qdd = _split(q, self.n, 3, "rne")
@@ -110,9 +144,9 @@ class DynamicsMethods:
         g = a.gravity if gravity is None else _vector(gravity, 3, "gravity")
         if q.ndim == 1 and qd.ndim == 1 and qdd.ndim == 1:
             f = _ZERO6 if fext is None else _vector(fext, 6, "fext")
-            return rne_nb(self.kin, a.dyn, q, qd, qdd, g, f)
+            return _into(out, rne_nb(self.kin, a.dyn, q, qd, qdd, g, f))
         q, qd, qdd = _rows(self.n, q, qd, qdd)
-        return rne_nb(self.kin, a.dyn, q, qd, qdd, g, _wrenches(fext, q.shape[0]))
+        return _into(out, rne_nb(self.kin, a.dyn, q, qd, qdd, g, _wrenches(fext, q.shape[0])))
 
     def gravload(self, q, gravity=None) -> np.ndarray:
         """Joint torques that hold the arm still against gravity: ``rne(q, 0, 0)``.
@@ -139,16 +173,24 @@ class DynamicsMethods:
             raise ValueError(f"friction: expected qd of shape (n,) or (m, n), got {qd.shape}")
         return friction_nb(self.arrays.dyn, qd)
 
-    def inertia(self, q) -> np.ndarray:
+    def inertia(self, q, out=None) -> np.ndarray:
         """Joint-space inertia matrix M(q), (n, n) (kg m^2, kg m, kg); (m, n, n) for q (m, n).
 
         Symmetric positive definite; the diagonal includes the rotor inertias ``G^2 Jm``.
+        ``out``: where to write the result (as :meth:`rne`).
         """
+        P, _, shape, _ = self._fast
+        o = _empty(shape) if out is None else out
+        try:            # float64 C-contiguous (n,) q only (see fast_calls)
+            _FAST.inertia(P, q, o)
+            return o
+        except TypeError:
+            pass
         q = _asc(q, _F64)
         if q.ndim == 1:     # as a (1, n) row: one compiled specialisation for both forms
-            return inertia_nb(self.kin, self.arrays.dyn, q.reshape(1, q.shape[0]))[0]
+            return _into(out, inertia_nb(self.kin, self.arrays.dyn, q.reshape(1, q.shape[0]))[0])
         (q,) = _rows(self.n, q)
-        return inertia_nb(self.kin, self.arrays.dyn, q)
+        return _into(out, inertia_nb(self.kin, self.arrays.dyn, q))
 
     def coriolis(self, q, qd=None) -> np.ndarray:
         """Coriolis/centripetal matrix C(q, qd), (n, n); (m, n, n) for trajectories.
@@ -166,13 +208,22 @@ class DynamicsMethods:
         q, qd = _rows(self.n, q, qd)
         return coriolis_nb(self.kin, self.arrays.dyn, q, qd)
 
-    def accel(self, q, qd=None, tau=None, gravity=None, fext=None) -> np.ndarray:
+    def accel(self, q, qd=None, tau=None, gravity=None, fext=None, out=None) -> np.ndarray:
         """Forward dynamics: joint accelerations ``M^-1 (tau - rne(q, qd, 0))``.
 
         ``accel(q, qd, tau)`` or RTB's ``accel(x)`` with ``x = [q qd tau]``; (n,) or (m, n)
         rows (rad/s^2, m/s^2). Friction, rotor inertia, gravity and ``fext`` as :meth:`rne`;
-        solved by Cholesky, without forming the inverse.
+        solved by Cholesky, without forming the inverse. ``out``: where to write the result
+        (as :meth:`rne`).
         """
+        if gravity is None and fext is None:
+            P, n, _, _ = self._fast
+            o = _empty(n) if out is None else out
+            try:        # float64 C-contiguous (n,) arguments only (see fast_calls)
+                _FAST.accel(P, q, qd, tau, o)
+                return o
+            except TypeError:
+                pass
         a = self.arrays
         if qd is None and tau is None:
             q, qd, tau = _split(q, self.n, 3, "accel")
@@ -180,9 +231,9 @@ class DynamicsMethods:
         g = a.gravity if gravity is None else _vector(gravity, 3, "gravity")
         if q.ndim == 1 and qd.ndim == 1 and tau.ndim == 1:
             f = _ZERO6 if fext is None else _vector(fext, 6, "fext")
-            return accel_nb(self.kin, a.dyn, q, qd, tau, g, f)
+            return _into(out, accel_nb(self.kin, a.dyn, q, qd, tau, g, f))
         q, qd, tau = _rows(self.n, q, qd, tau)
-        return accel_nb(self.kin, a.dyn, q, qd, tau, g, _wrenches(fext, q.shape[0]))
+        return _into(out, accel_nb(self.kin, a.dyn, q, qd, tau, g, _wrenches(fext, q.shape[0])))
 
     def cinertia(self, q) -> np.ndarray:
         """Cartesian inertia ``J0^-T M J0^-1`` (6, 6) of a 6-joint arm at ``q`` (6,).

@@ -28,6 +28,7 @@ from itertools import pairwise
 
 import numpy as np
 
+from . import fast_calls as _fc
 from . import kinematics as _kin
 from .dynamics_methods import DynamicsMethods
 from .layout import BV, GR, IXX, IXY, IXZ, IYY, IYZ, IZZ, JM, RX, RZ, TCN, TCP, ArmArrays, M
@@ -37,6 +38,8 @@ __all__ = ["SerialLink"]
 
 _ND = np.ndarray
 _F64 = np.dtype(np.float64)
+_FAST = _fc.FAST
+_empty = np.empty
 
 
 def _transform(T, name: str) -> np.ndarray:
@@ -86,7 +89,7 @@ class SerialLink(DynamicsMethods):
         Only for the DH-matrix form.
     """
 
-    _CACHED = ("arrays", "kin")
+    _CACHED = ("arrays", "kin", "_fast")
 
     def __init__(self, links=None, *, name: str | None = None, manufacturer: str | None = None,
                  comment: str | None = None, base=None, tool=None, gravity=None,
@@ -426,15 +429,25 @@ class SerialLink(DynamicsMethods):
             return _kin.fkine_traj(self.kin, v)
         return _kin.fkine_all(self.kin, v) if all else _kin.fkine(self.kin, v)
 
-    def jacob0(self, q) -> np.ndarray:
+    def jacob0(self, q, out=None) -> np.ndarray:
         """Geometric Jacobian in the world frame, (6, n): ``[v; omega] = J @ qd``.
 
         ``v`` is the velocity of the end-effector (tool) origin, ``omega`` the angular velocity.
+        ``out``: a float64 (6, n) array to write the result into (saves the allocation).
         """
-        if not (q.__class__ is _ND and q.dtype is _F64 and q.ndim == 1
-                and q.flags.c_contiguous):
-            q = self._q1(q)
-        return _kin.jacobian(self.kin, q, False)
+        J = _empty(self._fast[3]) if out is None else out
+        try:
+            _FAST.jacob0(self.kin, q, J)     # float64 C-contiguous (n,) q only (fast_calls)
+            return J
+        except TypeError:
+            pass
+        res = _kin.jacobian(self.kin, self._q1(q), False)
+        if out is None:
+            return res
+        if not isinstance(out, _ND) or out.shape != res.shape:
+            raise ValueError(f"jacob0: out must be an array of shape {res.shape}")
+        out[...] = res
+        return out
 
     def jacobe(self, q) -> np.ndarray:
         """Geometric Jacobian in the end-effector (tool) frame, (6, n), rows ``[v; omega]``."""
