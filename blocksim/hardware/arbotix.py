@@ -35,6 +35,8 @@ import numpy as np
 from blocksim.hardware import dynamixel as dx
 from blocksim.hardware.errors import DeviceTimeout, HardwareError
 from blocksim.hardware.machine import Machine
+from blocksim.hardware.serial_transport import POLL as _POLL
+from blocksim.hardware.serial_transport import SerialTransport
 
 __all__ = ["COUNTS_PER_RAD", "Arbotix", "SerialTransport"]
 
@@ -42,7 +44,6 @@ __all__ = ["COUNTS_PER_RAD", "Arbotix", "SerialTransport"]
 COUNTS_PER_RAD = 512.0 / (150.0 * math.pi / 180.0)
 #: most points a pypose sequence holds
 MAX_PATH_POINTS = 30
-_POLL = 0.01  # s, one read's wait
 _ERRORS = (
     "input voltage",
     "angle limit",
@@ -57,51 +58,6 @@ _ERRORS = (
 def _error_text(err: int) -> str:
     names = [n for k, n in enumerate(_ERRORS) if err & (1 << k)]
     return f"error 0x{err:02X} ({', '.join(names) or 'unknown'})"
-
-
-class SerialTransport:
-    """pyserial as a transport: ``write``, ``read(n)`` (waits up to ``poll`` s), ``drain``.
-
-    Parameters
-    ----------
-    port : str
-        Device path (``/dev/ttyUSB0``, ``/dev/pts/3``, ...).
-    baud : int
-        Baud rate.
-    poll : float
-        Longest wait of one read [s].
-
-    The port is opened exclusively (a second open of the same device fails until this one is
-    closed).
-    """
-
-    def __init__(self, port: str, baud: int = 38400, poll: float = _POLL):
-        import serial  # pyserial
-
-        self.name = port
-        try:
-            self.serial = serial.Serial(
-                port, baudrate=baud, timeout=poll, write_timeout=1.0, exclusive=True
-            )
-        except (serial.SerialException, OSError, ValueError) as exc:
-            raise HardwareError(port, f"cannot open the serial port: {exc}") from None
-
-    def write(self, data: bytes) -> None:
-        self.serial.write(data)
-
-    def read(self, n: int) -> bytes:
-        return bytes(self.serial.read(n))
-
-    def drain(self) -> bytes:
-        n = self.serial.in_waiting
-        return bytes(self.serial.read(n)) if n else b""
-
-    def close(self) -> None:
-        self.serial.close()
-
-    @property
-    def is_open(self) -> bool:
-        return bool(self.serial.is_open)
 
 
 class Arbotix(Machine):
