@@ -1,0 +1,125 @@
+"""Ctrl-C: a run interrupted mid-way keeps and writes what it computed (status
+"interrupted", exit 130), and a Ctrl-C while the command starts prints one line, exit 130.
+Real processes receive a real SIGINT."""
+
+import json
+import math
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from blocksim.engine.record import SimResult
+
+ROOT = Path(__file__).parents[2]
+ENV = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+
+
+def _sigint_default():
+    """Let the child take Ctrl-C (a test runner's worker may ignore SIGINT, and an ignored
+    signal stays ignored in its children)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+#: 500 s of x' = -x / 100 in 1e-4 s steps (a minute or more), sampled every 0.1 s (major
+#: times, where the progress bar advances)
+LONG = {
+    "blocksim": 1,
+    "blocks": {
+        "x": {"type": "Integrator", "params": {"x0": 1.0}},
+        "g": {"type": "Gain", "params": {"K": -0.01}},
+        "z": {"type": "UnitDelay", "params": {"clock": 0.1}},
+    },
+    "wires": [{"from": "x", "to": ["g", "z"]}, {"from": "g", "to": "x"}],
+    "simulation": {"T": 500.0, "solver": "rk4", "dt": 1e-4},
+}
+
+
+def _wait_for(proc, words, timeout=120.0):
+    """Read the process's stderr until ``words`` appear; the text read."""
+    seen = ""
+    end = time.monotonic() + timeout
+    fd = proc.stderr.fileno()
+    os.set_blocking(fd, False)
+    while time.monotonic() < end and proc.poll() is None:
+        try:
+            chunk = os.read(fd, 65536)
+        except BlockingIOError:
+            chunk = b""
+        seen += chunk.decode(errors="replace")
+        if words in seen:
+            os.set_blocking(fd, True)
+            return seen
+        time.sleep(0.05)
+    raise AssertionError(f"never saw {words!r}; stderr: {seen!r}")
+
+
+def test_ctrl_c_during_an_interpreted_run_writes_the_partial_result(tmp_path):
+    path = tmp_path / "long.json"
+    path.write_text(json.dumps(LONG))
+    out, png = tmp_path / "r.npz", tmp_path / "r.png"
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "blocksim.cli",
+            "run",
+            str(path),
+            "--out",
+            str(out),
+            "--plot",
+            str(png),
+        ],
+        stderr=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        env=ENV,
+        cwd=tmp_path,
+        preexec_fn=_sigint_default,
+    )
+    seen = _wait_for(proc, "simulating")  # the progress bar: the run is under way
+    t0 = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130
+    assert time.monotonic() - t0 < 90  # writes the npz and the plot (matplotlib) first
+    err = seen + err.decode()
+    assert "interrupted at t = " in err and "partial results written:" in err
+    assert "Traceback" not in err
+    r = SimResult.load(out)
+    assert r.status == "interrupted" and "interrupted (Ctrl-C) at t = " in r.message
+    assert 0 < r.t[-1] < 500 and len(r.t) > 100
+    assert r["x.y"][-1] == pytest.approx(math.exp(-0.01 * r.t[-1]), rel=1e-9)
+    assert png.exists() and png.stat().st_size > 1000
+
+
+def test_ctrl_c_while_the_command_starts_prints_one_line(tmp_path):
+    # the console script's code under its name; it says when Python itself has started, so
+    # the signal lands while blocksim (numpy, scipy, ...) is being imported
+    script = tmp_path / "blocksim"
+    script.write_text(
+        "import sys\nsys.stderr.write('python started\\n')\nsys.stderr.flush()\n"
+        "from blocksim.cli import main\nsys.exit(main())\n"
+    )
+    path = tmp_path / "long.json"
+    path.write_text(json.dumps(LONG))
+    proc = subprocess.Popen(
+        [sys.executable, str(script), "run", str(path), "--quiet"],
+        stderr=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        env=ENV,
+        cwd=tmp_path,
+        preexec_fn=_sigint_default,
+    )
+    seen = _wait_for(proc, "python started\n")
+    time.sleep(0.05)
+    t0 = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert time.monotonic() - t0 < 10
+    assert proc.returncode == 130, seen + err.decode()
+    assert (seen + err.decode()).splitlines() == ["python started", "blocksim: interrupted"]
+    assert out == b""
