@@ -15,7 +15,9 @@ read, see :mod:`blocksim.io.values`).
 from __future__ import annotations
 
 import ast
+import importlib
 import inspect
+import pathlib
 import sys
 import typing
 from functools import lru_cache
@@ -23,44 +25,79 @@ from typing import Any
 
 from blocksim.engine.block import Block
 from blocksim.engine.errors import suggest
+from blocksim.io.library_index import LIBRARY_INDEX
 
 _USER: dict[str, type[Block]] = {}
 
 
-@lru_cache(maxsize=1)
-def _library() -> dict[str, type[Block]]:
-    # the library's packages, a fixed list (never a name from a file): the general blocks, the
-    # arm and vision families (kept out of blocksim.blocks so that importing it does not load
-    # the robotics core) and the animation sinks
-    import blocksim.blocks as general
-    import blocksim.blocks.arm as arm
-    import blocksim.blocks.floating as floating
-    import blocksim.blocks.hardware as hardware
-    import blocksim.blocks.planning as planning
-    import blocksim.blocks.quadrotor as quadrotor
-    import blocksim.blocks.sinks.animations as anim
-    import blocksim.blocks.vehicle as vehicle
-    import blocksim.blocks.vision as vision
+#: the library's packages, a fixed list (never a name from a file): the general blocks, the
+#: families kept out of blocksim.blocks so that importing it does not load the robotics core,
+#: hardware drivers and the like, and the animation sinks
+FAMILIES = (
+    "blocksim.blocks",
+    "blocksim.blocks.arm",
+    "blocksim.blocks.vision",
+    "blocksim.blocks.sinks.animations",
+    "blocksim.blocks.quadrotor",
+    "blocksim.blocks.hardware",
+    "blocksim.blocks.floating",
+    "blocksim.blocks.vehicle",
+    "blocksim.blocks.planning",
+)
 
-    out: dict[str, type[Block]] = {}
-    for lib in (general, arm, vision, anim, quadrotor, hardware, floating, vehicle, planning):
+
+def _index_rows() -> list[tuple[str, type[Block], str]]:
+    """(type name, class, family) of every Block class the families export, by name."""
+    rows = []
+    for family in FAMILIES:
+        lib = importlib.import_module(family)
         for name in lib.__all__:
             obj = getattr(lib, name)
             if inspect.isclass(obj) and issubclass(obj, Block):
-                if name in out and out[name] is not obj:
-                    raise RuntimeError(f"block type name {name!r} is used twice in the library")
-                out[name] = obj
+                rows.append((name, obj, family))
+    return sorted(rows, key=lambda r: r[0])
+
+
+def scan_families() -> dict[str, type[Block]]:
+    """Import every family of :data:`FAMILIES` and collect its Block classes by name."""
+    out: dict[str, type[Block]] = {}
+    for name, cls, _ in _index_rows():
+        if name in out and out[name] is not cls:
+            raise RuntimeError(f"block type name {name!r} is used twice in the library")
+        out[name] = cls
     return out
 
 
+@lru_cache(maxsize=1)
+def _library() -> dict[str, type[Block]]:
+    return scan_families()
+
+
+def _family_of(name: str) -> str | None:
+    """The family module that exports the library type ``name`` (from the index, without
+    importing anything), or None."""
+    family = LIBRARY_INDEX.get(name)
+    return family if family in FAMILIES else None
+
+
 def library_types() -> dict[str, type[Block]]:
-    """The library's block classes by type name (those of :mod:`blocksim.blocks`)."""
+    """The library's block classes by type name (imports every family)."""
     return dict(_library())
 
 
 def block_types() -> dict[str, type[Block]]:
-    """Every known block type: the library's, then the registered ones."""
+    """Every known block type: the library's, then the registered ones (imports every
+    family; :func:`block_class` imports only the one a name needs)."""
     return {**_library(), **_USER}
+
+
+def _library_class(name: str) -> type[Block] | None:
+    """The library class of type ``name``, importing its family only, or None."""
+    family = _family_of(name)
+    if family is None:
+        return None
+    cls = getattr(importlib.import_module(family), name, None)
+    return cls if inspect.isclass(cls) and issubclass(cls, Block) else None
 
 
 def register_block(cls: type[Block], name: str | None = None) -> type[Block]:
@@ -83,7 +120,7 @@ def register_block(cls: type[Block], name: str | None = None) -> type[Block]:
     name = name or cls.__name__
     if not name.isidentifier():
         raise ValueError(f"register_block: type name {name!r} must be an identifier")
-    if name in _library() and _library()[name] is not cls:
+    if _family_of(name) is not None and _library_class(name) is not cls:
         raise ValueError(
             f"register_block: '{name}' is a library block type; register "
             f"{cls.__name__} under another name"
@@ -103,18 +140,19 @@ def unregister_block(name: str) -> None:
 
 
 def block_class(name: str) -> type[Block]:
-    """The class registered as ``name``.
+    """The class registered as ``name`` (a library type imports its family only).
 
     Raises
     ------
     KeyError
         With a did-you-mean suggestion among the known type names.
     """
-    types = block_types()
-    if isinstance(name, str) and name in types:
-        return types[name]
+    if isinstance(name, str):
+        cls = _library_class(name) or _USER.get(name)
+        if cls is not None:
+            return cls
     raise KeyError(
-        f"unknown block type {name!r}{suggest(str(name), types)}; see "
+        f"unknown block type {name!r}{suggest(str(name), [*LIBRARY_INDEX, *_USER])}; see "
         f"`blocksim blocks` for the catalog, or register a Python block class with "
         f"blocksim.io.register_block"
     )
@@ -129,7 +167,9 @@ def type_name(block: Block) -> str:
         When the class is neither a library block nor registered.
     """
     cls = type(block)
-    for name, c in block_types().items():
+    if _library_class(cls.__name__) is cls:
+        return cls.__name__
+    for name, c in _USER.items():
         if c is cls:
             return name
     raise KeyError(
@@ -203,3 +243,17 @@ def takes_callable(cls: type, param: str) -> bool:
         return False
     text = ann if isinstance(ann, str) else repr(ann)
     return "Callable" in text
+
+
+def index_source() -> str:
+    """The text of :mod:`blocksim.io.library_index` for the families as they are now."""
+    head = (pathlib.Path(__file__).parent / "library_index.py").read_text()
+    head = head.split("LIBRARY_INDEX")[0]
+    rows = "".join(f'    "{name}": "{family}",\n' for name, _, family in _index_rows())
+    return f"{head}LIBRARY_INDEX: dict[str, str] = {{\n{rows}}}\n"
+
+
+if __name__ == "__main__":  # python -m blocksim.io.registry: rewrite the index
+    target = pathlib.Path(__file__).parent / "library_index.py"
+    target.write_text(index_source())
+    print(f"wrote {target} ({len(_index_rows())} block types)")
