@@ -134,8 +134,21 @@ def test_the_server_stopping_mid_run_ends_clearly_with_the_data_so_far(emu):
     assert emu.address in msg and "no reply within 0.5 s" in msg and "called sim." in msg
     res = info.value.result
     assert 0 < res.t[-1] < 0.5 and res["arm.q"].shape == (len(res.t), 6)
+    # the sockets are closed: a server restarted on the same port sees no client come back
+    # (ZMQ reconnects an open socket by itself, as the control socket shows)
+    import zmq
+
+    ctx = zmq.Context()
+    control = ctx.socket(zmq.REQ)
+    control.connect(emu.address)
     emu.close()
-    assert emu.connections == 0
+    with CoppeliaSimEmulator(port=emu.port) as again:
+        assert again.wait_connections(1, timeout=3.0)  # the control socket, and only it
+        time.sleep(0.3)
+        assert again.connections == 1
+        control.close(0)
+        assert again.wait_connections(0)
+    ctx.term()
 
 
 def test_record_then_replay_reproduces_every_signal_bit_for_bit(tmp_path):
