@@ -414,6 +414,9 @@ class VrepObjectPose(_VrepBlock):
 class VrepCamera(_VrepBlock):
     """A vision sensor (RTB ``VREP_camera``): its image at each hit.
 
+    Every image is recorded in the result (H x W x 3 floats per hit): give the camera a clock
+    slower than the control loop's when the images are large.
+
     Ports
     -----
     image : output, shape (H, W, 3) (or (H, W) when ``grey``), values 0..1
