@@ -58,27 +58,27 @@ def per_call_us(fn, repeat: int, number: int | None = None) -> float:
     return min(timer.repeat(repeat=repeat, number=number)) / number * 1e6
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=False)  # compiled per run: this file runs under several module names
 def _noop0():
     return None
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=False)  # compiled per run: this file runs under several module names
 def _noop1(a):
     return None
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=False)  # compiled per run: this file runs under several module names
 def _noop4(a, b, c, d):
     return None
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=False)  # compiled per run: this file runs under several module names
 def _noop7(a, b, c, d, e, f, g):
     return None
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=False)  # compiled per run: this file runs under several module names
 def _new6(a):
     return np.empty(6)
 

@@ -12,7 +12,10 @@ Prints, for the Puma 560 (the model zoo's ``puma560``; a local DH table if the z
   and makes the first call of each method (in this order: later kernels reuse the helpers
   the earlier ones compiled);
 * when ``roboticstoolbox`` (roboticstoolbox-python) is importable, the same calls on its DH
-  ``Puma560`` and the ratios; otherwise it says so.
+  ``Puma560`` and the ratios; otherwise it says so;
+* when Pinocchio (``pin``) is importable, ``rne``/``inertia``/``accel``/``jacob0`` beside its
+  ``rnea``/``crba``/``aba``/frame Jacobian on the same model, values checked to 1e-12
+  (``benchmarks/arm_dynamics.py``).
 
 Run: ``python benchmarks/robotics_core.py [--repeat 7]``. The machine is shared and noisy:
 compare the best-of numbers, and rerun when another job is busy.
@@ -140,6 +143,29 @@ def rtb_times(repeat: int) -> dict | None:
     return {k: per_call_us(f, repeat) for k, f in fns.items()}
 
 
+def pinocchio_lines(repeat: int) -> list[str]:
+    """Pinocchio beside blocksim (``benchmarks/arm_dynamics.py``: the same Puma 560 built in
+    Pinocchio, values checked to 1e-12), or why not."""
+    try:
+        import pinocchio  # noqa: F401
+    except ImportError:
+        return ["Pinocchio (pip install pin) is not installed here: no Pinocchio ratios"]
+    import importlib.util
+
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "arm_dynamics.py")
+    spec = importlib.util.spec_from_file_location("bench_arm_dynamics", path)
+    module = sys.modules.get(spec.name) or importlib.util.module_from_spec(spec)
+    if spec.name not in sys.modules:
+        sys.modules[spec.name] = module
+        spec.loader.exec_module(module)
+    m = module.measure(repeat)
+    worst = max(m["pinocchio"]["max_diff"].values())
+    if worst > 1e-12:
+        raise AssertionError(f"blocksim and Pinocchio differ by {worst:.1e} on the Puma 560")
+    return ["Pinocchio beside (benchmarks/arm_dynamics.py, Puma 560 without friction):",
+            *module.report(m)[7:]]
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=7, help="timeit repeats (best of)")
@@ -168,6 +194,8 @@ def main(argv=None) -> None:
         print("  roboticstoolbox (roboticstoolbox-python) is not installed here: no side-by-side "
               "ratios. Its recorded times on this kind of machine (anchor-benchmarks.md §4, "
               "µs): rne 26, inertia 93, coriolis 6902, accel 172.")
+
+    print("\n".join(pinocchio_lines(args.repeat)))
 
     nf = robot.nofriction()
     values = {"rne": robot.rne(Q, QD, QDD), "diag(inertia)": np.diag(robot.inertia(Q)),
