@@ -231,3 +231,23 @@ def test_a_block_drives_one_run_at_a_time(emu):
     with pytest.raises(SimulationError, match="already running in another simulation"):
         simulate(plan, 0.02)
     assert _released(emu.path)
+
+
+def test_arbotix_path_records_and_replays(tmp_path):
+    def path_diagram(**kw):
+        d = Diagram("path")
+        goal = d.add(Constant(GOAL), name="goal")
+        go = d.add(Step(time=0.1), name="go")
+        p = d.add(
+            ArbotixPath(nservos=5, clock=0.05, duration=0.2, npoints=5, timeout=0.05, **kw),
+            name="path",
+        )
+        d.connect(goal, p["q_goal"])
+        d.connect(go, p["go"])
+        return d
+
+    rec = tmp_path / "path.json"
+    live = simulate(path_diagram(port="emulator", record=str(rec)), 0.6, realtime=1.0)
+    again = simulate(path_diagram(replay=str(rec)), 0.6)
+    np.testing.assert_array_equal(again["path.q"], live["path.q"])
+    assert np.any(live["path.q"][-1] != 0.0)  # it moved (wall-clock emulator)
