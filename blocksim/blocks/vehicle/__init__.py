@@ -14,6 +14,7 @@ from blocksim.blocks.vehicle.drivers import (
     RandomPath,
 )
 from blocksim.blocks.vehicle.estimators import EKF, ParticleFilter, RangeBearingSensor
+from blocksim.blocks.vehicle.plot import VehiclePlot
 from blocksim.blocks.vehicle.vehicles import Bicycle, DiffSteer, PioneerDynamics, Unicycle, Vehicle
 
 __all__ = [
@@ -32,4 +33,5 @@ __all__ = [
     "RangeBearingSensor",
     "Unicycle",
     "Vehicle",
+    "VehiclePlot",
 ]

@@ -194,3 +194,12 @@ def pf_output(t, x, odo, z, k, valid, p):
     y = pf_update(t, x, odo, z, k, valid, p)
     mean, std = pf_estimate(y[1:].copy().reshape((p[4], 3)))
     return mean, std
+
+
+@njit(cache=True)
+def pf_output_particles(t, x, odo, z, k, valid, p):
+    """``(mean, std, particles (np, 3))``."""
+    y = pf_update(t, x, odo, z, k, valid, p)
+    X = y[1:].copy().reshape((p[4], 3))
+    mean, std = pf_estimate(X)
+    return mean, std, X

@@ -304,6 +304,8 @@ class ParticleFilter(Block):
         Sample interval [s] (default 0.1).
     seed : int
         Seed of the initial particles, the diffusion and the resampling.
+    particles : bool
+        Add the output ``particles`` (np, 3) (for :class:`VehiclePlot`).
 
     Inputs
     ------
@@ -311,7 +313,8 @@ class ParticleFilter(Block):
 
     Outputs
     -------
-    x : ndarray (3,) mean pose;  std : ndarray (3,) standard deviation.
+    x : ndarray (3,) mean pose;  std : ndarray (3,) standard deviation;
+    particles : ndarray (np, 3) (with ``particles=True``).
 
     States
     ------
@@ -334,6 +337,7 @@ class ParticleFilter(Block):
         x0: Any = None,
         dt: float = 0.1,
         seed: int = 2,
+        particles: bool = False,
     ) -> None:
         super().__init__()
         o = type(self).__name__
@@ -367,9 +371,15 @@ class ParticleFilter(Block):
             as_key(seed, o, None),
         )
         self.clock = as_clock(positive(o, "dt", dt), o)
+        self._out = ek.pf_output
+        if particles:
+            self.set_ports(
+                outputs=[*self.outputs, Port("particles", shape=(m, 3), doc="particles")]
+            )
+            self._out = ek.pf_output_particles
 
     def output(self, t: float, x: np.ndarray, u: Sequence[Any]) -> tuple[Any, ...]:
-        return ek.pf_output(
+        return self._out(
             t,
             x,
             np.asarray(u[0], float),
@@ -392,4 +402,4 @@ class ParticleFilter(Block):
 
     def kernels(self) -> Kernels:
         """Params ``(landmarks, sQ (9,), Linv (4,), w0, nparticles, key)``."""
-        return Kernels(self._p, output=ek.pf_output, update=ek.pf_update)
+        return Kernels(self._p, output=self._out, update=ek.pf_update)
