@@ -61,7 +61,7 @@ def pack_tree(tree) -> np.ndarray:
     return out
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _off(k):
     return _HEAD + _BASE + _S * k
 
@@ -141,7 +141,7 @@ def kinematics(mdl, R0, r0, q):
     return RL, pL, rC, rJ, e
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _cr(ax, ay, az, bx, by, bz):
     """Cross product of two 3-vectors given by components (a tuple: no allocation)."""
     return ay * bz - az * by, az * bx - ax * bz, ax * by - ay * bx
