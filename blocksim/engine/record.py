@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from blocksim.engine.errors import suggest
+from blocksim.engine.figures import Figures
 
 _META = "__blocksim_meta__"
 
@@ -43,8 +44,9 @@ class SimResult:
         ``"success"``, ``"failed"`` or ``"stopped"``.
     message : str
         Why the run ended, when not a success.
-    figures : dict
-        Figures made by sink blocks, by block name (not saved by :meth:`save`).
+    figures : Figures
+        Figures made by sink blocks, by block name (not saved by :meth:`save`); a mapping
+        whose figures that were neither saved nor shown are drawn when first accessed.
     """
 
     def __init__(self, t: np.ndarray, x: np.ndarray, signals: dict[str, np.ndarray],
@@ -60,7 +62,7 @@ class SimResult:
         self.stats = dict(stats or {})
         self.status = status
         self.message = message
-        self.figures: dict[str, Any] = {}
+        self.figures = Figures()
         #: path in the flattened diagram of each block object (``id(block) -> path``), so a
         #: block inside a subsystem can find its own signals; not saved
         self.block_paths: dict[int, str] = {}

@@ -194,6 +194,18 @@ class _Sink(Block):
         note = f"run {status} at t = {t[-1]:g} s" if t.size else f"run {status}"
         return f"{title} ({note})" if title else note
 
+    def _store(self, result: Any, draw: Callable[[], Any], show: bool,
+               dpi: float | None) -> None:
+        """Put the figure ``draw()`` makes in ``result.figures``: drawn now when it is saved
+        or shown, else when first accessed (a run nobody plots never imports matplotlib)."""
+        key = self._key(result)
+        if self._file is None and not show and hasattr(result.figures, "defer"):
+            result.figures.defer(key, draw)
+            return
+        fig = draw()
+        result.figures[key] = fig
+        self._show_and_save(fig, show, dpi)
+
     def _show_and_save(self, fig: Any, show: bool, dpi: float | None) -> None:
         from blocksim.viz.scope import save_figure, show_figure
 
@@ -291,14 +303,16 @@ class Scope(_Sink):
         self._guarded(run, self._finish)
 
     def _finish(self, result: Any) -> None:
-        from blocksim.viz.scope import plot_scope
-
         signals = [self._signal(result, p.name) for p in self.inputs]  # type: ignore[union-attr]
-        fig = plot_scope(result.t, signals, self.labels, self.units,
-                         title=self._title(self.title, result), grid=self.grid,
-                         stairs=self.stairs, figsize=self.figsize, show=self.show)
-        result.figures[self._key(result)] = fig
-        self._show_and_save(fig, self.show, self.dpi)
+        t, title = result.t, self._title(self.title, result)
+
+        def draw() -> Any:
+            from blocksim.viz.scope import plot_scope
+
+            return plot_scope(t, signals, self.labels, self.units, title=title, grid=self.grid,
+                              stairs=self.stairs, figsize=self.figsize, show=self.show)
+
+        self._store(result, draw, self.show, self.dpi)
 
 
 # ---------------------------------------------------------------------------- XYGraph
@@ -367,14 +381,17 @@ class XYGraph(_Sink):
         self._guarded(run, self._finish)
 
     def _finish(self, result: Any) -> None:
-        from blocksim.viz.scope import plot_xy
+        x, y = self._signal(result, "x"), self._signal(result, "y")
+        title = self._title(self.title, result)
 
-        fig = plot_xy(self._signal(result, "x"), self._signal(result, "y"),
-                      xlabel=self.labels[0], ylabel=self.labels[1],
-                      title=self._title(self.title, result), grid=self.grid, equal=self.equal,
-                      figsize=self.figsize, show=self.show)
-        result.figures[self._key(result)] = fig
-        self._show_and_save(fig, self.show, self.dpi)
+        def draw() -> Any:
+            from blocksim.viz.scope import plot_xy
+
+            return plot_xy(x, y, xlabel=self.labels[0], ylabel=self.labels[1], title=title,
+                           grid=self.grid, equal=self.equal, figsize=self.figsize,
+                           show=self.show)
+
+        self._store(result, draw, self.show, self.dpi)
 
 
 # ---------------------------------------------------------------------------- Record
