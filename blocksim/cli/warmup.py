@@ -57,6 +57,7 @@ def _samples() -> dict[str, Callable[[], tuple[Block, dict[str, tuple[int, ...]]
     the port's declared shape, else a scalar)."""
     import blocksim.blocks as b
     import blocksim.blocks.arm as arm
+    import blocksim.blocks.floating as floating
     import blocksim.blocks.vision as vision
 
     uv = {"uv": (2, 4), "depth": (4,)}
@@ -88,6 +89,9 @@ def _samples() -> dict[str, Callable[[], tuple[Block, dict[str, tuple[int, ...]]
            for name in ("CartesianInertia", "Coriolis", "FKine", "ForwardDynamics", "Friction",
                         "Gravload", "IKine", "IKine6s", "Inertia", "InverseDynamics",
                         "JacobDot", "Jacobian")},
+        **{name: (lambda name=name: (getattr(floating, name)(_puma(), base_mass=10.0,
+                                                             base_inertia=[1.0, 1.0, 1.0]), {}))
+           for name in ("EndEffectorJacobian", "FloatingBaseDynamics", "FloatingBaseKinematics")},
         "Demux": lambda: (b.Demux(2), {"u": (2,)}),
         "Camera": lambda: (vision.Camera(), {"points": (3, 4)}),
         "ImageJacobian": lambda: (vision.ImageJacobian(), uv),

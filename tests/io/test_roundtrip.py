@@ -147,6 +147,10 @@ ROBOT_CASES = {
     "Friction": ({}, [_Q]),
     "CartesianInertia": ({}, [_Q]),
     "ArmPlot": (dict(filename="arm.gif", fps=10, show_frames=True), None),
+    "FloatingBaseDynamics": (dict(q0=list(_Q), base_mass=50.0, base_inertia=[1.0, 2.0, 3.0],
+                                  twist0=[0.1, 0, 0, 0, 0, 0.2]), [np.ones(6), np.zeros(6)]),
+    "FloatingBaseKinematics": (dict(ee="tool", base_mass=5.0), [np.eye(4), _Q]),
+    "EndEffectorJacobian": (dict(ee="link6", part="joints", base_mass=5.0), [np.eye(4), _Q]),
 }
 CASES.update({  # the planning family
     "PathCarrot": [(dict(path=[[0.0, 0.0], [2.0, 0.0], [2.0, 1.0]], lookahead=0.7),
