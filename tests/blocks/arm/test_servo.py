@@ -173,9 +173,4 @@ def test_voltage_and_continuous_pi_blocks_agree_in_both_back_ends():
     ff = d.add(vloop_ff(clock=None), name="ff")
     d.connect(d["demand"], ff["qd_star"])
     d.connect(d["zero"], ff["tau_d"], ff["tau_ff"])
-    flex = d.add(FlexibleJoint(), name="flex")
-    d.connect(d["loop"]["tau"], flex["tau"])
-    d.connect(d["zero"], flex["tau_l"])
-    assert_backends_agree(
-        d, T=0.05, dt=1e-4, state_rtol=1e-12, close={s: 1e-12 for s in ("loop/motor.qd",)}
-    )
+    assert_backends_agree(d, T=0.05, dt=1e-4)  # bitwise (FlexibleJoint: flexible_joint)
