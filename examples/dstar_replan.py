@@ -3,12 +3,15 @@
 On the ``arena`` map (10 m x 10 m, a wall across y = 5 m with gaps at x in [1.5, 3] and
 [7, 8.5] m), a unicycle starts at (2.25, 1) heading north for the goal (2.25, 9): the D* plan
 goes straight through the left gap. At t = 2 s, before the robot gets there, the left gap
-closes (an obstacle the planner did not know of). The :class:`Planner` block marks the new
-cells +inf in D*'s cost map (``costmap_modify``) and repairs the plan incrementally
-(``plan()``): the robot turns round and detours through the right gap. Outputs ``plan.replans``
-(plans made) and ``plan.niter`` (D* states processed by the plan in use: the repair processes
-fewer than the fresh plan). The tests check the detour, the arrival within 0.1 m and that the
-robot never crosses the wall where the gap closed.
+closes (an obstacle the first plan did not know of): D* marks the new cells +inf in its cost
+map (``costmap_modify``) and repairs its plan incrementally (``plan()``), and from then on the
+:class:`NavigationField` block leads the robot down the repaired cost-to-goal field: it turns
+round and detours through the right gap. (The field does not depend on the robot's position,
+so the block computes the repair when it is made, from the obstacle schedule, and runs in the
+compiled back-end.) Outputs ``plan.stage`` (obstacles appeared) and ``plan.niter`` (D* states
+processed: the fresh plan, then the repair, which processes fewer). The tests check the
+detour, the arrival within 0.1 m and that the robot never crosses the wall where the gap
+closed.
 
 Run ``python examples/dstar_replan.py`` to simulate 25 s and write ``dstar_replan.png``.
 """
@@ -19,8 +22,7 @@ import math
 from pathlib import Path
 
 from blocksim import Diagram, SimResult, simulate
-from blocksim.blocks import Constant
-from blocksim.blocks.planning import Planner
+from blocksim.blocks.planning import NavigationField
 from blocksim.blocks.vehicle import PurePursuit, Unicycle
 
 GOAL = (2.25, 9.0)
@@ -31,18 +33,21 @@ INFLATE, LOOKAHEAD = 0.2, 0.4
 
 
 def build() -> Diagram:
-    """Goal -> D* planner (with the scheduled obstacle) -> pursuit driver -> unicycle."""
+    """D* field (with the scheduled obstacle) -> pursuit driver -> unicycle, pose fed back."""
     d = Diagram("dstar_replan")
-    d.add(Constant(list(GOAL)), name="goal")
     d.add(
-        Planner(
-            "dstar", "arena", inflate=INFLATE, lookahead=LOOKAHEAD, obstacles=[CLOSING], clock=0.1
+        NavigationField(
+            "dstar",
+            "arena",
+            goal=GOAL,
+            inflate=INFLATE,
+            lookahead=LOOKAHEAD,
+            obstacles=[CLOSING],
         ),
         name="plan",
     )
     d.add(PurePursuit(dstar=0.0, Kv=2.0, Ki=0.0, Kh=4.0), name="driver")
     d.add(Unicycle(vmax=1.0, wmax=3.0, x0=X0), name="robot")
-    d.connect("goal", "plan.goal")
     d.connect("robot.pose", "plan.pose")
     d.connect("robot.pose", "driver.pose")
     d.connect("plan.target", "driver.target")
@@ -52,16 +57,18 @@ def build() -> Diagram:
 
 
 def plot(result: SimResult, diagram: Diagram, file: str | Path | None, show: bool = False):
-    """The repaired D* cost-to-goal map and the robot's path; stored in result.figures."""
-    from blocksim.viz.planning_plot import plot_path, plot_planner
+    """The repaired D* cost-to-goal field and the robot's path; stored in result.figures."""
+    from blocksim.viz.planning_plot import plot_map, plot_path
 
-    planner = diagram["plan"]
-    ds = planner._dstar(tuple(float(v) for v in GOAL), 1)
-    fig = plot_planner(ds, show=show, title="D* replanning: the left gap closes at t = 2 s")
+    field = diagram["plan"]
+    fig = plot_map(
+        field.og, distance=field.fields[-1], inflated=field.og.inflate(INFLATE), show=show
+    )
     ax = fig.axes[0]
     x1, y1, x2, y2 = CLOSING[1:]
     ax.fill([x1, x2, x2, x1], [y1, y1, y2, y2], color="k", alpha=0.7, label="new obstacle")
     plot_path(result["robot.pose"], ax, label="robot", arrows=12)
+    ax.set_title("D* replanning: the left gap closes at t = 2 s")
     ax.legend(loc="lower right", fontsize=8)
     result.figures["map"] = fig
     if file is not None:

@@ -1,9 +1,9 @@
 """A DXform path across the office map followed by a unicycle (RTB ``DXform``, RVC 5.2.1).
 
 The ``office`` map (12 m x 8 m at 0.1 m cells: six rooms on a corridor) with obstacles
-inflated by 0.25 m; a :class:`Planner` block computes the distance transform to the goal
-(10.5, 1.5) (8-connected, steps 0.1 and 0.14 m) and the steepest-descent path from the
-robot's start (1, 6.5) in the top-left room, and outputs the point 0.4 m ahead on it. A
+inflated by 0.25 m; a :class:`NavigationField` block holds the distance transform to the goal
+(10.5, 1.5) (8-connected, steps 0.1 and 0.14 m) and outputs the cell about 0.4 m down its
+steepest descent from the robot's cell (the DXform path, walked from wherever the robot is). A
 pure-pursuit driver (following distance 0) gives the speed ``Kv`` times the distance to that
 point and, as the unicycle's turn rate, ``Kh`` times its bearing. The robot crosses the corridor
 into the bottom-right room and stops at the goal (the tests check 0.1 m, and that it stays in
@@ -19,8 +19,7 @@ import math
 from pathlib import Path
 
 from blocksim import Diagram, SimResult, simulate
-from blocksim.blocks import Constant
-from blocksim.blocks.planning import Planner
+from blocksim.blocks.planning import NavigationField
 from blocksim.blocks.vehicle import PurePursuit, Unicycle
 
 GOAL = (10.5, 1.5)
@@ -29,13 +28,14 @@ INFLATE, LOOKAHEAD = 0.25, 0.4
 
 
 def build() -> Diagram:
-    """Goal -> DXform planner -> pursuit driver -> unicycle, pose fed back."""
+    """DXform field -> pursuit driver -> unicycle, pose fed back."""
     d = Diagram("dxform_office_unicycle")
-    d.add(Constant(list(GOAL)), name="goal")
-    d.add(Planner("dxform", "office", inflate=INFLATE, lookahead=LOOKAHEAD, clock=0.1), name="plan")
+    d.add(
+        NavigationField("dxform", "office", goal=GOAL, inflate=INFLATE, lookahead=LOOKAHEAD),
+        name="plan",
+    )
     d.add(PurePursuit(dstar=0.0, Kv=2.0, Ki=0.0, Kh=4.0), name="driver")
     d.add(Unicycle(vmax=1.0, wmax=3.0, x0=X0), name="robot")
-    d.connect("goal", "plan.goal")
     d.connect("robot.pose", "plan.pose")
     d.connect("robot.pose", "driver.pose")
     d.connect("plan.target", "driver.target")

@@ -1,9 +1,10 @@
 """A Lattice plan followed by a bicycle under pure pursuit (RTB ``Lattice`` + ``sl_pursuit``).
 
-On the ``arena`` map (10 m x 10 m, a wall across y = 5 m with two gaps), a :class:`Planner`
-block builds a lattice of straight and quarter-circle primitives of radius 2 m rooted at the
-car's start pose (2, 1, pi/2), obstacles inflated by 0.3 m, and finds the A* path to the goal
-pose (8, 7, 0). Its output is the look-ahead point 0.4 m along the (densified) arcs; a
+On the ``arena`` map (10 m x 10 m, a wall across y = 5 m with two gaps), a
+:class:`~blocksim.robotics.planning.Lattice` of straight and quarter-circle primitives of
+radius 2 m rooted at the car's start pose (2, 1, pi/2), obstacles inflated by 0.3 m, gives the
+A* path to the goal pose (8, 7, 0); its arcs, densified, are the path of a
+:class:`PathCarrot` block, whose output is the look-ahead point 0.4 m along them; a
 pure-pursuit driver with following distance 0 and no integral action sets the speed
 ``v = Kv |p* - p|`` and the steer ``Kh`` times the bearing of that point; a bicycle (wheelbase
 0.5 m, steer limit 1 rad) drives. The car stops at the goal pose (the tests check 0.2 m and
@@ -19,26 +20,30 @@ import math
 from pathlib import Path
 
 from blocksim import Diagram, SimResult, simulate
-from blocksim.blocks import Constant
-from blocksim.blocks.planning import Planner
+from blocksim.blocks.planning import PathCarrot
 from blocksim.blocks.vehicle import Bicycle, PurePursuit
+from blocksim.robotics.planning import Lattice, load_map
 
 GOAL = (8.0, 7.0, 0.0)
 X0 = (2.0, 1.0, math.pi / 2)
 MAP, GRID, INFLATE, LOOKAHEAD = "arena", 2.0, 0.3, 0.4
 
 
+def plan():
+    """The lattice planner and its densified path (M, 3) from X0 to GOAL."""
+    lp = Lattice(load_map(MAP), grid=GRID, root=X0, inflate=INFLATE)
+    lp.plan()
+    lp.query(X0, GOAL)
+    return lp, lp.densify(n=8)
+
+
 def build() -> Diagram:
-    """Goal pose -> lattice planner -> pure pursuit -> bicycle, pose fed back."""
+    """Lattice path -> look-ahead point -> pure pursuit -> bicycle, pose fed back."""
+    _, path = plan()
     d = Diagram("lattice_pursuit")
-    d.add(Constant(list(GOAL)), name="goal")
-    d.add(
-        Planner("lattice", MAP, grid=GRID, inflate=INFLATE, lookahead=LOOKAHEAD, clock=0.1),
-        name="plan",
-    )
+    d.add(PathCarrot(path.tolist(), lookahead=LOOKAHEAD), name="plan")
     d.add(PurePursuit(dstar=0.0, Kv=1.0, Ki=0.0, Kh=3.0), name="driver")
     d.add(Bicycle(L=0.5, vmax=2.0, stlim=1.0, x0=X0), name="car")
-    d.connect("goal", "plan.goal")
     d.connect("car.pose", "plan.pose")
     d.connect("car.pose", "driver.pose")
     d.connect("plan.target", "driver.target")
@@ -48,17 +53,13 @@ def build() -> Diagram:
 
 
 def plot(result: SimResult, diagram: Diagram, file: str | Path | None, show: bool = False):
-    """The car's path over the map with the planned path (dashed); stored in result.figures."""
-    from blocksim.viz.planning_plot import plot_map, plot_path
+    """The lattice, its path (red) and the car's path; stored in result.figures."""
+    from blocksim.viz.planning_plot import plot_path, plot_planner
 
-    planner = diagram["plan"]
-    fig = plot_map(planner.og, inflated=planner.og.inflate(planner.inflate), show=show)
-    ax = fig.axes[0]
-    plot_path(result["car.pose"], ax, label="car", arrows=10)
-    planned = planner.plan(GOAL, X0, 0)[0]
-    ax.plot(planned[:, 0], planned[:, 1], "--", color="tab:blue", lw=1, label="lattice path")
-    ax.legend(loc="lower right", fontsize=8)
-    ax.set_title("Lattice plan followed by a bicycle")
+    lp, _ = plan()
+    fig = plot_planner(lp, show=show, title="Lattice plan followed by a bicycle")
+    plot_path(result["car.pose"], fig.axes[0], label="car", arrows=10)
+    fig.axes[0].legend(loc="lower right", fontsize=8)
     result.figures["map"] = fig
     if file is not None:
         fig.savefig(file, dpi=100)

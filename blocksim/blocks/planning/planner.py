@@ -29,7 +29,8 @@ from .path import check_lookahead
 PLANNERS = ("dxform", "dstar", "prm", "bug2", "lattice")
 
 
-def _grid(owner: str, map: Any, cellsize: Any, origin: Any) -> OccupancyGrid:
+def grid_of(owner: str, map: Any, cellsize: Any, origin: Any) -> OccupancyGrid:
+    """The map parameter as a grid (shipped name, file or array), with a parameter error."""
     try:
         if isinstance(map, str):
             if map in MAPS:
@@ -43,6 +44,39 @@ def _grid(owner: str, map: Any, cellsize: Any, origin: Any) -> OccupancyGrid:
             f"{owner}: parameter 'map' must be a shipped map name "
             f"{sorted(MAPS)}, a .png/.npy file or a 2-D array: {e}"
         ) from None
+
+
+def obstacle_rows(owner: str, obstacles: Any) -> np.ndarray:
+    """The obstacle schedule as an (K, 5) array of (t, xmin, ymin, xmax, ymax), sorted by t."""
+    try:
+        obs = (
+            np.asarray(obstacles, dtype=float).reshape(-1, 5)
+            if len(obstacles)
+            else (np.zeros((0, 5)))
+        )
+    except (TypeError, ValueError):
+        obs = np.full((1, 5), np.nan)
+    if not np.all(np.isfinite(obs)):
+        raise BlockParameterError(
+            f"{owner}: parameter 'obstacles' must be rows (t, xmin, ymin, "
+            f"xmax, ymax) of finite numbers, got {obstacles!r}"
+        )
+    return obs[np.argsort(obs[:, 0], kind="stable")]
+
+
+def rect_grid(og: OccupancyGrid, rect) -> OccupancyGrid:
+    """A grid like ``og`` occupied only where cell centres lie in (xmin, ymin, xmax, ymax)."""
+    ny, nx = og.shape
+    cols, rows = np.meshgrid(np.arange(nx), np.arange(ny))
+    xy = og.cell_to_world(np.stack([cols, rows], axis=-1))
+    x1, y1, x2, y2 = rect
+    mask = (
+        (xy[..., 0] >= min(x1, x2))
+        & (xy[..., 0] <= max(x1, x2))
+        & (xy[..., 1] >= min(y1, y2))
+        & (xy[..., 1] <= max(y1, y2))
+    )
+    return OccupancyGrid(mask, og.cellsize, og.origin)
 
 
 class Planner(Block):
@@ -135,20 +169,10 @@ class Planner(Block):
         self.map = map
         self.cellsize = cellsize
         self.origin = tuple(float(v) for v in origin)
-        self.og = _grid(o, map, cellsize, self.origin)
+        self.og = grid_of(o, map, cellsize, self.origin)
         self.inflate = float(inflate)
         self.lookahead = check_lookahead(o, lookahead)
-        obs = (
-            np.asarray(obstacles, dtype=float).reshape(-1, 5)
-            if len(obstacles)
-            else np.zeros((0, 5))
-        )
-        if not np.all(np.isfinite(obs)):
-            raise BlockParameterError(
-                f"{o}: parameter 'obstacles' must be rows (t, xmin, ymin, "
-                f"xmax, ymax) of finite numbers"
-            )
-        self.obstacles = obs[np.argsort(obs[:, 0], kind="stable")]
+        self.obstacles = obstacle_rows(o, obstacles)
         self.metric, self.npoints, self.seed = metric, int(npoints), int(seed)
         self.grid, self.cost = float(grid), tuple(float(c) for c in cost)
         self.clock = as_clock(clock, o)
@@ -168,32 +192,18 @@ class Planner(Block):
         inflated = self.og.inflate(self.inflate).occ
         self._cells = []
         for r in self.obstacles:
-            grown = self._rect_grid(r[1:]).inflate(self.inflate).occ & ~inflated
+            grown = rect_grid(self.og, r[1:]).inflate(self.inflate).occ & ~inflated
             self._cells.append(self.og.cell_to_world(np.argwhere(grown)[:, ::-1]))
 
     # -- planning (memoised pure functions of goal, start, obstacle count) ----------------------
     def _nobst(self, t: float) -> int:
         return int(np.searchsorted(self.obstacles[:, 0], t + 1e-12, side="right"))
 
-    def _rect_grid(self, rect) -> OccupancyGrid:
-        """The map's grid with only the cells whose centres lie in rect (xmin, ymin, xmax, ymax)."""
-        ny, nx = self.og.shape
-        cols, rows = np.meshgrid(np.arange(nx), np.arange(ny))
-        xy = self.og.cell_to_world(np.stack([cols, rows], axis=-1))
-        x1, y1, x2, y2 = rect
-        mask = (
-            (xy[..., 0] >= min(x1, x2))
-            & (xy[..., 0] <= max(x1, x2))
-            & (xy[..., 1] >= min(y1, y2))
-            & (xy[..., 1] <= max(y1, y2))
-        )
-        return OccupancyGrid(mask, self.og.cellsize, self.og.origin)
-
     def _map_with(self, j: int) -> OccupancyGrid:
         """The map with the first j obstacles added (not inflated)."""
         occ = self.og.occ.copy()
         for r in self.obstacles[:j]:
-            occ |= self._rect_grid(r[1:]).occ
+            occ |= rect_grid(self.og, r[1:]).occ
         return OccupancyGrid(occ, self.og.cellsize, self.og.origin)
 
     def _free_start(self, og: OccupancyGrid, start: np.ndarray) -> np.ndarray:

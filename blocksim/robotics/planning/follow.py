@@ -13,7 +13,7 @@ import math
 import numpy as np
 from numba import njit
 
-__all__ = ["lookahead_point", "path_xy", "project"]
+__all__ = ["field_lookahead", "lookahead_point", "path_xy", "project"]
 
 
 def path_xy(path) -> np.ndarray:
@@ -83,4 +83,52 @@ def lookahead_point(path: np.ndarray, px: float, py: float, lookahead: float) ->
             return out
         remaining -= L
     out[0], out[1] = path[n - 1, 0], path[n - 1, 1]
+    return out
+
+
+@njit(cache=True)
+def field_lookahead(
+    field: np.ndarray, ox: float, oy: float, cs: float, px: float, py: float, lookahead: float
+) -> np.ndarray:
+    """The point about ``lookahead`` [m] down a distance-to-goal field from (px, py).
+
+    ``field`` (ny, nx) is a goal distance map (DXform's or D*'s: 0 at the goal, NaN or +inf
+    where blocked) on the grid of cell size ``cs`` [m] and origin (ox, oy). From the cell of
+    (px, py) the walk moves to the 8-neighbour of least distance while that decreases, until
+    it has covered ``lookahead`` metres or reached the goal; returns that cell's centre (2,).
+    From a blocked or off-map cell it starts at the nearest finite cell within 5 cells; with
+    none it returns (px, py).
+    """
+    ny, nx = field.shape
+    out = np.empty(2)
+    c = math.floor((px - ox) / cs + 0.5)
+    r = math.floor((py - oy) / cs + 0.5)
+    inside = 0 <= c < nx and 0 <= r < ny
+    if not inside or not (field[r, c] < np.inf):
+        best, bc, br = np.inf, -1, -1
+        for dr in range(-5, 6):
+            for dc in range(-5, 6):
+                rr, cc = r + dr, c + dc
+                if 0 <= rr < ny and 0 <= cc < nx and field[rr, cc] < np.inf:
+                    d2 = dr * dr + dc * dc + 1e-9 * field[rr, cc]
+                    if d2 < best:
+                        best, bc, br = d2, cc, rr
+        if bc < 0:
+            out[0], out[1] = px, py
+            return out
+        c, r = bc, br
+    walked = 0.0
+    while walked < lookahead and field[r, c] > 0.0:
+        best, bc, br = field[r, c], -1, -1
+        for dr in range(-1, 2):
+            for dc in range(-1, 2):
+                rr, cc = r + dr, c + dc
+                if (dr != 0 or dc != 0) and 0 <= rr < ny and 0 <= cc < nx:
+                    if field[rr, cc] < best:  # NaN compares False
+                        best, bc, br = field[rr, cc], cc, rr
+        if bc < 0:
+            break
+        walked += cs * math.sqrt((bc - c) ** 2 + (br - r) ** 2)
+        c, r = bc, br
+    out[0], out[1] = ox + cs * c, oy + cs * r
     return out
