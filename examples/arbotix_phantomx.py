@@ -52,7 +52,7 @@ def build(
             port=port,
             nservos=NSERVOS,
             clock=PERIOD,
-            timeout=0.1,
+            timeout=1.0,
             emulator_packet_time=PACKET_TIME,
             record=record,
             replay=replay,

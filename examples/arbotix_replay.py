@@ -37,7 +37,7 @@ T_RECORDED = 3.0  # s
 def _diagram(scope_file: str | Path | None, show: bool, **arm: Any) -> Diagram:
     d = Diagram("arbotix_replay")
     traj = d.add(JTraj(q0=np.zeros(5), qf=Q_GOAL, T=2.0), name="traj")
-    a = d.add(ArbotixArm(nservos=5, clock=PERIOD, timeout=0.1, **arm), name="arm")
+    a = d.add(ArbotixArm(nservos=5, clock=PERIOD, timeout=1.0, **arm), name="arm")
     err = d.add(Sum("+-"), name="err")
     scope = d.add(
         Scope(

@@ -48,7 +48,12 @@ def test_arbotix_replay_reproduces_the_recorded_run_bit_for_bit(tmp_path):
     live = module.record(tmp_path / "again.json")  # the recording, made again on the emulator
     fresh = SessionLog.load(tmp_path / "again.json", kind="serial")
     shipped = SessionLog.load(module.SESSION, kind="serial")
-    assert fresh.entries == shipped.entries  # the shipped file is what the emulator answers
+    # the shipped file is what the emulator answers: the same bytes each way (how the reads
+    # were chunked, and which polls came back empty, depends on the machine's load)
+    for kinds in (("w",), ("r", "d")):
+        a = b"".join(e[1] for e in fresh.entries if e[0] in kinds)
+        b = b"".join(e[1] for e in shipped.entries if e[0] in kinds)
+        assert a == b
     replayed = module.main()
     assert replayed.signals == live.signals
     for s in live.signals:

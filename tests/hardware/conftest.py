@@ -15,6 +15,6 @@ def emulator():
 @pytest.fixture
 def arb(emulator):
     """The driver on the emulator's pseudo-terminal, through pyserial; short timeouts."""
-    a = Arbotix(emulator.path, nservos=5, timeout=0.05, retries=2)
+    a = Arbotix(emulator.path, nservos=5, timeout=0.2, retries=2)
     yield a
     a.disconnect()

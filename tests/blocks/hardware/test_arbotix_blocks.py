@@ -108,7 +108,7 @@ def test_a_device_fault_mid_run_ends_clearly_with_the_data_so_far(emu, fault, wh
     emu.inject(fault, count=100, after=5 * 8)  # 8 hits of 5 reads answered, then faults
     t0 = time.perf_counter()
     with pytest.raises(SimulationError) as info:
-        simulate(_diagram(emu.path), 2.0)
+        simulate(_diagram(emu.path, timeout=0.2), 2.0)  # healthy replies are never late
     assert time.perf_counter() - t0 < 2.0
     msg = str(info.value)
     assert "'arm'" in msg and emu.path in msg and why in msg
@@ -172,7 +172,7 @@ def test_arbotix_path_plays_a_jtraj_move_on_go(emu):
 
 
 def test_json_round_trip_runs_the_same(emu):
-    d = _diagram("emulator", emulator_packet_time=0.002)
+    d = _diagram("emulator", emulator_packet_time=0.002, timeout=1.0)  # no retry: exact
     again = loads(dumps(d)).diagram
     a, b = simulate(d, 0.2), simulate(again, 0.2)
     for s in a.signals:
