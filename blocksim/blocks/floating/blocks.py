@@ -152,7 +152,17 @@ class FloatingBaseDynamics(Block):
         if self._fixed and np.any(tw):
             raise BlockParameterError(f"{owner}: a fixed base (fixed_base=True) needs twist0 = 0")
         r0 = T0[:3, 3] + R0 @ self.robot.tree.base.com
-        x0 = np.concatenate([r0, rot_to_quat(R0), check_vector(owner, "q0", q0, nq, np.zeros(nq)),
+        q_init = check_vector(owner, "q0", q0, nq, np.zeros(nq))
+        H = self.robot.inertia_matrix(self.robot.kinematics(R0, r0, q_init))
+        if self._fixed:
+            H = H[6:, 6:]
+        if np.linalg.eigvalsh(H)[0] <= 1e-12 * max(1.0, np.abs(H).max()):
+            raise BlockParameterError(
+                f"{owner}: the robot {self.robot.tree.name!r} has a singular inertia matrix "
+                f"(bodies without mass or inertia); give the links masses and inertias, and "
+                f"for a free base base_mass and base_inertia (a SerialLink) or fixed_base=True"
+            )
+        x0 = np.concatenate([r0, rot_to_quat(R0), q_init,
                              tw, check_vector(owner, "qd0", qd0, nq, np.zeros(nq))])  # fmt: skip
         names = (
             ["r0x", "r0y", "r0z", "qs", "qx", "qy", "qz"]

@@ -17,7 +17,7 @@ from blocksim.engine.errors import BlockParameterError
 from blocksim.io import dumps, load, loads
 from blocksim.robotics.arm.layout import rotx, trans
 from blocksim.robotics.floating import FloatingBase
-from blocksim.robotics.models import puma560
+from blocksim.robotics.models import panda, puma560
 from blocksim.robotics.urdf import read_urdf
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -183,6 +183,8 @@ def test_serial_link_robot_and_fixed_base(tree):
      "fixed base .* needs twist0 = 0"),
     (lambda t: FloatingBaseDynamics(t, q0=[0, 1]), "'q0' must be 7 finite"),
     (lambda t: FloatingBaseDynamics(t, base0=np.ones((4, 4))), "'base0' is not a rigid"),
+    (lambda t: FloatingBaseDynamics(panda()), "singular inertia matrix"),
+    (lambda t: FloatingBaseDynamics(panda(), fixed_base=True), "singular inertia matrix"),
 ])  # fmt: skip
 def test_bad_parameters(tree, make, message):
     with pytest.raises(BlockParameterError, match=message):
