@@ -210,7 +210,11 @@ def simulate_batch(diagram: Diagram | Plan, overrides: Iterable[Mapping[str, Any
     -------
     BatchResult
         Results recorded at the major times only (add ``record_dt`` for a grid), each
-        member's status and, for failed members, its error.
+        member's status and, for failed members, its error. Run in chunks (``keep``,
+        ``client``, ``chunk``, ``out`` or ``resume`` given), a
+        :class:`~blocksim.engine.sweep.SweepResult`: what ``keep`` asks, per-member
+        ``summary`` of a reduction, the results ``folder``; members lost with a worker are
+        ``"failed"`` with the fault as their error.
 
     Raises
     ------
