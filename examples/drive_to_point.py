@@ -22,20 +22,22 @@ GOAL = (5.0, 5.0)
 X0 = (8.0, 5.0, np.pi / 2)
 
 
-def build(file: str | Path | None = None, show: bool = False) -> Diagram:
-    """Bicycle + move-to-point driver + an XY graph of the path."""
+def build(file: str | Path | None = None, show: bool = False, plot: bool = True) -> Diagram:
+    """Bicycle + move-to-point driver + (``plot``) an XY graph of the path."""
     d = Diagram("drive_to_point")
     d.add(Bicycle(L=1.0, vmax=2.0, stlim=0.8, x0=X0), name="car")
     d.add(DriveToPoint(goal=GOAL, Kv=0.5, Kh=1.5), name="driver")
+    d.connect("car.pose", "driver.pose")
+    d.connect("driver.v", "car.v")
+    d.connect("driver.gamma", "car.gamma")
+    if not plot:
+        return d
     d.add(
         XYGraph(
             labels=["x [m]", "y [m]"], title="Drive to a point", file=file, show=show, equal=True
         ),
         name="path",
     )
-    d.connect("car.pose", "driver.pose")
-    d.connect("driver.v", "car.v")
-    d.connect("driver.gamma", "car.gamma")
     d.connect("car.x", "path.x")
     d.connect("car.y", "path.y")
     return d

@@ -31,9 +31,11 @@ P0 = (0.005**2, 0.005**2, np.deg2rad(0.1) ** 2)
 LANDMARKS = 20
 
 
-def build(file: str | Path | None = None, show: bool = False, seed: int = 0) -> Diagram:
-    """Vehicle + random-path driver + range-bearing sensor + EKF + a scope of the true and
-    estimated pose."""
+def build(
+    file: str | Path | None = None, show: bool = False, seed: int = 0, plot: bool = True
+) -> Diagram:
+    """Vehicle + random-path driver + range-bearing sensor + EKF + (``plot``) a scope of the
+    true and estimated pose."""
     d = Diagram("ekf_localisation")
     d.add(Vehicle(V=V, seed=seed), name="veh")
     d.add(RandomPath(dim=10.0, seed=seed + 1), name="driver")
@@ -50,6 +52,8 @@ def build(file: str | Path | None = None, show: bool = False, seed: int = 0) -> 
     for port in ("z", "k", "valid"):
         d.connect(f"sensor.{port}", f"ekf.{port}")
     d.connect("veh.odo", "ekf.odo")
+    if not plot:
+        return d
     d.add(
         Scope(
             2,

@@ -29,9 +29,11 @@ P0 = (0.005**2, 0.005**2, np.deg2rad(0.1) ** 2)
 LANDMARKS = 20
 
 
-def build(file: str | Path | None = None, show: bool = False, seed: int = 0) -> Diagram:
-    """Vehicle + random-path driver + range-bearing sensor + EKF + a scope of the true and
-    estimated pose."""
+def build(
+    file: str | Path | None = None, show: bool = False, seed: int = 0, plot: bool = True
+) -> Diagram:
+    """Vehicle + random-path driver + range-bearing sensor + EKF + (``plot``) a scope of the
+    true and estimated pose."""
     d = Diagram("ekf_slam")
     d.add(Vehicle(V=V, seed=seed), name="veh")
     d.add(RandomPath(dim=10.0, seed=seed + 1), name="driver")
@@ -45,6 +47,8 @@ def build(file: str | Path | None = None, show: bool = False, seed: int = 0) -> 
     for port in ("z", "k", "valid"):
         d.connect(f"sensor.{port}", f"ekf.{port}")
     d.connect("veh.odo", "ekf.odo")
+    if not plot:
+        return d
     d.add(Selector(index=[0, 1, 2]), name="est_pose")
     d.connect("ekf.x", "est_pose")
     d.add(

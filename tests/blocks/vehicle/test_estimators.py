@@ -99,7 +99,7 @@ def test_ekf_localisation_nees_over_monte_carlo_batch():
     overrides = [
         {"veh.seed": 10 + i, "driver.seed": 500 + i, "sensor.seed": 900 + i} for i in range(members)
     ]
-    batch = simulate_batch(m.build(), overrides, 20.0, backend="compiled")
+    batch = simulate_batch(m.build(plot=False), overrides, 20.0, backend="compiled")
     assert not batch.failed.any()
     e = batch["ekf.x"][:, -1, :] - batch["veh.pose"][:, -1, :]
     e[:, 2] = wrap_angle(e[:, 2])
