@@ -42,8 +42,9 @@ SOLVER = dict(solver="rk4", dt=1e-3)
 RHO = 1e-4
 
 
-def build(scope_file: str | Path | None = None, show: bool = False,
-          with_scope: bool = True) -> Diagram:
+def build(
+    scope_file: str | Path | None = None, show: bool = False, with_scope: bool = True
+) -> Diagram:
     """The PID mass-spring-damper loop with its cost integrators: ``ise.y`` = integral of
     e^2 dt [m^2 s] and ``effort.y`` = integral of F^2 dt [N^2 s]."""
     d = Diagram("pid_gain_sweep")
@@ -72,16 +73,25 @@ def build(scope_file: str | Path | None = None, show: bool = False,
     d.connect(sq, ise)
     d.connect(u_sq, effort)
     if with_scope:
-        scope = d.add(Scope(2, labels=["x", "F"], units=["m", "N"],
-                            title="best gains of the sweep", file=scope_file, show=show),
-                      name="scope")
+        scope = d.add(
+            Scope(
+                2,
+                labels=["x", "F"],
+                units=["m", "N"],
+                title="best gains of the sweep",
+                file=scope_file,
+                show=show,
+            ),
+            name="scope",
+        )
         d.connect(pos, scope["u0"])
         d.connect(pid, scope["u1"])
     return d
 
 
-def sweep(T: float = 10.0, n: int = 9, client: Any = None, **options: Any
-          ) -> tuple[np.ndarray, np.ndarray, np.ndarray, Any]:
+def sweep(
+    T: float = 10.0, n: int = 9, client: Any = None, **options: Any
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, Any]:
     """Run the ``n`` x ``n`` grid of (Kp, Kd); returns ``(kp (n,), kd (n,), J (n, n),
     batch)`` with ``J[i, j]`` the cost of ``(kp[i], kd[j])`` [m^2 s] (NaN for a failed
     member)."""
@@ -94,8 +104,14 @@ def sweep(T: float = 10.0, n: int = 9, client: Any = None, **options: Any
     return kp, kd, J.reshape(n, n), batch
 
 
-def main(T: float = 10.0, show: bool = False, out_dir: str | Path | None = None,
-         n: int = 9, client: Any = None, **options: Any) -> SimResult:
+def main(
+    T: float = 10.0,
+    show: bool = False,
+    out_dir: str | Path | None = None,
+    n: int = 9,
+    client: Any = None,
+    **options: Any,
+) -> SimResult:
     """Sweep the grid for ``T`` seconds, plot the cost, run the best gains alone; returns the
     best member's result (``figures``: its scope and the heat map ``"cost"``), PNGs saved in
     ``out_dir`` when given."""
@@ -105,13 +121,19 @@ def main(T: float = 10.0, show: bool = False, out_dir: str | Path | None = None,
     kp, kd, cost, _ = sweep(T, n, client, **options)
     i, j = np.unravel_index(np.nanargmin(cost), cost.shape)
     best_file = Path(out_dir) / "pid_gain_sweep_best.png" if out_dir is not None else None
-    best = with_overrides(build(best_file, show), {"pid.Kp": float(kp[i]),
-                                                   "pid.Kd": float(kd[j])})
+    best = with_overrides(build(best_file, show), {"pid.Kp": float(kp[i]), "pid.Kd": float(kd[j])})
     result = simulate(best, T, **{**SOLVER, **options})
-    fig = plot_grid_cost(kp, kd, cost, xlabel="Kp [N/m]", ylabel="Kd [N.s/m]",
-                         cost_label="J [m^2 s]", log=True, show=show,
-                         title=f"J = ISE + RHO effort over {T:g} s (best Kp = {kp[i]:.3g}, "
-                               f"Kd = {kd[j]:.3g})")
+    fig = plot_grid_cost(
+        kp,
+        kd,
+        cost,
+        xlabel="Kp [N/m]",
+        ylabel="Kd [N.s/m]",
+        cost_label="J [m^2 s]",
+        log=True,
+        show=show,
+        title=f"J = ISE + RHO effort over {T:g} s (best Kp = {kp[i]:.3g}, Kd = {kd[j]:.3g})",
+    )
     result.figures["cost"] = fig
     if out_dir is not None:
         save_figure(fig, Path(out_dir) / "pid_gain_sweep.png")
@@ -122,8 +144,10 @@ if __name__ == "__main__":
     kp, kd, cost, batch = sweep()
     i, j = np.unravel_index(np.nanargmin(cost), cost.shape)
     s = batch.stats
-    print(f"{len(batch)} members in {s['wall_time']:.2f} s ({s['backend']} back-end, "
-          f"{s['chunks']} chunk(s)); {batch.failures()}")
+    print(
+        f"{len(batch)} members in {s['wall_time']:.2f} s ({s['backend']} back-end, "
+        f"{s['chunks']} chunk(s)); {batch.failures()}"
+    )
     print(f"best: Kp = {kp[i]:.3g} N/m, Kd = {kd[j]:.3g} N.s/m, J = {cost[i, j]:.4g} m^2 s")
     main(out_dir=".")
     print("wrote pid_gain_sweep.png and pid_gain_sweep_best.png")
