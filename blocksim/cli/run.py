@@ -28,9 +28,11 @@ from blocksim.cli.common import (
 from blocksim.engine.compiled import compile_watch
 from blocksim.engine.config import RunConfig
 from blocksim.engine.errors import BlocksimError, SimulationError
-from blocksim.engine.limits import RunLimitError
+from blocksim.engine.limits import RunLimitError, check_limits
+from blocksim.engine.plan import Plan
 from blocksim.engine.record import SimResult
 from blocksim.engine.simulate import run_config
+from blocksim.io.load import DiagramFile
 
 #: at most this many final values in the summary
 SUMMARY_SIGNALS = 24
@@ -150,14 +152,26 @@ def settings(args: argparse.Namespace, file_settings: dict[str, Any]) -> RunConf
     return run_settings(args, file_settings)
 
 
+def prepare(args: argparse.Namespace) -> tuple[DiagramFile, RunConfig, Plan]:
+    """Everything ``run`` checks before simulating: the file, its run settings with the
+    options, the diagram, the run's size against the limits (``check`` makes the same
+    checks); a problem ends the command with :data:`BAD_INPUT`."""
+    df = load_file(args.file, args.set, args.allow_dir)
+    config = settings(args, df.simulation)
+    plan = compile_file(df)
+    try:
+        check_limits(plan, config)
+    except RunLimitError as exc:
+        raise CliError(BAD_INPUT, [f"{args.file}: {exc}"]) from None
+    return df, config, plan
+
+
 def run(args: argparse.Namespace) -> int:
     """Simulate ``args.file``; see :func:`add_parser` for the exit status."""
     out = output_path(args.out, "--out", (".npz",)) if args.out else None
     plot = output_path(args.plot, "--plot", _FIGURE_SUFFIXES) if args.plot else None
-    df = load_file(args.file, args.set, args.allow_dir)
-    config = settings(args, df.simulation)
+    _, config, plan = prepare(args)
     T = config.T
-    plan = compile_file(df)
     bar = Progress(T, not args.quiet)
     error: SimulationError | None = None
     interrupted: KeyboardInterrupt | None = None
