@@ -338,25 +338,20 @@ def _add_armature(mdl, qdd, taum):
 
 
 @njit(cache=True)
-def _transfer_add(M, d, out):
+def _transfer_add(M, d, out, S, X):
     """out += B^T M B with B = [[I, 0], [[d]x, I]] (a subtree's inertia moved by d = r_p - r_i,
-    i.e. rdot_i = rdot_p + omega x (r_i - r_p)). With M = [[A, Bm], [Bm^T, D]], S = [d]x:
-    B^T M B = [[A + Bm S + S^T Bm^T + S^T D S, Bm + S^T D], [Bm^T + D S, D]]."""
-    S = np.empty((3, 3))
+    i.e. rdot_i = rdot_p + omega x (r_i - r_p)). With M = [[A, Bm], [Bm^T, D]], S = [d]x and
+    X = Bm + S^T D: B^T M B = [[A + X S + S^T Bm^T, X], [X^T, D]]. ``S`` and ``X`` are (3, 3)
+    work arrays."""
     S[0, 0], S[0, 1], S[0, 2] = 0.0, -d[2], d[1]
     S[1, 0], S[1, 1], S[1, 2] = d[2], 0.0, -d[0]
     S[2, 0], S[2, 1], S[2, 2] = -d[1], d[0], 0.0
-    X = np.empty((3, 3))  # Bm + S^T D
     for a in range(3):
         for b in range(3):
-            s = M[a, 3 + b]
-            for c in range(3):
-                s += S[c, a] * M[3 + c, 3 + b]
-            X[a, b] = s
+            X[a, b] = (M[a, 3 + b] + S[0, a] * M[3, 3 + b] + S[1, a] * M[4, 3 + b]
+                       + S[2, a] * M[5, 3 + b])  # fmt: skip
     for a in range(3):
         for b in range(3):
-            # A + Bm S + S^T (Bm^T + D S) = A + Bm S + S^T Bm^T + S^T D S; use X = Bm + S^T D:
-            # A + X S + S^T Bm^T
             s = M[a, b]
             for c in range(3):
                 s += X[a, c] * S[c, b] + S[c, a] * M[3 + c, b]
@@ -398,12 +393,14 @@ def _crba(mdl, m, Iw, rC, rJ, e):
             for a in range(3):
                 S[k, 3 + a] = e[k, a]
     d = np.empty(3)
+    Sw = np.empty((3, 3))
+    Xw = np.empty((3, 3))
     for k in range(n - 1, -1, -1):
         i = k + 1
         p = int(mdl[_off(k) + P_PARENT]) + 1
         for a in range(3):
             d[a] = rC[p, a] - rC[i, a]
-        _transfer_add(Mc[i], d, Mc[p])
+        _transfer_add(Mc[i], d, Mc[p], Sw, Xw)
     H = np.zeros((6 + nq, 6 + nq))
     for a in range(6):
         for b in range(6):
