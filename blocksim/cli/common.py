@@ -78,13 +78,24 @@ def add_run_options(p: Any) -> None:
     p.add_argument("--record-dt", type=float, help="record on a grid of this step [s]")
     p.add_argument("--backend", choices=["interpreted", "compiled", "auto"],
                    help="back-end (default: the file's, else interpreted)")
-    p.add_argument("--max-steps", type=int, metavar="N",
+    p.add_argument("--max-steps", type=count, metavar="N",
                    help="most solver steps, clock hits or recorded points (default 1e7)")
     p.add_argument("--max-memory", type=memory_size, metavar="SIZE",
                    help="most memory of the recorded result, e.g. 500M or 8G (default 2G)")
     p.add_argument("--allow-dir", action="append", metavar="DIR",
                    help="a folder subsystem and data files may also come from (besides the "
                         "diagram's own); repeatable")
+
+
+def count(text: str) -> int:
+    """``"1e6"`` or ``"1000000"`` -> 1000000 (a whole number >= 1)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not (value >= 1 and value == int(value)):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number >= 1")
+    return int(value)
 
 
 def memory_size(text: str) -> float:
