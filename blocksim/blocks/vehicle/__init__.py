@@ -6,6 +6,7 @@ docstring says otherwise (a user Python field in ``Braitenberg``).
 
 from blocksim.blocks.vehicle.drivers import (
     Braitenberg,
+    BraitenbergField,
     DriveToPoint,
     DriveToPose,
     FollowLine,
@@ -21,6 +22,7 @@ __all__ = [
     "EKF",
     "Bicycle",
     "Braitenberg",
+    "BraitenbergField",
     "DiffSteer",
     "DriveToPoint",
     "DriveToPose",

@@ -24,6 +24,7 @@ from blocksim.robotics.mobile import drivers as drv
 
 __all__ = [
     "Braitenberg",
+    "BraitenbergField",
     "DriveToPoint",
     "DriveToPose",
     "FollowLine",
@@ -249,12 +250,14 @@ class PurePursuit(Block):
 
 class Braitenberg(Block):
     """Braitenberg light seeker (RTB ``sl_braitenberg``): sensors ``ahead`` of the vehicle and
-    ``side`` to each side read a scalar field; ``v = V (2 - sL - sR)``, ``gamma = K (sL - sR)``.
+    ``side`` to each side read the library light field ``A / (A + |p - source|^2)``;
+    ``v = V (2 - sL - sR)``, ``gamma = K (sL - sR)``. (A field given as a Python function:
+    :class:`BraitenbergField`.)
 
     Parameters
     ----------
     source : array_like (2,)
-        Light source of the library field ``A / (A + |p - source|^2)`` [m].
+        Light source [m].
     A : float
         Field spread [m^2] (default 200, RVC's ``sensorfield``).
     V : float
@@ -263,9 +266,6 @@ class Braitenberg(Block):
         Steer gain [rad] (default 10).
     ahead, side : float
         Sensor offsets [m] (defaults 2, 2).
-    field : callable or None
-        A user field ``field(x, y) -> float`` replacing the library one (then the block runs
-        in the interpreted back-end only: a Python function has no compiled kernel).
 
     Inputs
     ------
@@ -287,14 +287,10 @@ class Braitenberg(Block):
         K: float = 10.0,
         ahead: float = 2.0,
         side: float = 2.0,
-        field: Callable[[float, float], float] | None = None,
     ) -> None:
         super().__init__()
         o = type(self).__name__
         src = vector(o, "source", source, 2, "a point (x, y)")
-        if field is not None and not callable(field):
-            raise BlockParameterError(f"{o}: parameter 'field' must be a function f(x, y) or None")
-        self.field = field
         self._p = (
             float(src[0]),
             float(src[1]),
@@ -306,18 +302,61 @@ class Braitenberg(Block):
         )
 
     def output(self, t: float, x: np.ndarray, u: Sequence[Any]) -> tuple[float, float]:
-        if self.field is None:
-            return dk.braitenberg_output(t, x, u[0], self._p)
-        s = drv.sensor_positions(np.asarray(u[0], dtype=float), self._p[5], self._p[6])
-        sl = float(self.field(s[0, 0], s[0, 1]))
-        sr = float(self.field(s[1, 0], s[1, 1]))
-        return drv.braitenberg(sl, sr, self._p[3], self._p[4])
+        return dk.braitenberg_output(t, x, u[0], self._p)
 
     def kernels(self) -> Kernels | None:
-        """Params ``(xc, yc, A, V, K, ahead, side)``; None with a user ``field``."""
-        if self.field is not None:
-            return None
+        """Params ``(xc, yc, A, V, K, ahead, side)``."""
         return Kernels(self._p, output=dk.braitenberg_output)
+
+
+class BraitenbergField(Block):
+    """:class:`Braitenberg` with a user field ``field(x, y) -> float`` (a Python function: the
+    block runs in the interpreted back-end only and cannot be saved in a diagram file).
+
+    Parameters
+    ----------
+    field : callable
+        The scalar field read by the sensors (world coordinates [m]).
+    V, K, ahead, side : float
+        As for :class:`Braitenberg`.
+
+    Inputs
+    ------
+    pose : ndarray (3,)
+
+    Outputs
+    -------
+    v : float [m/s];  gamma : float [rad].
+    """
+
+    inputs = _POSE_IN
+    outputs = _DEMAND
+
+    def __init__(
+        self,
+        field: Callable[[float, float], float],
+        V: float = 1.0,
+        K: float = 10.0,
+        ahead: float = 2.0,
+        side: float = 2.0,
+    ) -> None:
+        super().__init__()
+        o = type(self).__name__
+        if not callable(field):
+            raise BlockParameterError(f"{o}: parameter 'field' must be a function f(x, y)")
+        self.field = field
+        self._p = (finite(o, "V", V), finite(o, "K", K), finite(o, "ahead", ahead),
+                   finite(o, "side", side))  # fmt: skip
+
+    def output(self, t: float, x: np.ndarray, u: Sequence[Any]) -> tuple[float, float]:
+        s = drv.sensor_positions(np.asarray(u[0], dtype=float), self._p[2], self._p[3])
+        sl = float(self.field(s[0, 0], s[0, 1]))
+        sr = float(self.field(s[1, 0], s[1, 1]))
+        return drv.braitenberg(sl, sr, self._p[0], self._p[1])
+
+    def kernels(self) -> None:
+        """None: a Python field has no compiled kernel."""
+        return None
 
 
 class RandomPath(Block):

@@ -13,6 +13,7 @@ from blocksim.blocks import Constant, Step
 from blocksim.blocks.vehicle import (
     Bicycle,
     Braitenberg,
+    BraitenbergField,
     DiffSteer,
     DriveToPoint,
     DriveToPose,
@@ -166,7 +167,7 @@ def test_kernels_equal_interpreted_methods(every_block):
 def test_user_field_braitenberg_runs_interpreted_only():
     d = Diagram("user_field")
     d.add(Bicycle(), name="car")
-    d.add(Braitenberg(field=lambda x, y: 1.0 / (1.0 + (x - 3.0) ** 2 + y**2)), name="drv")
+    d.add(BraitenbergField(field=lambda x, y: 1.0 / (1.0 + (x - 3.0) ** 2 + y**2)), name="drv")
     d.connect("car.pose", "drv.pose")
     d.connect("drv.v", "car.v")
     d.connect("drv.gamma", "car.gamma")
@@ -195,7 +196,7 @@ def test_random_path_changes_waypoint_when_reached():
         (lambda: DriveToPose(direction=2), "'direction'"),
         (lambda: FollowLine(line=(0.0, 0.0, 1.0)), "'line'"),
         (lambda: PathSource(path=[1.0, 2.0]), "'path'"),
-        (lambda: Braitenberg(field=3), "'field'"),
+        (lambda: BraitenbergField(field=3), "'field'"),
     ],
 )
 def test_bad_parameters_name_the_block_and_parameter(make, word):
