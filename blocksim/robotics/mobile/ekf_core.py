@@ -8,7 +8,9 @@ vehicle pose); ``m_j = (x_j, y_j)`` are landmark positions [m]. ``P`` is the ful
   ``Pvm <- Fx Pvm`` (landmarks are static).
 * :func:`ekf_update`: innovation ``nu = (z0 - h0, wrap(z1 - h1))``,
   ``S = H P H' + W``, ``K = P H' S^-1``, ``x <- x + K nu`` (heading wrapped) and the Joseph
-  form ``P <- (I - K H) P (I - K H)' + K W K'`` (or ``P - K S K'``), symmetrised.
+  form ``P <- (I - K H) P (I - K H)' + K W K'`` (or ``P - K S K'``), symmetrised. The Joseph
+  form is evaluated expanded, ``P - K H P - (K H P)' + K S K'`` (the same expression, valid
+  for any gain K), in O(n^2) operations instead of the O(n^3) of the matrix products.
 * :func:`ekf_augment`: a first sighting appends ``g(xv, z)`` and grows ``P`` with
   ``M blkdiag(P, W) M'``, ``M = [[I, 0], [Gx 0, Gz]]`` (``blkdiag(P, Gz W Gz')`` when the
   vehicle is not estimated).
@@ -163,11 +165,14 @@ def ekf_update(
     xn = x + mv(K, nu)
     if nv == 3:
         xn[2] = wrap_angle(xn[2])
+    KSK = mmt(mm(K, S), K)
     if joseph:
-        IKH = np.eye(n) - mm(K, H)
-        Pn = mmt(mm(IKH, P), IKH) + mmt(mm(K, W), K)
+        # (I - K H) P (I - K H)' + K W K', expanded to O(n^2) work (H has two rows):
+        # P - K (H P) - (K (H P))' + K (H P H' + W) K'
+        KHP = mm(K, PHt.T.copy())
+        Pn = P - KHP - KHP.T + KSK
     else:
-        Pn = P - mmt(mm(K, S), K)
+        Pn = P - KSK
     Pn = 0.5 * (Pn + Pn.T)
     return xn, Pn, nu, S
 
