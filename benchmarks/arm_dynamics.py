@@ -7,7 +7,8 @@ Prints, in one run on the same machine state:
   fast paths of ``rne``, ``inertia``, ``accel`` and ``jacob0`` avoid
   (:mod:`blocksim.robotics.arm.fast_calls`: one packed parameter vector, output allocated by
   the caller, explicit signatures);
-* per call (best CPU time of several ``timeit`` repeats, µs): the ``SerialLink`` methods,
+* per call (best CPU time of several ``timeit`` repeats, µs, each call's variants and
+  Pinocchio timed in turn within every repeat): the ``SerialLink`` methods,
   the same with a preallocated ``out=``, the general kernels called directly (``rne_nb``,
   ``inertia_nb``, ``accel_nb``, ``jacobian``: the per-call path before the fast paths, less
   the method's own argument handling), and Pinocchio's ``rnea``, ``crba``, ``aba`` and
@@ -152,15 +153,37 @@ def pinocchio_calls(robot):
     return calls, values, pin.__version__
 
 
+def interleaved_us(fns: dict, repeat: int, number: int | None = None) -> dict[str, float]:
+    """Best CPU time per call (µs) of each function, the functions timed in turn within each
+    repeat (on a shared machine the load drifts: timing them side by side keeps the ratios
+    fair)."""
+    timers, numbers = {}, {}
+    for k, f in fns.items():
+        f()
+        timers[k] = timeit.Timer(f, timer=time.process_time)
+        numbers[k] = number if number is not None else timers[k].autorange()[0]
+    best = dict.fromkeys(fns, float("inf"))
+    for _ in range(repeat):
+        for k, t in timers.items():
+            best[k] = min(best[k], t.timeit(numbers[k]) / numbers[k] * 1e6)
+    return best
+
+
 def measure(repeat: int = 7, number: int | None = None) -> dict:
     """Every number of the report."""
     robot = puma560().nofriction("all")
     out: dict = {"overhead": overhead(repeat, number), "blocksim": {}, "pinocchio": None}
-    for name, variants in blocksim_calls(robot).items():
-        out["blocksim"][name] = {k: per_call_us(f, repeat, number) for k, f in variants.items()}
     pin = pinocchio_calls(robot)
+    for name, variants in blocksim_calls(robot).items():
+        fns = dict(variants)
+        if pin is not None:
+            fns["pinocchio"] = pin[0][name]
+        us = interleaved_us(fns, repeat, number)
+        if pin is not None:
+            out.setdefault("_pin_us", {})[name] = us.pop("pinocchio")
+        out["blocksim"][name] = us
     if pin is not None:
-        calls, values, version = pin
+        _, values, version = pin
         mine = {
             "rne": robot.rne(Q, QD, QDD),
             "inertia": robot.inertia(Q),
@@ -169,7 +192,7 @@ def measure(repeat: int = 7, number: int | None = None) -> dict:
         }
         out["pinocchio"] = {
             "version": version,
-            "us": {k: per_call_us(f, repeat, number) for k, f in calls.items()},
+            "us": out.pop("_pin_us"),
             "max_diff": {k: float(np.abs(mine[k] - values[k]).max()) for k in CALLS},
         }
     return out
