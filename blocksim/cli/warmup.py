@@ -37,6 +37,8 @@ NO_SAMPLE = {
     "Function": "runs a Python callable: interpreted back-end only",
     "Subsystem": "a container: its blocks (and Inport/Outport) compile as themselves",
     "ArmPlot": "an animation sink that runs after the simulation",
+    "VehiclePlot": "an animation sink that runs after the simulation",
+    "BraitenbergField": "runs a Python field function: interpreted back-end only",
 }
 
 
@@ -58,6 +60,7 @@ def _samples() -> dict[str, Callable[[], tuple[Block, dict[str, tuple[int, ...]]
     import blocksim.blocks as b
     import blocksim.blocks.arm as arm
     import blocksim.blocks.floating as floating
+    import blocksim.blocks.vehicle as vehicle
     import blocksim.blocks.vision as vision
 
     uv = {"uv": (2, 4), "depth": (4,)}
@@ -96,6 +99,7 @@ def _samples() -> dict[str, Callable[[], tuple[Block, dict[str, tuple[int, ...]]
         "Camera": lambda: (vision.Camera(), {"points": (3, 4)}),
         "ImageJacobian": lambda: (vision.ImageJacobian(), uv),
         "IBVS": lambda: (vision.IBVS(np.full((2, 4), 500.0)), uv),
+        "PurePursuit": lambda: (vehicle.PurePursuit(), {"target": (2,)}),
     }
 
 
