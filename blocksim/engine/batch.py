@@ -42,7 +42,7 @@ from blocksim.engine.errors import BlockParameterError, SimulationError, suggest
 from blocksim.engine.limits import check_limits
 from blocksim.engine.plan import Plan
 from blocksim.engine.record import BatchResult, MemberError, SimResult
-from blocksim.engine.schedule import major_times
+from blocksim.engine.schedule import schedule
 from blocksim.engine.simulate import run_config, warn_specialize
 
 
@@ -290,7 +290,8 @@ def _from_compiled(run: Any) -> BatchResult:
 def _run_batch_interpreted(plan: Plan, members: list[dict[str, Any]], config: RunConfig,
                            workers: int | None) -> BatchResult:
     global _POOL_PLAN
-    times, _ = major_times(plan, config)
+    sched = schedule(plan, config)
+    times = sched.times[sched.record]  # the recorded major times, as the compiled batch's
     _POOL_PLAN = plan
     ctx = multiprocessing.get_context("fork") if "fork" in \
         multiprocessing.get_all_start_methods() else None

@@ -78,6 +78,21 @@ def test_interpreted_pool_matches_compiled_batch():
     np.testing.assert_allclose(a.t, [0.0, 3.0])
 
 
+def test_a_breakpoint_off_the_record_grid_leaves_no_gap_in_a_compiled_batch():
+    # the Step at 0.3 s is a major time that record_dt = 0.25 does not record: the compiled
+    # batch used to stop matching rows there (NaN from then on, status "success")
+    plan = compile_diagram(pid_loop())
+    overrides = grid({"pid.Kp": [6.0, 12.0], "ref.time": [0.3]})
+    a = simulate_batch(plan, overrides, 1.0, "rk4", dt=1e-3, record_dt=0.25,
+                       backend="interpreted", workers=1)
+    b = simulate_batch(plan, overrides, 1.0, "rk4", dt=1e-3, record_dt=0.25,
+                       backend="compiled")
+    np.testing.assert_allclose(b.t, [0.0, 0.25, 0.5, 0.75, 1.0])
+    np.testing.assert_allclose(a.t, b.t)
+    assert np.all(np.isfinite(b["plant.y"]))
+    np.testing.assert_allclose(a["plant.y"], b["plant.y"], atol=1e-9)
+
+
 def test_noise_is_seeded_per_member_and_a_member_reruns_alone():
     d = Diagram("noisy")
     n = d.add(RandomNumber(clock=0.01), name="noise")

@@ -236,11 +236,15 @@ def run_compiled(plan: Plan, config: RunConfig, stats: dict[str, Any]) -> SimRes
         loop(*args, _first(sched), opts._replace(cap=2))
     stats.update(_compile_stats(watch, time.perf_counter() - t0, prep.generated))
     t1 = time.perf_counter()
-    if dt and T / dt <= IN_PLACE_STEPS:  # short: Ctrl-C waits for its end
-        nrec, t_rec, x_rec, s_rec, counters, status = loop(*args, sched, opts)
-    else:
-        (nrec, t_rec, x_rec, s_rec, counters, status), _ = interruptible(
-            lambda: loop(*args, sched, opts), opts.interrupt)
+    while True:
+        if dt and T / dt <= IN_PLACE_STEPS:  # short: Ctrl-C waits for its end
+            nrec, t_rec, x_rec, s_rec, counters, status = loop(*args, sched, opts)
+        else:
+            (nrec, t_rec, x_rec, s_rec, counters, status), _ = interruptible(
+                lambda o=opts: loop(*args, sched, o), opts.interrupt)
+        if status != Status.FULL:  # cap holds every row (the lean loop never grows it)
+            break
+        opts = opts._replace(cap=2 * opts.cap)
     wall = time.perf_counter() - t1
     t_rec, x_rec, s_rec = t_rec[:nrec], x_rec[:nrec], s_rec[:nrec]
     t_final = float(t_rec[-1]) if len(t_rec) else 0.0
@@ -416,7 +420,9 @@ def run_batch_compiled(plans: list[Plan], config: RunConfig,
         text.append(STATUS_TEXT.get(st, "failed"))
         errors.append(member_error(plans[m], program, st, float(t_last[m]), s_last[m:m + 1],
                                    x_last[m:m + 1], opts, None))
-    out = BatchRun(sched.times, x_out, _signals(program, s_out), text, errors, stats)
+    keep = sched.record  # the recorded major times (all of them without record_dt)
+    out = BatchRun(sched.times[keep], x_out[:, keep], _signals(program, s_out[:, keep]), text,
+                   errors, stats)
     if interrupted:
         interrupt = KeyboardInterrupt(f"interrupted: {text.count('interrupted')} of {M} "
                                       f"members unfinished")

@@ -45,6 +45,8 @@ class Status(IntEnum):
     STOPPED = 3  # a Stop block fired
     ZENO = 4  # zeno_count events closer than zeno_dt to each other
     INTERRUPTED = 5  # the caller set ``LoopOptions.interrupt[0]`` (Ctrl-C)
+    FULL = 6  # run_fixed: the record buffers (``LoopOptions.cap`` rows) are full; the back-end
+    #           sizes them for every row, so this is a sizing bug, rerun with more rows
 
 
 class LoopOptions(NamedTuple):
@@ -98,6 +100,8 @@ def store_member(out, m, times, t_rec, x_rec, s_rec, nrec, status):
     T_out, X_out, S_out, counts, st_out, t_last, x_last, s_last = out
     k = 0
     for r in range(nrec):
+        while k < times.size and times[k] < t_rec[r]:  # a major time not recorded
+            k += 1
         if k < times.size and t_rec[r] == times[k]:
             T_out[m, k] = t_rec[r]
             copy_into(X_out[m, k], x_rec[r])
@@ -143,7 +147,7 @@ def grow_records(t_rec, x_rec, s_rec):
     return t_new, x_new, s_new
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")  # inlined (numba IR): a call per step costs 10-20 %
 def write_row(t_rec, x_rec, s_rec, row, t, x, sig):
     """Record (t, x, sig) in row ``row`` of the buffers."""
     t_rec[row] = t

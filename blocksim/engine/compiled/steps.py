@@ -50,11 +50,18 @@ def rms(v, scale):
 
 
 @njit(cache=True)
+def next_grid_index(t, dt):
+    """The index ``k`` of the next grid point ``k * dt`` after ``t`` (not closer than
+    rounding). A fixed-step loop then steps to ``min(k * dt, t_end)``, ``k + 1``, ...: one
+    multiplication per step, and the grid points are the same whatever the steps before."""
+    k = math.floor(t / dt * (1 + 1e-12) + 1e-9) + 1
+    if k * dt - t < 1e-12 * max(1.0, abs(t)):
+        k += 1
+    return k
+
+
+@njit(cache=True)
 def next_grid_time(t, dt, t_end):
     """The end of the next fixed step from ``t``: the next grid point ``k * dt`` after ``t``
-    (not closer than rounding), or ``t_end`` if sooner."""
-    k = math.floor(t / dt * (1 + 1e-12) + 1e-9) + 1
-    t_new = min(k * dt, t_end)
-    if t_new - t < 1e-12 * max(1.0, abs(t)):
-        t_new = min((k + 1) * dt, t_end)
-    return t_new
+    (:func:`next_grid_index`), or ``t_end`` if sooner."""
+    return min(next_grid_index(t, dt) * dt, t_end)

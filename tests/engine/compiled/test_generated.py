@@ -88,7 +88,26 @@ def test_specialize_is_a_deprecated_no_op():
 def test_status_codes():
     assert Status(3) is Status.STOPPED and int(Status.DONE) == 0
     assert [s.name for s in Status] == ["DONE", "NONFINITE", "STEP_TOO_SMALL", "STOPPED",
-                                        "ZENO"]
+                                        "ZENO", "INTERRUPTED", "FULL"]
+
+
+def test_the_lean_loop_stops_when_its_buffers_are_full_and_the_run_is_redone(monkeypatch):
+    """run_fixed never grows its record buffers (that costs reference counting every step):
+    too few rows end it with FULL, and run_compiled reruns it with twice the rows."""
+    import blocksim.engine.compiled.backend as backend
+
+    calls = []
+    real = backend._options
+
+    def small(*args, **kwargs):
+        opts = real(*args, **kwargs)
+        calls.append(opts.cap)
+        return opts._replace(cap=8)
+
+    monkeypatch.setattr(backend, "_options", small)
+    r = simulate(compile_diagram(lag()), 1.0, "rk4", dt=1e-2, backend="compiled")
+    assert calls and len(r.t) == 101 and r.status == "success"
+    np.testing.assert_allclose(r["x.y"], 1 - np.exp(-3.0 * r.t), atol=1e-8)
 
 
 def _with_subsystem() -> Diagram:
