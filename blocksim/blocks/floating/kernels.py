@@ -17,7 +17,7 @@ from blocksim.robotics.floating.state import (
 )
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def fb_output_kernel(t, x, tau, wrench, p):
     """``(q, qd, base pose (4, 4), base twist [v0; omega0] (6,))`` from the state."""
     mdl = p[0]
@@ -30,13 +30,13 @@ def fb_output_kernel(t, x, tau, wrench, p):
     return x[7:o].copy(), x[o + 6 : o + 6 + nq].copy(), base_pose(mdl, R0, x[0:3].copy()), twist
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def fb_deriv_kernel(t, x, tau, wrench, p):
     """dx/dt of the floating-base state (:func:`state_derivative`)."""
     return state_derivative(p[0], x, tau, wrench, p[1], p[2])
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _base_from_pose(mdl, T):
     R0 = T[:3, :3].copy()
     r0 = np.empty(3)
@@ -45,7 +45,7 @@ def _base_from_pose(mdl, T):
     return R0, r0
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def fb_kinematics_kernel(t, x, base, q, p):
     """``(T_ee (4, 4), com (3,))`` for the base link pose and q."""
     mdl = p[0]
@@ -54,7 +54,7 @@ def fb_kinematics_kernel(t, x, base, q, p):
     return ee_pose(mdl, R0, r0, q, p[3], tool), system_com(mdl, R0, r0, q)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def fb_jacobian_kernel(t, x, base, q, p):
     """Base-inclusive tool-point Jacobian (6, 6+nq), or a part of it (p[2]: 0 all, 1 base
     columns, 2 joint columns)."""

@@ -18,7 +18,7 @@ from .path import check_lookahead
 from .planner import grid_of, obstacle_rows, rect_grid
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def field_output(t, x, pose, params):
     fields, times, niters, ny, nx, ox, oy, cs, lookahead = params
     k = 0

@@ -14,7 +14,7 @@ from blocksim.engine.errors import BlockParameterError
 from blocksim.robotics.planning.follow import lookahead_point, path_xy
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def carrot_output(t, x, pose, params):
     path = params[0].reshape(-1, 2)
     return lookahead_point(path, pose[0], pose[1], params[1])
