@@ -44,6 +44,7 @@ def test_example_traces_agree_in_both_back_ends(name):
                                    err_msg=f"{name}: {signal}")
 
 
-def test_most_examples_compile():
-    compiled = [n for n in NAMES if not unsupported(compile_diagram(load_example(n).build()))]
-    assert len(compiled) >= len(NAMES) - 2, compiled
+def test_every_example_compiles_but_those_that_drive_hardware():
+    # hardware-in-the-loop blocks talk to a device from Python at every hit: interpreted only
+    interpreted = {n for n in NAMES if unsupported(compile_diagram(load_example(n).build()))}
+    assert interpreted == {n for n in NAMES if n.startswith(("arbotix_", "vrep_"))}
