@@ -136,19 +136,17 @@ def build_vehicle_animation(
     ----------
     t : array_like (N,)
         Recorded times [s].
-    pose : array_like (N, 3)
-        Poses ``(x, y, theta)``.
+    pose : array_like (N, 3) or (N, 3 + 2M)
+        Poses ``(x, y, theta)`` (and SLAM landmark estimates with ``landmark_P``).
     style : VehicleStyle, optional
     landmarks : array_like (M, 2), optional
         Landmarks, drawn as black diamonds.
     P : array_like (N, n, n), optional
-        Covariances: the ellipse of the first 2x2 block about the pose; with ``landmark_P``
-        (SLAM, ``n = 3 + 2M``) also each landmark's ellipse about its estimate ``pose_est``
-        rows... taken from ``P`` (estimated landmarks only: non-zero variance).
+        Covariances: the ellipse of the first 2x2 block is drawn about the pose.
     landmark_P : bool
-        ``P`` is a SLAM covariance whose landmark blocks are drawn too (needs ``landmarks``
-        estimates in ``rays``-free runs: the estimates are the ``pose`` argument's extra
-        columns, ``pose`` (N, 3 + 2M)).
+        ``P`` is a SLAM covariance (``n = 3 + 2M``) and ``pose`` the SLAM state (N, 3 + 2M):
+        each landmark seen so far (non-zero variance) is drawn with its ellipse about its
+        estimate.
     particles : array_like (N, np, 3), optional
         Particle clouds, drawn as dots.
     rays : tuple (z (N, 2), k (N,), valid (N,)), optional
