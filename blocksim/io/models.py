@@ -176,12 +176,18 @@ def _urdf(
     the chain base -> ``tip`` (arm blocks; ``gravity`` RTB's, default [0, 0, 9.81])."""
     from pathlib import Path
 
-    from blocksim.robotics.urdf import read_urdf, tree_to_serial
+    from blocksim.io.guard import current, read_limited
+    from blocksim.robotics.urdf import loads_urdf, read_urdf, tree_to_serial
 
-    path = Path(urdf)
-    if not path.is_absolute() and base_dir is not None:
-        path = Path(base_dir) / path
-    tree = read_urdf(path)
+    guard = current()
+    if guard is not None:  # from a diagram file: confined like its subsystem and data files
+        path = guard.confine(Path(base_dir or "."), str(urdf), "URDF file")
+        tree = loads_urdf(read_limited(path), source=str(path))
+    else:
+        path = Path(urdf)
+        if not path.is_absolute() and base_dir is not None:
+            path = Path(base_dir) / path
+        tree = read_urdf(path)
     if form == "tree":
         return tree.chain(tip) if tip is not None else tree
     if form == "serial":

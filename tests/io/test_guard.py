@@ -66,6 +66,20 @@ def test_an_include_outside_the_files_folder_is_refused_without_reading_it(targe
     assert "SECRET" not in msg and PASSWD_HEAD not in msg and "PATH=" not in msg
 
 
+@pytest.mark.parametrize("target", ["../../../../../../../../etc/passwd", "../outside.urdf",
+                                    "/etc/passwd", "../../../../../../../dev/zero"])
+def test_a_urdf_model_outside_the_files_folder_is_refused_without_reading_it(target, tmp_path):
+    (tmp_path / "outside.urdf").write_text("SECRET-CONTENT " * 4)
+    d = tmp_path / "d"
+    d.mkdir()
+    doc = {"blocksim": 1, "models": {"robot": {"urdf": target}},
+           "blocks": {"c": {"type": "Constant", "params": {"value": 1.0}}}}
+    msg = problems(write(d / "top.json", doc))
+    assert "URDF file" in msg and ("outside this file's folder" in msg
+                                   or "relative to this file" in msg), msg
+    assert "SECRET" not in msg and PASSWD_HEAD not in msg
+
+
 def test_symlinks_are_resolved_before_the_folder_check(tmp_path):
     secret = tmp_path / "secret.json"
     secret.write_text("SECRET-CONTENT")
