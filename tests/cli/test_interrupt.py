@@ -11,6 +11,7 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from blocksim.engine.record import SimResult
@@ -80,10 +81,13 @@ def test_ctrl_c_during_an_interpreted_run_writes_the_partial_result(tmp_path):
         cwd=tmp_path,
         preexec_fn=_sigint_default,
     )
-    seen = _wait_for(proc, "simulating")  # the progress bar: the run is under way
-    t0 = time.monotonic()
-    proc.send_signal(signal.SIGINT)
-    _, err = proc.communicate(timeout=60)
+    try:
+        seen = _wait_for(proc, "simulating")  # the progress bar: the run is under way
+        t0 = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
     assert proc.returncode == 130
     assert time.monotonic() - t0 < 90  # writes the npz and the plot (matplotlib) first
     err = seen + err.decode()
@@ -114,12 +118,49 @@ def test_ctrl_c_while_the_command_starts_prints_one_line(tmp_path):
         cwd=tmp_path,
         preexec_fn=_sigint_default,
     )
-    seen = _wait_for(proc, "python started\n")
-    time.sleep(0.05)
-    t0 = time.monotonic()
-    proc.send_signal(signal.SIGINT)
-    out, err = proc.communicate(timeout=60)
+    try:
+        seen = _wait_for(proc, "python started\n")
+        time.sleep(0.05)
+        t0 = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
     assert time.monotonic() - t0 < 10
     assert proc.returncode == 130, seen + err.decode()
     assert (seen + err.decode()).splitlines() == ["python started", "blocksim: interrupted"]
     assert out == b""
+
+
+def test_ctrl_c_during_a_compiled_run_writes_the_partial_result(tmp_path):
+    from blocksim import io, simulate
+
+    path = tmp_path / "long.json"
+    doc = {**LONG, "simulation": {"T": 1e6, "solver": "rk4", "dt": 1e-4, "record_dt": 1.0}}
+    path.write_text(json.dumps(doc))
+    # compiled here first (the same structure): the child loads it from the disk cache
+    simulate(io.load(path).diagram, 0.01, solver="rk4", dt=1e-4, backend="compiled")
+    out = tmp_path / "r.npz"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "blocksim.cli", "run", str(path), "--backend", "compiled",
+         "--max-steps", "1e12", "--out", str(out)],
+        stderr=subprocess.PIPE, stdout=subprocess.PIPE, env=ENV, cwd=tmp_path,
+        preexec_fn=_sigint_default,
+    )
+    try:
+        # the progress bar moves only when a compiled run ends: wait past the start (imports,
+        # the cached loop loaded) into the run, which would take minutes
+        time.sleep(8.0)
+        assert proc.poll() is None
+        t0 = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    err = err.decode()
+    assert proc.returncode == 130, err
+    assert time.monotonic() - t0 < 30
+    assert "partial results written:" in err and "Traceback" not in err
+    r = SimResult.load(out)
+    assert r.status == "interrupted" and 0 < r.t[-1] < 1e6 and len(r.t) > 10
+    np.testing.assert_allclose(r["x.y"], np.exp(-0.01 * r.t), rtol=1e-9)

@@ -227,7 +227,8 @@ def run_compiled(plan: Plan, config: RunConfig, stats: dict[str, Any]) -> SimRes
     pv, pi = pack_params(_params(prep.kernels), prep.layout)
     sched = _schedule(plan, config)
     T, dt = config.T, float(config.dt or 0.0)
-    cap = max(16, sched.times.size * 2 + (int(T / dt) + 2 if dt else 0))
+    every_step = dt and config.record_dt is None  # else only major times are recorded
+    cap = max(16, sched.times.size * 2 + (int(T / dt) + 2 if every_step else 0))
     opts = _options(program, config, sched, cap, config.record_dt is None)
     args = (pv, pi, np.ascontiguousarray(plan.x0, dtype=float),
             np.ascontiguousarray(plan.xd0, dtype=float), np.zeros(program.nsig))
