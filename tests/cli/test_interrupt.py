@@ -164,3 +164,27 @@ def test_ctrl_c_during_a_compiled_run_writes_the_partial_result(tmp_path):
     r = SimResult.load(out)
     assert r.status == "interrupted" and 0 < r.t[-1] < 1e6 and len(r.t) > 10
     np.testing.assert_allclose(r["x.y"], np.exp(-0.01 * r.t), rtol=1e-9)
+
+
+def test_ctrl_c_while_a_compiled_run_compiles_exits_cleanly(tmp_path):
+    path = tmp_path / "long.json"
+    path.write_text(json.dumps(LONG))
+    env = {**ENV, "BLOCKSIM_CACHE_DIR": str(tmp_path / "cache")}  # nothing cached: it compiles
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "blocksim.cli", "run", str(path), "--backend", "compiled",
+         "--out", str(tmp_path / "r.npz")],
+        stderr=subprocess.PIPE, stdout=subprocess.PIPE, env=env, cwd=tmp_path,
+        preexec_fn=_sigint_default,
+    )
+    try:
+        seen = _wait_for(proc, "compiling diagram")
+        time.sleep(0.5)
+        t0 = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+        waited = time.monotonic() - t0
+    finally:
+        proc.kill()
+    err = seen + err.decode()
+    assert proc.returncode == 130, err
+    assert waited < 10 and "Traceback" not in err and "interrupted" in err
