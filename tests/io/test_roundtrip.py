@@ -188,8 +188,41 @@ CASES.update({  # the multirotor family
     "MultiRotorPlot": [(dict(model="hexarotor", filename="quad.mp4", fps=10, scale=2.0,
                              workspace=[-2, 2, -2, 2, 0, 4]), [_X12])],
 })
-# not representable (Function) or round-tripped through its inner diagram (Subsystem)
-SPECIAL = {"Function", "Subsystem", *ROBOT_CASES}
+_POSE = np.array([0.5, -0.2, 0.3])
+_OBS = [np.array([0.1, 0.01]), np.array([2.0, 0.3]), 1.0, 1.0]
+CASES.update({  # the vehicle family
+    "Bicycle": [(dict(L=2.0, vmax=3.0, stlim=0.6, accelmax=1.0, x0=[1.0, 2.0, 0.3],
+                      handbrake=True), [1.0, 0.2, 0.0])],
+    "Unicycle": [(dict(vmax=2.0, wmax=1.0, x0=[0.0, 1.0, 0.0]), [0.5, 0.1])],
+    "DiffSteer": [(dict(a=0.3, umax=1.0, wmax=2.0), [0.4, 0.6])],
+    "PioneerDynamics": [(dict(umax=0.5, dwmax=1.0), [0.3, 0.1])],
+    "Vehicle": [(dict(V=[[4e-4, 0.0], [0.0, 1e-4]], L=1.5, vmax=3.0, stlim=0.4,
+                      x0=[1.0, 0.0, 0.0], dt=0.2, seed=3), [1.0, 0.1])],
+    "DriveToPoint": [(dict(goal=[5.0, 5.0], Kv=0.4, Kh=2.0), [_POSE])],
+    "DriveToPose": [(dict(goal=[5.0, 5.0, 1.0], Krho=1.0, Kalpha=4.0, Kbeta=-1.5, L=2.0,
+                          direction=1), [_POSE])],
+    "FollowLine": [(dict(line=[1.0, -2.0, 4.0], Kd=0.3, Kh=1.2, speed=0.8), [_POSE])],
+    "PurePursuit": [(dict(dstar=2.0, Kv=0.5, Ki=0.05, Kh=1.5), [_POSE, np.array([3.0, 1.0])])],
+    "Braitenberg": [(dict(source=[10.0, 5.0], A=100.0, V=1.5, K=5.0, ahead=1.0, side=0.5),
+                     [_POSE])],
+    "RandomPath": [(dict(dim=5.0, speed=0.5, dthresh=0.3, dt=0.2, seed=7), [_POSE])],
+    "PathSource": [(dict(path=[[0.0, 0.0], [1.0, 1.0], [2.0, 0.0]], dt=0.5), None)],
+    "RangeBearingSensor": [(dict(landmarks=[[3.0, 0.0], [0.0, 4.0]], W=[0.01, 3e-4],
+                                 range=[0.5, 6.0], angle=1.5, skip=2, fail=[5, 8], seed=4),
+                            [_POSE])],
+    "EKF": [(dict(mode="slam", V_est=[4e-4, 1e-4], P0=[1e-4, 1e-4, 1e-5], W_est=[0.01, 3e-4],
+                  landmarks=4, dim=5.0, map_seed=2, x0=[0.0, 0.0, 0.1], joseph=False), _OBS),
+            (dict(mode="dead_reckoning"), [np.array([0.1, 0.01])])],
+    "ParticleFilter": [(dict(Q=[0.01, 0.01, 1e-4], L=[0.2, 0.2], nparticles=20, w0=0.1,
+                             landmarks=[[1.0, 2.0], [3.0, -1.0]], seed=5, particles=True),
+                        [np.array([0.1, 0.01]), np.array([2.0, 0.3]), 0.0, 1.0])],
+    "VehiclePlot": [(dict(filename="veh.gif", shape="triangle", size=0.5,
+                          landmarks=[[1.0, 2.0], [3.0, 4.0]], covariance=True, rays=True, fps=5),
+                     None)],
+})
+# not representable (Function, BraitenbergField: Python callables) or round-tripped through
+# its inner diagram (Subsystem)
+SPECIAL = {"Function", "Subsystem", "BraitenbergField", *ROBOT_CASES}
 
 CASE_LIST = [(name, k, kwargs, u) for name, cases in CASES.items()
              for k, (kwargs, u) in enumerate(cases)]
