@@ -20,38 +20,38 @@ from blocksim.robotics.mobile.drivers import (
 )
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def point_output(t, x, pose, p):
     """params ``(gx, gy, Kv, Kh)``."""
     return drive_to_point(pose, p[0], p[1], p[2], p[3])
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def pose_goal_output(t, x, pose, p):
     """params ``(goal (3,), Krho, Kalpha, Kbeta, L, direction)``."""
     return drive_to_pose(pose, p[0], p[1], p[2], p[3], p[4], p[5])
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def line_output(t, x, pose, p):
     """params ``(a, b, c, Kd, Kh, speed)``."""
     return p[5], follow_line(pose, p[0], p[1], p[2], p[3], p[4])
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def pursuit_output(t, x, pose, target, p):
     """params ``(dstar, Kv, Ki, Kh)``; state: integral of the distance error."""
     e, h = pursuit_error(pose, target[0], target[1], p[0])
     return p[1] * e + p[2] * x[0], p[3] * h
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def pursuit_deriv(t, x, pose, target, p):
     e, _h = pursuit_error(pose, target[0], target[1], p[0])
     return (e,)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def braitenberg_output(t, x, pose, p):
     """params ``(xc, yc, A, V, K, ahead, side)``."""
     s = sensor_positions(pose, p[5], p[6])
@@ -60,7 +60,7 @@ def braitenberg_output(t, x, pose, p):
     return braitenberg(sl, sr, p[3], p[4])
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def random_goal(key, n, dim):
     """Waypoint number ``n`` of the stream: ``0.8 dim (2 U - 1)`` per coordinate."""
     g = np.empty(2)
@@ -70,13 +70,13 @@ def random_goal(key, n, dim):
     return g
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def random_path_output(t, x, pose, p):
     """params ``(dim, speed, dthresh, key)``; state ``(gx, gy, d_prev, n)``."""
     return p[1], random_path_steer(pose, x[0], x[1])
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def random_path_update(t, x, pose, p):
     dim, thresh = p[0], p[2]
     key = np.uint64(p[3])
@@ -92,7 +92,7 @@ def random_path_update(t, x, pose, p):
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def path_output(t, x, p):
     """params ``(path (N*k,), k, dt)``."""
     path = p[0].reshape((-1, p[1]))

@@ -27,7 +27,7 @@ from blocksim.robotics.mobile.rangebearing import rb_reading
 # ---------------------------------------------------------------------------- sensor
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def rb_sensor_output(t, x, pose, p):
     """params ``(landmarks (2N,), sW (4,), rmin, rmax, amin, amax, skip, fail0, fail1, key)``;
     state: the number of hits before this one. Returns ``(z, k, valid)``."""
@@ -48,7 +48,7 @@ def rb_sensor_output(t, x, pose, p):
     return z, float(k), 1.0
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def count_update(t, x, *args):
     """Count the hit."""
     out = x.copy()
@@ -59,14 +59,14 @@ def count_update(t, x, *args):
 # ---------------------------------------------------------------------------- EKF
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _unpack(x, n):
     xe = x[:n].copy()
     P = x[n : n + n * n].copy().reshape((n, n))
     return xe, P
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _pack(x, xe, P):
     n = xe.shape[0]
     out = x.copy()
@@ -75,7 +75,7 @@ def _pack(x, xe, P):
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def ekf_dr_update(t, x, odo, p):
     """Dead reckoning; params ``(V (4,), W (4,), landmarks (2N,), nv, M, joseph)``."""
     xe, P = _unpack(x, 3)
@@ -83,13 +83,13 @@ def ekf_dr_update(t, x, odo, p):
     return _pack(x, xe, P)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def ekf_dr_output(t, x, odo, p):
     y = ekf_dr_update(t, x, odo, p)
     return y[:3].copy(), y[3:12].copy().reshape((3, 3))
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def ekf_loc_update(t, x, odo, z, k, valid, p):
     """Map-based localisation: predict, then update with the known landmark ``k``."""
     xe, P = _unpack(x, 3)
@@ -102,13 +102,13 @@ def ekf_loc_update(t, x, odo, z, k, valid, p):
     return _pack(x, xe, P)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def ekf_loc_output(t, x, odo, z, k, valid, p):
     y = ekf_loc_update(t, x, odo, z, k, valid, p)
     return y[:3].copy(), y[3:12].copy().reshape((3, 3))
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _observe_map(xe, P, seen, z, k, W, xv_known, nv, joseph):
     j = nv + 2 * int(k)
     if seen[int(k)] > 0.5:
@@ -119,7 +119,7 @@ def _observe_map(xe, P, seen, z, k, W, xv_known, nv, joseph):
     return xe, P
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def ekf_slam_update(t, x, odo, z, k, valid, p):
     """SLAM with a preallocated map of ``M`` landmarks."""
     M = p[4]
@@ -134,14 +134,14 @@ def ekf_slam_update(t, x, odo, z, k, valid, p):
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def ekf_slam_output(t, x, odo, z, k, valid, p):
     n = 3 + 2 * p[4]
     y = ekf_slam_update(t, x, odo, z, k, valid, p)
     return y[:n].copy(), y[n : n + n * n].copy().reshape((n, n))
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def ekf_map_update(t, x, pose, z, k, valid, p):
     """Map building with the known vehicle ``pose``."""
     M = p[4]
@@ -155,7 +155,7 @@ def ekf_map_update(t, x, pose, z, k, valid, p):
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def ekf_map_output(t, x, pose, z, k, valid, p):
     n = 2 * p[4]
     y = ekf_map_update(t, x, pose, z, k, valid, p)
@@ -165,7 +165,7 @@ def ekf_map_output(t, x, pose, z, k, valid, p):
 # ---------------------------------------------------------------------------- particle filter
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def pf_update(t, x, odo, z, k, valid, p):
     """params ``(landmarks (2N,), sQ (9,), Linv (4,), w0, nparticles, key)``; state
     ``(hit, particles (np*3))``."""
@@ -189,14 +189,14 @@ def pf_update(t, x, odo, z, k, valid, p):
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def pf_output(t, x, odo, z, k, valid, p):
     y = pf_update(t, x, odo, z, k, valid, p)
     mean, std = pf_estimate(y[1:].copy().reshape((p[4], 3)))
     return mean, std
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def pf_output_particles(t, x, odo, z, k, valid, p):
     """``(mean, std, particles (np, 3))``."""
     y = pf_update(t, x, odo, z, k, valid, p)

@@ -18,12 +18,12 @@ from blocksim.robotics.mobile.kinematics import pioneer_deriv as pioneer_deriv_n
 from blocksim.robotics.mobile.odometry import odo_f, odometry, vehicle_control
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _clip(v, lim):
     return min(lim, max(-lim, v))
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def pose_output(t, x, *args):
     """``(x, y, theta, pose)`` of a planar vehicle state; reads no input."""
     p = np.empty(3)
@@ -33,7 +33,7 @@ def pose_output(t, x, *args):
     return x[0], x[1], x[2], p
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _bicycle(x, v_in, g_in, braking, p):
     L, vmax, stlim, amax, tau = p[0], p[1], p[2], p[3], p[4]
     dv = 0.0
@@ -58,26 +58,26 @@ def _bicycle(x, v_in, g_in, braking, p):
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def bicycle_deriv(t, x, v, gamma, p):
     """Bicycle rates; params ``(L, vmax, stlim, accelmax, tau)``."""
     return _bicycle(x, v, gamma, False, p)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def bicycle_hb_deriv(t, x, v, gamma, hb, p):
     """Bicycle rates with the handbrake input ``hb``."""
     return _bicycle(x, v, gamma, hb > 0.5, p)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def unicycle_deriv(t, x, v, w, p):
     """Unicycle rates; params ``(vmax, wmax)``."""
     vv = _clip(v, p[0])
     return vv * math.cos(x[2]), vv * math.sin(x[2]), _clip(w, p[1])
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def diffsteer_deriv(t, x, vl, vr, p):
     """Differential-steer rates; params ``(vmax, wmax, a)``."""
     v, w = diffsteer_speeds(vl, vr, p[2])
@@ -85,13 +85,13 @@ def diffsteer_deriv(t, x, vl, vr, p):
     return vv * math.cos(x[2]), vv * math.sin(x[2]), _clip(w, p[1])
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def pioneer_output(t, x, *args):
     """``(v, w)`` states."""
     return x[0], x[1]
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def pioneer_deriv(t, x, vref, wref, p):
     """Pioneer dynamics; params ``(p1..p6, umax, wmax, dumax, dwmax)``."""
     du, dw = pioneer_deriv_nb(
@@ -100,7 +100,7 @@ def pioneer_deriv(t, x, vref, wref, p):
     return _clip(du, p[8]), _clip(dw, p[9])
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def vehicle_output(t, x, speed, steer, p):
     """``(pose, odo, odo_true)``; params ``(sV (4,), L, vmax, stlim, dt, key)``."""
     sV = p[0]
@@ -120,7 +120,7 @@ def vehicle_output(t, x, speed, steer, p):
     return pose, odo, odo_true
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def vehicle_update(t, x, speed, steer, p):
     """Clip, move by the odometry model, count."""
     v, g = vehicle_control(speed, steer, p[2], p[3])
