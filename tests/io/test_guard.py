@@ -114,8 +114,7 @@ def _blocks(df):
 
 @pytest.mark.parametrize("device", ["/dev/zero", "/dev/urandom", "/dev/null"])
 def test_devices_are_refused_even_in_an_allowed_folder(device, tmp_path):
-    if not Path(device).exists():
-        pytest.skip(f"{device} does not exist here")
+    assert Path(device).exists()  # Linux, where the tests and CI run
     rel = os.path.relpath(device, tmp_path)
     t0 = time.perf_counter()
     msg = problems(write(tmp_path / "top.json", include(rel)), allow_dirs=["/dev"])

@@ -23,7 +23,8 @@ may call it before the inputs of the current instant are known.
 Compiled kernels
 ----------------
 Every block's ``kernels()`` returns the numba kernels of the compiled back-end
-(:mod:`blocksim.engine.compiled.kernels`), module-level ``@njit(cache=True, error_model="numpy")`` functions of
+(:mod:`blocksim.engine.compiled.kernels`), module-level
+``@njit(cache=True, error_model="numpy")`` functions of
 :mod:`blocksim.blocks.continuous.kernels` (``integrator_*``, ``tf_*``, ``ss_*``,
 ``derivative_*``) and :mod:`blocksim.blocks.continuous.pid` (``pid_*``). The linear systems have
 one kernel pair per block for every order (``tf_output``/``tf_state``,

@@ -1,7 +1,8 @@
 """Compiled kernels of the nonlinear blocks.
 
 Every nonlinear block provides ``kernels()`` (see :mod:`blocksim.engine.compiled.kernels`):
-these module-level ``numba.njit(cache=True, error_model="numpy")`` functions of ``(t, x, u0, ..., params)`` for its
+these module-level ``numba.njit(cache=True, error_model="numpy")`` functions of
+``(t, x, u0, ..., params)`` for its
 outputs, states, zero crossings and events. Their numerics are the small pure scalar functions
 of :mod:`blocksim.blocks.nonlinear.numerics`. The stateless kernels take a float or an array of
 any shape (``isinstance`` on the argument's type picks the branch when numba compiles).

@@ -1,7 +1,8 @@
 """Compiled kernels of the vision blocks (:mod:`blocksim.blocks.vision`).
 
 Every kernel follows the contract of :mod:`blocksim.engine.compiled.kernels`: a module-level
-``numba.njit(cache=True, error_model="numpy")`` function of ``(t, x, u0, ..., params)``. The numerics are the camera
+``numba.njit(cache=True, error_model="numpy")`` function of ``(t, x, u0, ..., params)``. The
+numerics are the camera
 kernels of :mod:`blocksim.robotics.camera.kernels` (``project_nb``, ``depth_nb``,
 ``visjac_p_nb``, ``ibvs_nb``); the interpreted blocks call these same kernels, so both back-ends
 compute the same numbers.
