@@ -370,8 +370,8 @@ def sum_kernel(t, x, *args):
 @numba.njit(cache=True, error_model="numpy")
 def product_kernel(t, x, *args):
     """Element-wise :class:`Product`: ``args = (u0, ..., u_{n-1}, params)``, params one code per
-    input, MUL or DIV. A scalar division by zero raises ZeroDivisionError (as Python's float
-    division); array elements divide as numpy's (inf or NaN)."""
+    input, MUL or DIV. Division by zero gives inf or NaN as numpy's (the kernels use numpy's
+    error model; the loop reports the non-finite signal naming the block)."""
     return _fold(args[:-1], args[-1])
 
 

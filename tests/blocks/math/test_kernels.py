@@ -121,8 +121,9 @@ def test_product_division_by_zero():
     block = Product("*/")
     with pytest.raises(ZeroDivisionError):
         block.output(0.0, X, (1.0, 0.0))
-    with pytest.raises(ZeroDivisionError):
-        kernel_output(block, 0.0, (1.0, 0.0))
+    # compiled: numpy's error model gives inf, which the loop reports naming the block
+    # (tests/engine/compiled/test_faults.py); Python's would raise inside the loop
+    assert kernel_output(block, 0.0, (1.0, 0.0)) == np.inf
     with np.errstate(divide="ignore"):
         check(block, (V, np.array([0.0, 1.0, -0.0])))  # arrays: inf and -inf in both
 
