@@ -102,9 +102,10 @@ def diagram_layout(diagram: Diagram | Plan) -> Layout:
     edges = _edges(plan)
     dag = nx.DiGraph()
     dag.add_nodes_from(names)
-    dag.add_edges_from((e.src, e.dst) for e in edges if e.feedthrough and e.src != e.dst)
-    for e in edges:
-        if not e.feedthrough and e.src != e.dst and not nx.has_path(dag, e.dst, e.src):
+    # feedthrough wires first; a wire that would close a cycle is drawn as feedback (block-level
+    # cycles exist when a block's outputs read different inputs: port-level the plan is acyclic)
+    for e in sorted(edges, key=lambda e: not e.feedthrough):
+        if e.src != e.dst and not nx.has_path(dag, e.dst, e.src):
             dag.add_edge(e.src, e.dst)
     rank: dict[str, int] = {}
     topo = list(nx.lexicographical_topological_sort(dag, key=index.__getitem__))
