@@ -8,6 +8,7 @@ __all__ = ["POLL", "SerialTransport"]
 
 #: the longest wait of one read [s]; the driver counts its timeouts in such reads
 POLL = 0.01
+WRITE_TIMEOUT = 3.0  # [s] longest a write may wait for the device to read
 
 
 class SerialTransport:
@@ -31,8 +32,10 @@ class SerialTransport:
 
         self.name = port
         try:
+            # a write blocks only while the device does not read (its buffer full): 3 s is
+            # bounded, yet spares a busy machine's scheduler (1 s failed a CI run under load)
             self.serial = serial.Serial(
-                port, baudrate=baud, timeout=poll, write_timeout=1.0, exclusive=True
+                port, baudrate=baud, timeout=poll, write_timeout=WRITE_TIMEOUT, exclusive=True
             )
         except (serial.SerialException, OSError, ValueError) as exc:
             raise HardwareError(port, f"cannot open the serial port: {exc}") from None
