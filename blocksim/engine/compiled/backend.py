@@ -28,7 +28,7 @@ import numpy as np
 from blocksim.engine.clock import EVENT
 from blocksim.engine.compiled import ir
 from blocksim.engine.compiled.compile_watch import CompileWatch
-from blocksim.engine.compiled.interrupt import interrupt_flag, interruptible
+from blocksim.engine.compiled.interrupt import interrupt_flag, interrupted, interruptible
 from blocksim.engine.compiled.kernels import Kernels, kernels_of
 from blocksim.engine.compiled.loop import LoopOptions, Status
 from blocksim.engine.compiled.modules import GeneratedModule, load_generated
@@ -259,9 +259,7 @@ def run_compiled(plan: Plan, config: RunConfig, stats: dict[str, Any]) -> SimRes
                        plan.aliases, STATUS_TEXT.get(status, "failed"))
     if status is Status.INTERRUPTED:
         result.message = f"interrupted at t={t_final:.9g} s"
-        interrupt = KeyboardInterrupt(result.message)
-        interrupt.result = result  # type: ignore[attr-defined]
-        raise interrupt
+        raise interrupted(result.message, result)
     error = member_error(plan, program, status, t_final, s_rec, x_rec, opts, result)
     if status is Status.STOPPED:
         stoppers = [e.name for e in plan.entries if e.block.stops_simulation]
@@ -425,10 +423,8 @@ def run_batch_compiled(plans: list[Plan], config: RunConfig,
     out = BatchRun(sched.times[keep], x_out[:, keep], _signals(program, s_out[:, keep]), text,
                    errors, stats)
     if interrupted:
-        interrupt = KeyboardInterrupt(f"interrupted: {text.count('interrupted')} of {M} "
-                                      f"members unfinished")
-        interrupt.result = out  # type: ignore[attr-defined]
-        raise interrupt
+        raise interrupted(f"interrupted: {text.count('interrupted')} of {M} members "
+                          f"unfinished", out)
     return out
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -61,3 +61,11 @@ def interruptible(call: Callable[[], R], flag: np.ndarray) -> tuple[R, bool]:
         except KeyboardInterrupt:
             flag[0] = 1
             interrupted = True
+
+
+def interrupted(message: str, result: Any) -> KeyboardInterrupt:
+    """The KeyboardInterrupt a run stopped by Ctrl-C raises, carrying what it recorded as
+    ``.result`` (a SimResult, or a BatchRun for an ensemble)."""
+    exc = KeyboardInterrupt(message)
+    exc.result = result  # type: ignore[attr-defined]
+    return exc
