@@ -78,6 +78,12 @@ def add_run_options(p: Any) -> None:
     p.add_argument("--record-dt", type=float, help="record on a grid of this step [s]")
     p.add_argument("--backend", choices=["interpreted", "compiled", "auto"],
                    help="back-end (default: the file's, else interpreted)")
+    p.add_argument("--realtime", type=float, nargs="?", const=1.0, metavar="FACTOR",
+                   help="pace the run to the wall clock, FACTOR simulated seconds per second "
+                        "(default 1.0; interpreted back-end)")
+    p.add_argument("--overrun", choices=["warn", "skip", "abort"],
+                   help="what a real-time run does when a clock hit is a period late "
+                        "(default: the file's, else warn)")
     p.add_argument("--max-steps", type=count, metavar="N",
                    help="most solver steps, clock hits or recorded points (default 1e7)")
     p.add_argument("--max-memory", type=memory_size, metavar="SIZE",
@@ -117,8 +123,8 @@ def run_settings(args: argparse.Namespace, simulation: dict[str, Any]) -> RunCon
     options (:func:`blocksim.engine.config.file_config`, the one validation ``run`` and
     ``check`` share); a bad option ends with :data:`BAD_INPUT`."""
     given = {key: getattr(args, key, None) for key in
-             ("T", "solver", "dt", "rtol", "atol", "record_dt", "backend", "max_steps",
-              "max_memory")}
+             ("T", "solver", "dt", "rtol", "atol", "record_dt", "realtime", "overrun",
+              "backend", "max_steps", "max_memory")}
     try:
         return file_config(simulation, given, DEFAULT_T)
     except (TypeError, ValueError) as exc:

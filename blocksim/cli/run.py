@@ -264,6 +264,11 @@ def summary(result: SimResult, name: str, T: float) -> None:
     if "wall_time" in s:
         parts.append(f"wall {s['wall_time'] * 1e3:.1f} ms")
     echo("  " + ", ".join(parts))
+    rt = s.get("realtime")
+    if rt:
+        overruns = sum(c["overruns"] for c in rt["clocks"].values())
+        echo(f"  real time x{rt['rate']:g}: max lateness {rt['max_lateness'] * 1e3:.2f} ms, "
+             f"{overruns} overrun{'s' if overruns != 1 else ''} (overrun={rt['overrun']!r})")
     if not len(result.t):
         return
     echo("final values:")

@@ -35,6 +35,8 @@ MAX_MEMORY = 2_000_000_000
 #: the options that bound a run's work; set by the user (keywords, command line), never by a
 #: diagram file's ``simulation`` section
 LIMIT_OPTIONS = ("max_steps", "max_memory")
+#: what a real-time run does when a clock hit is more than a period late (``overrun``)
+OVERRUN_POLICIES = ("warn", "skip", "abort")
 
 
 def _is_number(v: Any) -> bool:
@@ -65,6 +67,16 @@ class RunConfig:
     realtime : float, optional
         Pace major steps to the wall clock at this many simulated seconds per second
         (interpreted back-end only).
+    overrun : {"warn", "skip", "abort"}
+        What a real-time run does when a clock hit is more than one period late (an
+        overrun): ``"warn"`` (default) counts overruns per clock and warns once per run;
+        ``"skip"`` counts them silently and makes the hardware blocks drop their late hits'
+        device exchanges (outputs hold, commands are not sent) so the loop catches up;
+        ``"abort"`` stops the run with :class:`~blocksim.engine.realtime.OverrunError`
+        naming the clock (the partial result in ``err.result``). A hardware block's own
+        ``overrun`` parameter, when given, overrides this for that block. Without
+        ``realtime`` nothing is paced and the policy has no effect
+        (:mod:`blocksim.engine.realtime`).
     backend : {"interpreted", "compiled", "auto"}
         Which back-end runs the diagram (``"auto"``: compiled when it can).
     max_steps : int
@@ -96,6 +108,7 @@ class RunConfig:
     record_dt: float | None = None
     event_tol: float = 1e-10
     realtime: float | None = None
+    overrun: str = "warn"
     backend: str = "interpreted"
     max_steps: int = MAX_STEPS
     max_memory: float = MAX_MEMORY
@@ -126,6 +139,10 @@ class RunConfig:
         self._positive("event_tol")
         if self.realtime is not None:
             self._positive("realtime", what="a positive speed factor (1.0 = real time)")
+        if not isinstance(self.overrun, str) or self.overrun not in OVERRUN_POLICIES:
+            raise ValueError(f"`overrun` (what a real-time run does when a clock hit is a "
+                             f"period late) must be 'warn', 'skip' or 'abort', got "
+                             f"{self.overrun!r}{suggest(str(self.overrun), OVERRUN_POLICIES)}")
         backend = self.backend
         if not isinstance(backend, str) or backend not in BACKENDS:
             raise ValueError(f"`backend` must be 'interpreted', 'compiled' or 'auto', got "
@@ -246,5 +263,5 @@ def resolve_config(T: float | RunConfig | None, config: RunConfig | None,
     return config
 
 
-__all__ = ["BACKENDS", "LIMIT_OPTIONS", "MAX_MEMORY", "MAX_STEPS", "RunConfig",
-           "file_config", "resolve_config"]
+__all__ = ["BACKENDS", "LIMIT_OPTIONS", "MAX_MEMORY", "MAX_STEPS", "OVERRUN_POLICIES",
+           "RunConfig", "file_config", "resolve_config"]

@@ -61,9 +61,9 @@ def simulate(diagram: Diagram | Plan, T: float | RunConfig | None = None,
              solver: str = "RK45", *, rtol: float = 1e-6, atol: float = 1e-9,
              max_step: float = math.inf, dt: float | None = None,
              record_dt: float | None = None, event_tol: float = 1e-10,
-             realtime: float | None = None, backend: str = "interpreted",
-             max_steps: int = MAX_STEPS, max_memory: float = MAX_MEMORY,
-             config: RunConfig | None = None,
+             realtime: float | None = None, overrun: str = "warn",
+             backend: str = "interpreted", max_steps: int = MAX_STEPS,
+             max_memory: float = MAX_MEMORY, config: RunConfig | None = None,
              progress: Callable[[float], None] | None = None,
              specialize: bool | None = None) -> SimResult:
     """Simulate ``diagram`` from t = 0 to ``T``.
@@ -94,6 +94,12 @@ def simulate(diagram: Diagram | Plan, T: float | RunConfig | None = None,
     realtime : float, optional
         Pace major steps to the wall clock at this many simulated seconds per second (1.0 =
         real time); ``result.stats["realtime"]`` reports lateness and overruns per clock.
+    overrun : {"warn", "skip", "abort"}
+        What a real-time run does when a clock hit is more than a period late: warn once and
+        count (default), count silently while the hardware blocks drop their late hits'
+        device exchanges, or stop with :class:`~blocksim.engine.realtime.OverrunError`
+        naming the clock (:mod:`blocksim.engine.realtime`); a hardware block's own
+        ``overrun`` parameter overrides it for that block.
     backend : {"interpreted", "compiled", "auto"}
         ``"interpreted"`` runs any block on scipy's solvers; ``"compiled"`` generates numba
         code for the diagram and integrates it in a numba loop (solvers ``euler``, ``rk4``,
@@ -138,8 +144,8 @@ def simulate(diagram: Diagram | Plan, T: float | RunConfig | None = None,
     warn_specialize(specialize)
     config = resolve_config(T, config, dict(
         solver=solver, rtol=rtol, atol=atol, max_step=max_step, dt=dt, record_dt=record_dt,
-        event_tol=event_tol, realtime=realtime, backend=backend, max_steps=max_steps,
-        max_memory=max_memory))
+        event_tol=event_tol, realtime=realtime, overrun=overrun, backend=backend,
+        max_steps=max_steps, max_memory=max_memory))
     return run_config(diagram, config, progress)
 
 

@@ -18,9 +18,12 @@ Options common to every hardware block:
     horizon or any shorter one: the end-of-run actions, relax or stop, are not replayed);
 ``overrun``
     what to do at a sample hit whose exchange starts a whole period late in a real-time run
-    (``simulate(..., realtime=1.0)``): ``"warn"`` (default; one warning per run, counted),
+    (``simulate(..., realtime=1.0)``): ``"warn"`` (one warning per block and run, counted),
     ``"skip"`` (do not talk to the device at that hit: outputs hold, the command is not sent,
-    so the loop catches up) or ``"abort"`` (raise, naming the block and the lateness).
+    so the loop catches up) or ``"abort"`` (raise, naming the block and the lateness). None
+    (default): the run's policy, ``simulate(..., overrun=...)`` / ``RunConfig.overrun`` /
+    ``blocksim run --overrun`` (itself ``"warn"`` by default); a value given here overrides
+    the run's for this block.
 
 After the run, ``result.stats["hardware"][block_name]`` holds the block's device, its number of
 exchanges, overruns and skipped hits, and the median, 99th percentile and maximum duration [s]
@@ -38,14 +41,12 @@ import numpy as np
 
 from blocksim.engine.block import Block
 from blocksim.engine.clock import as_clock
+from blocksim.engine.config import OVERRUN_POLICIES
 from blocksim.engine.errors import BlockParameterError, BlocksimError
 from blocksim.hardware.errors import HardwareError
 from blocksim.hardware.recording import SessionLog
 
 __all__ = ["OVERRUN_POLICIES", "HardwareBlock", "Session"]
-
-#: what a hardware block does at a hit that starts more than a period late
-OVERRUN_POLICIES = ("warn", "skip", "abort")
 
 
 class Session:
@@ -62,6 +63,7 @@ class Session:
         self.warned = False
         self.wall0 = 0.0
         self.rate: float | None = None
+        self.policy = "warn"  # the overrun policy in force: the block's, else the run's
         self.hold: dict[str, Any] = {}  # last values, for outputs held at skipped hits
 
     def close(self) -> None:
@@ -106,10 +108,10 @@ class HardwareBlock(Block):
             raise BlockParameterError(f"{cls}: give 'record' or 'replay', not both")
         if replay is not None and not Path(replay).is_file():
             raise BlockParameterError(f"{cls}: parameter 'replay': no such file {str(replay)!r}")
-        if overrun not in OVERRUN_POLICIES:
+        if overrun is not None and overrun not in OVERRUN_POLICIES:
             raise BlockParameterError(
                 f"{cls}: parameter 'overrun' must be one of "
-                f"{', '.join(OVERRUN_POLICIES)}, found {overrun!r}"
+                f"{', '.join(OVERRUN_POLICIES)} or None (the run's policy), found {overrun!r}"
             )
         self.record = None if record is None else Path(record)
         self.replay = None if replay is None else Path(replay)
@@ -140,6 +142,7 @@ class HardwareBlock(Block):
         session = self._open(run)
         self._session = session
         session.rate = getattr(run.config, "realtime", None)
+        session.policy = self.overrun or getattr(run.config, "overrun", "warn")
 
     def stop(self, run: Any) -> None:
         session, self._session = self._session, None
@@ -191,14 +194,14 @@ class HardwareBlock(Block):
         if late <= period:
             return False
         session.overruns += 1
-        if self.overrun == "abort":
+        if session.policy == "abort":
             raise HardwareError(
                 session.device,
                 f"{self._what}: overrun at t={t:.6g} s: the "
                 f"exchange starts {late * 1e3:.1f} ms late (period "
                 f"{period * 1e3:.1f} ms, overrun='abort')",
             )
-        if self.overrun == "skip":
+        if session.policy == "skip":
             session.skipped += 1
             return True
         if not session.warned:

@@ -154,7 +154,7 @@ class VrepSimulation(_VrepBlock):
         timeout: float = 2.0,
         record: str | None = None,
         replay: str | None = None,
-        overrun: str = "warn",
+        overrun: str | None = None,
     ) -> None:
         super().__init__()
         self._init_vrep(host, port, clock, timeout, record, replay, overrun)
@@ -263,7 +263,7 @@ class VrepArm(_VrepBlock):
         timeout: float = 2.0,
         record: str | None = None,
         replay: str | None = None,
-        overrun: str = "warn",
+        overrun: str | None = None,
         q0: Any = None,
     ) -> None:
         super().__init__()
@@ -355,7 +355,7 @@ class VrepObjectPose(_VrepBlock):
         timeout: float = 2.0,
         record: str | None = None,
         replay: str | None = None,
-        overrun: str = "warn",
+        overrun: str | None = None,
     ) -> None:
         super().__init__()
         self._init_vrep(host, port, clock, timeout, record, replay, overrun)
@@ -451,7 +451,7 @@ class VrepCamera(_VrepBlock):
         timeout: float = 2.0,
         record: str | None = None,
         replay: str | None = None,
-        overrun: str = "warn",
+        overrun: str | None = None,
     ) -> None:
         super().__init__()
         self._init_vrep(host, port, clock, timeout, record, replay, overrun)

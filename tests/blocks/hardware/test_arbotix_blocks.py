@@ -1,6 +1,7 @@
 """ArbotixArm and ArbotixPath in diagrams, against the emulator on a pseudo-terminal."""
 
 import time
+import warnings
 
 import numpy as np
 import pytest
@@ -11,6 +12,7 @@ from blocksim.blocks import Constant, Step
 from blocksim.blocks.hardware import ArbotixArm, ArbotixPath
 from blocksim.engine.block import Block
 from blocksim.engine.errors import BlockParameterError, SimulationError
+from blocksim.engine.realtime import OverrunError
 from blocksim.hardware import ArbotixEmulator
 from blocksim.hardware import dynamixel as dx
 from blocksim.io import dumps, loads
@@ -145,13 +147,42 @@ def test_overrun_policies_in_a_real_time_run(emu):
         simulate(_diagram(emu.path, overrun="abort", timeout=0.5), 0.4, realtime=1.0)
     assert _released(emu.path)
     emu.inject("late", count=3, delay=0.045, after=10)
-    r = simulate(_diagram(emu.path, overrun="skip", timeout=0.5), 0.4, realtime=1.0)
+    r = simulate(_diagram(emu.path, overrun="skip", timeout=0.5), 0.4, realtime=1.0, overrun="skip")
     st = r.stats["hardware"]["arm"]
     assert st["skipped"] >= 1 and st["overruns"] == st["skipped"]
     emu.inject("late", count=3, delay=0.045, after=10)
     with pytest.warns(RuntimeWarning, match="overrun at t="):
         r = simulate(_diagram(emu.path, timeout=0.5), 0.4, realtime=1.0)
     assert r.stats["hardware"]["arm"]["overruns"] >= 1 and r.status == "success"
+
+
+def test_the_runs_overrun_policy_applies_unless_the_block_sets_its_own(emu):
+    # run skip, block None: the block skips its late exchange, nobody warns
+    emu.inject("late", count=3, delay=0.045, after=10)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        r = simulate(_diagram(emu.path, timeout=0.5), 0.4, realtime=1.0, overrun="skip")
+    st = r.stats["hardware"]["arm"]
+    assert st["skipped"] >= 1 and st["overruns"] == st["skipped"] and r.status == "success"
+    assert r.stats["realtime"]["clocks"]["clock 0.02 s"]["overruns"] >= 1
+    # run skip, block abort: the block's own policy wins for its check
+    emu.inject("late", count=3, delay=0.045, after=10)
+    with pytest.raises(SimulationError, match=r"block 'arm' .*overrun at t=.*overrun='abort'"):
+        simulate(
+            _diagram(emu.path, timeout=0.5, overrun="abort"), 0.4, realtime=1.0, overrun="skip"
+        )
+    assert _released(emu.path)
+    # run abort, block skip: the block skips its late write, the engine's own check of the
+    # clock stops the run, naming the clock, with the data so far
+    emu.inject("late", count=3, delay=0.045, after=10)
+    with pytest.raises(OverrunError, match=r"real-time overrun on clock 0\.02 s") as info:
+        simulate(
+            _diagram(emu.path, timeout=0.5, overrun="skip"), 0.4, realtime=1.0, overrun="abort"
+        )
+    res = info.value.result
+    assert info.value.clock == "clock 0.02 s" and len(res.t) >= 2
+    assert res.stats["hardware"]["arm"]["skipped"] >= 1
+    assert _released(emu.path)
 
 
 def test_arbotix_path_plays_a_jtraj_move_on_go(emu):
@@ -182,7 +213,9 @@ def test_json_round_trip_runs_the_same(emu):
 def test_bad_parameters_are_named():
     with pytest.raises(BlockParameterError, match="'port' must be the serial device"):
         ArbotixArm(nservos=5)
-    with pytest.raises(BlockParameterError, match="'overrun' must be one of warn, skip, abort"):
+    with pytest.raises(
+        BlockParameterError, match="'overrun' must be one of warn, skip, abort or None"
+    ):
         ArbotixArm(port="emulator", overrun="panic")
     with pytest.raises(BlockParameterError, match="'speed'"):
         ArbotixArm(port="emulator", speed=5000)

@@ -1,0 +1,140 @@
+"""The real-time options of a run: ``realtime`` and the ``overrun`` policy (warn, skip, abort)
+in RunConfig and simulate, applied by the engine's pacer per clock."""
+
+import time
+import warnings
+
+import pytest
+
+from blocksim import Clock, Diagram, simulate
+from blocksim.engine.block import Block
+from blocksim.engine.config import OVERRUN_POLICIES, RunConfig, file_config
+from blocksim.engine.realtime import OverrunError
+
+PERIOD = 0.01  # s
+SLOW_FROM = 0.05  # s: hits from here on take WORK of wall time
+WORK = 0.025  # s, 2.5 periods: every slow hit overruns at realtime=1
+T = 0.15  # s: 16 hits, the last 11 slow
+
+
+class SlowCounter(Block):
+    """Discrete counter whose update takes ``work`` seconds of wall time from ``t >= slow_from``
+    on (a controller too slow for its clock); records its stop() calls in ``stopped``."""
+
+    outputs = ("y",)
+
+    def __init__(self, period=PERIOD, work=WORK, slow_from=SLOW_FROM):
+        self.clock = Clock(period)
+        self.work = work
+        self.slow_from = slow_from
+        self.stopped = []
+        self.set_state([0.0])
+
+    def output(self, t, x, u):
+        return (float(x[0]),)
+
+    def update(self, t, x, u):
+        if t >= self.slow_from - 1e-12:
+            time.sleep(self.work)
+        return [x[0] + 1.0]
+
+    def stop(self, run):
+        self.stopped.append(run.t)
+
+
+def _diagram(**kw):
+    d = Diagram("paced")
+    block = d.add(SlowCounter(**kw), name="n")
+    return d, block
+
+
+def _overrun_warnings(caught):
+    return [
+        w
+        for w in caught
+        if issubclass(w.category, RuntimeWarning) and "real-time overrun" in str(w.message)
+    ]
+
+
+def test_config_takes_the_policy_and_refuses_a_bad_one():
+    assert OVERRUN_POLICIES == ("warn", "skip", "abort")
+    assert RunConfig(T=1.0).overrun == "warn"
+    assert RunConfig(T=1.0, realtime=1.0, overrun="abort").overrun == "abort"
+    with pytest.raises(
+        ValueError,
+        match=r"`overrun` .* must be 'warn', 'skip' or 'abort', got "
+        r"'skp' \(did you mean 'skip'\?\)",
+    ):
+        RunConfig(T=1.0, overrun="skp")
+    with pytest.raises(ValueError, match="`overrun`"):
+        RunConfig(T=1.0, overrun=None)
+    # a diagram file's simulation section sets both, the command line overrides them
+    c = file_config({"T": 2.0, "realtime": 0.5, "overrun": "skip"}, {"overrun": "abort"})
+    assert (c.T, c.realtime, c.overrun) == (2.0, 0.5, "abort")
+    with pytest.raises(
+        ValueError,
+        match=r"unknown run option 'overun' \(did you mean "
+        r"'overrun'\?\)",
+    ):
+        file_config({"overun": "skip"})
+
+
+def test_warn_counts_every_overrun_and_warns_once():
+    d, _ = _diagram()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        r = simulate(d, T, realtime=1.0)  # the default policy is "warn"
+    found = _overrun_warnings(caught)
+    assert len(found) == 1
+    assert "on clock 0.01 s at t=" in str(found[0].message)
+    assert r.status == "success" and r["n.y"][-1] == 15  # no simulated work dropped
+    rt = r.stats["realtime"]
+    clock = rt["clocks"]["clock 0.01 s"]
+    assert rt["overrun"] == "warn" and clock["hits"] == 16
+    assert clock["overruns"] >= 11  # every slow hit
+    assert rt["max_lateness"] >= 11 * (WORK - PERIOD)  # lateness accumulates
+
+
+def test_skip_counts_silently_and_computes_every_simulated_hit():
+    d, _ = _diagram()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        r = simulate(d, T, realtime=1.0, overrun="skip")
+    assert _overrun_warnings(caught) == []
+    assert r.stats["realtime"]["clocks"]["clock 0.01 s"]["overruns"] >= 11
+    reference = simulate(_diagram(work=0.0)[0], T)
+    assert r.t.tolist() == reference.t.tolist()
+    assert r["n.y"].tolist() == reference["n.y"].tolist()  # the simulated result is unchanged
+
+
+def test_abort_raises_naming_the_clock_and_keeps_the_result():
+    d, block = _diagram()
+    with pytest.raises(
+        OverrunError,
+        match=r"real-time overrun on clock 0\.01 s at t=.* ms "
+        r"late .*overrun='abort' stops the run",
+    ) as info:
+        simulate(d, T, realtime=1.0, overrun="abort")
+    err = info.value
+    assert err.clock == "clock 0.01 s" and err.lateness > PERIOD
+    assert err.time is not None and err.time <= SLOW_FROM + 1e-9  # the first slow hit at most
+    res = err.result
+    assert res.status == "failed" and len(res.t) >= 1 and res.t[-1] == pytest.approx(err.time)
+    assert res["n.y"][-1] == round(err.time / PERIOD)  # the counter up to the failing hit
+    assert block.stopped == [pytest.approx(err.time)]  # stop() ran on the way out
+
+
+def test_an_overrun_is_a_period_of_wall_time_at_the_runs_speed():
+    # 10 ms clock, 6 ms of work per slow hit: no overrun in real time, but at 4x speed the
+    # wall period is 2.5 ms and every slow hit overruns
+    d, _ = _diagram(work=0.006)
+    r1 = simulate(d, T, realtime=1.0, overrun="skip")
+    r4 = simulate(d, T, realtime=4.0, overrun="skip")
+    assert r4.stats["realtime"]["clocks"]["clock 0.01 s"]["overruns"] >= 11
+    assert r1.stats["realtime"]["clocks"]["clock 0.01 s"]["overruns"] <= 2  # a loaded machine
+
+
+def test_without_realtime_nothing_is_paced_whatever_the_policy():
+    d, _ = _diagram(work=0.0)
+    r = simulate(d, T, overrun="abort")
+    assert "realtime" not in r.stats and r["n.y"][-1] == 15
