@@ -15,23 +15,53 @@ connection is closed (a ZMQ REQ socket cannot be used again after a lost reply).
 server refuses gives a :class:`~blocksim.hardware.errors.HardwareError` with its message.
 
 Every call can be recorded (``log=``) and replayed without a server (:class:`ReplayClient`).
+
+RTB ``VREP`` methods and their CoppeliaSim 4 calls: scenes ``loadscene`` / ``clearscene``
+(``sim.loadScene`` / ``sim.closeScene``), models ``loadmodel`` / ``remove``
+(``sim.loadModel`` / ``sim.removeModel``, ``sim.removeObjects``), ``getchildren``
+(``sim.getObjectChild``), simulator parameters ``get/setparam_bool/int/float/str`` by the
+constant's name (``sim.get/setBoolParam``, ...), object parameters ``get/setobjparam_*``
+(``sim.get/setObjectInt32Param``, ``...FloatParam``), signals, simulation control; the
+factories ``arm``, ``object``, ``camera``, ``hokuyo``, ``youbot``
+(:mod:`~blocksim.hardware.coppeliasim_mirrors`). ``delete(v)`` is :meth:`CoppeliaSim.close`.
+Not provided, for want of a CoppeliaSim 4 counterpart: ``pausecomms``
+(``simxPauseCommunication`` batched legacy-API messages; the ZMQ API sends each call at once:
+use stepping mode for an atomic update between two steps), the legacy ``reconnect``,
+``cycle`` and ``path`` options, and ``mobile`` (no ``VREP_mobile`` class in the seed).
 """
 
 from __future__ import annotations
 
 import math
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from blocksim.hardware.coppeliasim_mirrors import (
+    WORLD,
+    VrepArm,
+    VrepCamera,
+    VrepHokuyo,
+    VrepObject,
+    VrepYoubot,
+)
 from blocksim.hardware.errors import DeviceTimeout, HardwareError, ReplayError
 from blocksim.hardware.recording import SessionLog, from_json, to_json
 
-__all__ = ["DEFAULT_PORT", "CoppeliaSim", "ReplayClient", "VrepArm", "VrepCamera", "VrepObject"]
+__all__ = [
+    "DEFAULT_PORT",
+    "CoppeliaSim",
+    "ReplayClient",
+    "VrepArm",
+    "VrepCamera",
+    "VrepHokuyo",
+    "VrepObject",
+    "VrepYoubot",
+]
 
 #: the port CoppeliaSim's ZMQ remote-API server listens on by default
 DEFAULT_PORT = 23000
-WORLD = -1
 _TIME_STEP = 1  # sim.floatparam_simulation_time_step
 
 
@@ -76,7 +106,7 @@ class ReplayClient:
         pass
 
 
-_TUPLE_RETURNS = {"sim.getVisionSensorImg"}
+_TUPLE_RETURNS = {"sim.getVisionSensorImg", "sim.handleVisionSensor"}
 
 
 class CoppeliaSim:
@@ -111,6 +141,7 @@ class CoppeliaSim:
         self.log = log
         self.last_call = ""
         self.ncalls = 0
+        self._constants: dict[str, Any] | None = None
         if client is not None:
             self.client = client
             self.device = str(getattr(client, "name", self.address))
@@ -309,6 +340,112 @@ class CoppeliaSim:
     def signal_str(self, name: str, v: str) -> None:
         self.call("sim.setStringSignal", name, v)
 
+    # ---------------------------------------------------------------- hierarchy, parameters
+    def getchildren(self, h: int) -> list[int]:
+        """Handles of the direct children of object ``h`` (``sim.getObjectChild`` by index
+        until it answers -1)."""
+        out = []
+        while True:
+            c = int(self.call("sim.getObjectChild", int(h), len(out)))
+            if c < 0:
+                return out
+            out.append(c)
+
+    def getobjparam_int(self, h: int, param: int) -> int:
+        return int(self.call("sim.getObjectInt32Param", int(h), int(param)))
+
+    def setobjparam_int(self, h: int, param: int, value: int) -> None:
+        self.call("sim.setObjectInt32Param", int(h), int(param), int(value))
+
+    def getobjparam_bool(self, h: int, param: int) -> bool:
+        """A bool object parameter (CoppeliaSim 4 has none of its own: an int 0/1)."""
+        return bool(self.getobjparam_int(h, param))
+
+    def setobjparam_bool(self, h: int, param: int, value: bool) -> None:
+        self.setobjparam_int(h, param, int(bool(value)))
+
+    def getobjparam_float(self, h: int, param: int) -> float:
+        return float(self.call("sim.getObjectFloatParam", int(h), int(param)))
+
+    def setobjparam_float(self, h: int, param: int, value: float) -> None:
+        self.call("sim.setObjectFloatParam", int(h), int(param), float(value))
+
+    def constant(self, name: str) -> Any:
+        """The value of the ``sim`` constant ``name`` (``"boolparam_realtime_simulation"``;
+        RTB's ``"sim_boolparam_..."`` spelling is accepted), as the server defines it."""
+        if self._constants is None:
+            info = self.call("zmqRemoteApi.info", "sim")
+            info = info[0] if isinstance(info, list) and len(info) == 1 else info
+            self._constants = {
+                k: v["const"] for k, v in dict(info).items() if isinstance(v, dict) and "const" in v
+            }
+        key = name.removeprefix("sim.").removeprefix("sim_")
+        if key not in self._constants:
+            raise HardwareError(self.device, f"the server defines no constant sim.{key}")
+        return self._constants[key]
+
+    def _param(self, kind: str, name: str | int) -> int:
+        return int(name) if isinstance(name, int) else int(self.constant(name))
+
+    def getparam_bool(self, name: str | int) -> bool:
+        """A simulator parameter by constant name or number (RTB ``getparam_bool``)."""
+        return bool(self.call("sim.getBoolParam", self._param("bool", name)))
+
+    def setparam_bool(self, name: str | int, value: bool) -> None:
+        self.call("sim.setBoolParam", self._param("bool", name), bool(value))
+
+    def getparam_int(self, name: str | int) -> int:
+        return int(self.call("sim.getInt32Param", self._param("int", name)))
+
+    def setparam_int(self, name: str | int, value: int) -> None:
+        self.call("sim.setInt32Param", self._param("int", name), int(value))
+
+    def getparam_float(self, name: str | int) -> float:
+        return float(self.call("sim.getFloatParam", self._param("float", name)))
+
+    def setparam_float(self, name: str | int, value: float) -> None:
+        self.call("sim.setFloatParam", self._param("float", name), float(value))
+
+    def getparam_str(self, name: str | int) -> str:
+        return str(self.call("sim.getStringParam", self._param("str", name)))
+
+    def setparam_str(self, name: str | int, value: str) -> None:
+        self.call("sim.setStringParam", self._param("str", name), str(value))
+
+    # ---------------------------------------------------------------- scenes and models
+    def _file(self, name: str, folder: str, ext: str, local: bool) -> str:
+        if local:
+            return str(Path(name).with_suffix(ext).resolve())
+        app = self.getparam_str("stringparam_application_path")
+        return f"{app.rstrip('/')}/{folder}/{name}{ext}"
+
+    def loadscene(self, name: str, local: bool = False) -> None:
+        """Load the scene ``name`` (RTB ``loadscene``): ``<CoppeliaSim>/scenes/<name>.ttt``, or
+        with ``local`` the file ``name`` (.ttt) relative to this process's folder (the
+        server must see the same file system). The simulation must be stopped."""
+        self.call("sim.loadScene", self._file(name, "scenes", ".ttt", local))
+
+    def clearscene(self) -> None:
+        """Close the current scene (RTB ``clearscene``; ``sim.closeScene``)."""
+        self.call("sim.closeScene")
+
+    closescene = clearscene
+
+    def loadmodel(self, name: str, local: bool = False) -> VrepObject:
+        """Load the model ``name`` (RTB ``loadmodel``): ``<CoppeliaSim>/models/<name>.ttm``
+        (e.g. ``"people/Walking Bill"``), or with ``local`` the file ``name`` (.ttm); returns
+        the mirror of its base object (``mirror.remove()`` deletes the model again)."""
+        h = int(self.call("sim.loadModel", self._file(name, "models", ".ttm", local)))
+        return VrepObject(self, self.getobjname(h), h=h, model=True)
+
+    def remove(self, h: int, model: bool = False) -> None:
+        """Remove object ``h`` from the scene (``sim.removeObjects``), or with ``model`` the
+        model whose base it is, every object of it (``sim.removeModel``)."""
+        if model:
+            self.call("sim.removeModel", int(h))
+        else:
+            self.call("sim.removeObjects", [int(h)])
+
     # ---------------------------------------------------------------- mirrors
     def arm(self, name: str, fmt: str = "%s_joint%d", n: int | None = None) -> VrepArm:
         return VrepArm(self, name, fmt, n)
@@ -319,119 +456,10 @@ class CoppeliaSim:
     def camera(self, name: str) -> VrepCamera:
         return VrepCamera(self, name)
 
+    def hokuyo(self, name: str = "Hokuyo_URG_04LX_UG01", **kw: Any) -> VrepHokuyo:
+        """Mirror of a Hokuyo laser scanner (:class:`VrepHokuyo`)."""
+        return VrepHokuyo(self, name, **kw)
 
-class VrepObject:
-    """Mirror of a scene object (RTB ``VREP_obj``): pose access by name."""
-
-    def __init__(self, vrep: CoppeliaSim, name: str):
-        self.vrep, self.name = vrep, name
-        self.h = vrep.gethandle(name)
-
-    def getpose(self, rel: int = WORLD) -> np.ndarray:
-        return self.vrep.getpose(self.h, rel)
-
-    def setpose(self, T: Any, rel: int = WORLD) -> None:
-        self.vrep.setpose(self.h, T, rel)
-
-    def getpos(self, rel: int = WORLD) -> np.ndarray:
-        return self.vrep.getpos(self.h, rel)
-
-    def setpos(self, p: Any, rel: int = WORLD) -> None:
-        self.vrep.setpos(self.h, p, rel)
-
-    def getorient(self, rel: int = WORLD) -> np.ndarray:
-        return self.vrep.getorient(self.h, rel)
-
-    def setorient(self, R: Any, rel: int = WORLD) -> None:
-        self.vrep.setorient(self.h, R, rel)
-
-
-class VrepArm(VrepObject):
-    """Mirror of an arm (RTB ``VREP_arm``): joints named ``fmt % (name, j)``, j = 1..n.
-
-    With ``n=None`` the joints are found as RTB does: j = 1, 2, ... until a name is missing.
-    """
-
-    def __init__(self, vrep: CoppeliaSim, name: str, fmt: str = "%s_joint%d", n: int | None = None):
-        super().__init__(vrep, name)
-        self.fmt = fmt
-        self.joints: list[int] = []
-        j = 1
-        while n is None or j <= n:
-            try:
-                self.joints.append(vrep.gethandle(fmt % (name, j)))
-            except HardwareError:
-                if n is not None:
-                    raise
-                break
-            j += 1
-        if not self.joints:
-            raise HardwareError(vrep.device, f"arm {name!r} has no joint named {fmt % (name, 1)!r}")
-
-    @property
-    def n(self) -> int:
-        return len(self.joints)
-
-    def getq(self) -> np.ndarray:
-        """Joint angles [rad], shape (n,)."""
-        return np.array([self.vrep.getjoint(h) for h in self.joints])
-
-    def _each(self, fn: Any, q: Any) -> None:
-        q = np.asarray(q, dtype=float).reshape(-1)
-        if q.size != self.n:
-            raise ValueError(
-                f"{self.vrep.device}: arm {self.name!r} has {self.n} joints, got {q.size} values"
-            )
-        for h, v in zip(self.joints, q):
-            fn(h, v)
-
-    def setq(self, q: Any) -> None:
-        """Set the joint angles at once (kinematic)."""
-        self._each(self.vrep.setjoint, q)
-
-    def setqt(self, q: Any) -> None:
-        """Set the joint controllers' target angles."""
-        self._each(self.vrep.setjointtarget, q)
-
-    def setqd(self, qd: Any) -> None:
-        """Set the joint controllers' target velocities [rad/s]."""
-        self._each(self.vrep.setjointvel, qd)
-
-
-class VrepCamera(VrepObject):
-    """Mirror of a vision sensor (RTB ``VREP_camera``)."""
-
-    def grab(self, grey: bool = False) -> np.ndarray:
-        """The image, rows top to bottom: uint8 (H, W, 3), or (H, W) when ``grey``."""
-        img, res = self.vrep.call("sim.getVisionSensorImg", self.h, 1 if grey else 0)
-        w, h = int(res[0]), int(res[1])
-        a = np.frombuffer(bytes(img), dtype=np.uint8)
-        a = a.reshape((h, w) if grey else (h, w, 3))
-        return a[::-1].copy()
-
-    def getresolution(self) -> tuple[int, int]:
-        return (
-            int(self.vrep.call("sim.getObjectInt32Param", self.h, 1002)),
-            int(self.vrep.call("sim.getObjectInt32Param", self.h, 1003)),
-        )
-
-    def setresolution(self, res: Any) -> None:
-        w, h = (int(res), int(res)) if np.ndim(res) == 0 else (int(res[0]), int(res[1]))
-        self.vrep.call("sim.setObjectInt32Param", self.h, 1002, w)
-        self.vrep.call("sim.setObjectInt32Param", self.h, 1003, h)
-
-    def getangle(self) -> float:
-        return float(self.vrep.call("sim.getObjectFloatParam", self.h, 1004))
-
-    def setangle(self, fov: float) -> None:
-        self.vrep.call("sim.setObjectFloatParam", self.h, 1004, float(fov))
-
-    def getclipping(self) -> tuple[float, float]:
-        return (
-            float(self.vrep.call("sim.getObjectFloatParam", self.h, 1000)),
-            float(self.vrep.call("sim.getObjectFloatParam", self.h, 1001)),
-        )
-
-    def setclipping(self, near: float, far: float) -> None:
-        self.vrep.call("sim.setObjectFloatParam", self.h, 1001, float(far))
-        self.vrep.call("sim.setObjectFloatParam", self.h, 1000, float(near))
+    def youbot(self, name: str = "youBot", **kw: Any) -> VrepYoubot:
+        """Mirror of a KUKA youBot (:class:`VrepYoubot`)."""
+        return VrepYoubot(self, name, **kw)

@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from blocksim.hardware.coppeliasim_models import APP_PATH, load_model, load_scene
 from blocksim.hardware.coppeliasim_scene import Scene, euler_xyz, rot_xyz
 
 __all__ = ["CONSTANTS", "CoppeliaSimEmulator"]
@@ -44,6 +45,10 @@ CONSTANTS = {
     "visionfloatparam_far_clipping": 1001,
     "visionfloatparam_perspective_angle": 1004,
     "boolparam_realtime_simulation": 25,
+    "stringparam_application_path": 0,
+    "handle_all": -2,
+    "jointintparam_motor_enabled": 2000,
+    "jointintparam_ctrl_enabled": 2001,
 }
 VERSION = 40700  # CoppeliaSim 4.7.0
 _PARAM_NAMES = {v: k for k, v in CONSTANTS.items()}
@@ -83,6 +88,7 @@ class CoppeliaSimEmulator:
     ):
         self.host = host
         self.port = int(port)
+        self.arm, self.njoints = arm, int(njoints)
         self.scene = Scene(arm, njoints, dt)
         self.lock = threading.RLock()
         self.requests: list[tuple[str, list[Any]]] = []  #: every call served, in order
@@ -384,12 +390,19 @@ class CoppeliaSimEmulator:
         return s
 
     def sim_getObjectInt32Param(self, h: int, p: int) -> int:
+        o = self.scene.get(h)
+        if o.kind == "joint" and p in (2000, 2001):
+            return int(o.int_params.get(p, 1))
         s = self._sensor(h)
         if p in (1002, 1003):
             return int(s.resolution[p - 1002])
         raise KeyError(f"object int parameter {p} is not known")
 
     def sim_setObjectInt32Param(self, h: int, p: int, v: int) -> None:
+        o = self.scene.get(h)
+        if o.kind == "joint" and p in (2000, 2001):
+            o.int_params[p] = int(v)
+            return
         s = self._sensor(h)
         if p not in (1002, 1003) or not 1 <= int(v) <= 2048:
             raise ValueError(f"object int parameter {p}: bad value {v!r}")
@@ -418,8 +431,72 @@ class CoppeliaSimEmulator:
     def sim_getVisionSensorImg(
         self, h: int, options: int = 0, cutoff: float = 0.0, pos: Any = None, size: Any = None
     ) -> tuple[bytes, list[int]]:
+        """The sensor's image: handled at every step, the scene as it is; explicitly
+        handled, the picture its last ``sim.handleVisionSensor`` took (black before one)."""
         s = self._sensor(h)
-        return self.scene.render(h, grey=bool(int(options) & 1)), list(s.resolution)
+        grey = bool(int(options) & 1)
+        if s.explicit & 1:
+            w, ht = s.resolution
+            if s.picture is None:
+                return bytes(w * ht * (1 if grey else 3)), list(s.resolution)
+            return s.picture[1 if grey else 0], list(s.resolution)
+        return self.scene.render(h, grey=grey), list(s.resolution)
+
+    def sim_setExplicitHandling(self, h: int, flags: int) -> None:
+        self.scene.get(h).explicit = int(flags)
+
+    def sim_getExplicitHandling(self, h: int) -> int:
+        return int(self.scene.get(h).explicit)
+
+    def sim_handleVisionSensor(self, h: int) -> tuple[int, list[float], list[float]]:
+        """Take the sensor's picture now (detection count 0, no auxiliary packets: the
+        emulated sensors have no image-processing filters)."""
+        s = self._sensor(h)
+        s.picture = (self.scene.render(h), self.scene.render(h, grey=True))
+        return 0, [], []
+
+    # ---------------------------------------------------------------- scenes, models, tree
+    def _stopped(self, what: str) -> None:
+        if self.scene.state != "stopped":
+            raise RuntimeError(f"{what} needs the simulation stopped")
+
+    def sim_loadScene(self, filename: str) -> None:
+        self._stopped("loading a scene")
+        self.scene = load_scene(str(filename), self.arm, self.njoints, self.scene.dt)
+
+    def sim_closeScene(self) -> int:
+        self._stopped("closing the scene")
+        self.scene = Scene(self.arm, self.njoints, self.scene.dt, populate=False)
+        return 1
+
+    def sim_loadModel(self, filename: str, *options: Any) -> int:
+        return load_model(self.scene, str(filename))
+
+    def sim_removeModel(self, h: int, *options: Any) -> int:
+        if not self.scene.get(h).model:
+            raise KeyError(f"object handle {h} is not a model base")
+        return self.scene.remove(h)
+
+    def sim_removeObjects(self, handles: Any, *options: Any) -> None:
+        for h in handles:
+            self.scene.get(int(h))
+        for h in handles:
+            if int(h) in self.scene.objects:  # children of a removed object go with it
+                for c in self.scene.children(int(h)):
+                    self.scene.objects[c].parent = self.scene.get(int(h)).parent
+                del self.scene.objects[int(h)]
+
+    def sim_getObjectChild(self, h: int, index: int) -> int:
+        kids = self.scene.children(int(h))
+        return kids[index] if 0 <= int(index) < len(kids) else -1
+
+    def sim_getObjectParent(self, h: int) -> int:
+        return int(self.scene.get(h).parent)
+
+    def sim_getStringParam(self, p: int) -> str:
+        if p == CONSTANTS["stringparam_application_path"]:
+            return APP_PATH
+        raise KeyError(f"string parameter {p} is not known")
 
     def _signal(self, name: str, value: Any) -> None:
         self.scene.signals[str(name)] = value

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import copy
 import math
+import struct
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -66,6 +67,14 @@ class SceneObject:
     resolution: tuple[int, int] = (32, 32)  # vision sensors: (width, height)
     fov: float = math.radians(60.0)
     clipping: tuple[float, float] = (0.01, 10.0)
+    explicit: int = 0  # vision sensors: explicit-handling flags (1: only on handleVisionSensor)
+    picture: tuple[bytes, bytes] | None = None  # (RGB, grey) taken by the last explicit handling
+    parent: int = -1  # handle of the parent object (-1: the scene's root)
+    model: bool = False  # the base of a model
+    int_params: dict[int, int] = field(default_factory=dict)  # other object parameters
+    float_params: dict[int, float] = field(default_factory=dict)
+    laser: tuple[float, int, float, str] | None = None  # (scan angle, points, range, signal)
+    mecanum: tuple[float, float, tuple[int, ...]] | None = None  # (r, k, wheels fl rl rr fr)
 
 
 class Scene:
@@ -82,9 +91,10 @@ class Scene:
         Simulation time step [s].
     """
 
-    def __init__(self, arm: str = "IRB140", njoints: int = 6, dt: float = 0.05):
+    def __init__(
+        self, arm: str = "IRB140", njoints: int = 6, dt: float = 0.05, populate: bool = True
+    ):
         self.objects: dict[int, SceneObject] = {}
-        self.names: dict[str, int] = {}
         self.dt = float(dt)
         self.t = 0.0
         self.nsteps = 0
@@ -92,9 +102,12 @@ class Scene:
         self.stepping = False
         self.signals: dict[str, object] = {}
         self._saved: dict[int, SceneObject] | None = None
-        self.add(SceneObject(arm, "dummy"))
+        self._next = 10
+        if not populate:
+            return
+        base = self.add(SceneObject(arm, "dummy", model=True))
         for j in range(1, njoints + 1):
-            self.add(SceneObject(f"{arm}_joint{j}", "joint"))
+            self.add(SceneObject(f"{arm}_joint{j}", "joint"), base)
         sphere = np.eye(4)
         sphere[:3, 3] = [0.5, 0.0, 0.3]
         self.add(SceneObject("Sphere", "shape", sphere, (230, 20, 20), 0.05))
@@ -107,18 +120,72 @@ class Scene:
         cam[:3, 3] = [0.5, 0.0, 1.3]
         self.add(SceneObject("Vision_sensor", "vision_sensor", cam))
 
-    def add(self, obj: SceneObject) -> int:
-        h = 10 + len(self.objects)
+    def add(self, obj: SceneObject, parent: int = -1) -> int:
+        """Add ``obj`` (child of ``parent``); its handle (handles are never reused)."""
+        h = self._next
+        self._next += 1
+        obj.parent = int(parent)
         self.objects[h] = obj
-        self.names[obj.name] = h
         return h
 
+    def ancestors(self, h: int) -> list[int]:
+        """Handles of the parents of ``h``, nearest first."""
+        out = []
+        p = self.get(h).parent
+        while p != -1 and p in self.objects:
+            out.append(p)
+            p = self.objects[p].parent
+        return out
+
+    def children(self, h: int) -> list[int]:
+        """Handles of the direct children of ``h``, in the order they were added."""
+        return [c for c, o in self.objects.items() if o.parent == h]
+
+    def descendants(self, h: int) -> list[int]:
+        """``h`` and every object below it."""
+        out, todo = [], [h]
+        while todo:
+            k = todo.pop()
+            out.append(k)
+            todo.extend(self.children(k))
+        return out
+
     def handle(self, path: str) -> int:
-        """Handle of the object at ``path`` (``"/name"`` or ``"name"``)."""
-        name = path[1:] if path.startswith("/") else path
-        if name not in self.names:
+        """Handle of the object at ``path``: ``"name"``, ``"/name"`` or ``"/a/b/name"`` (the
+        object ``name`` below ``b`` below ``a``, levels in between allowed); the first such
+        object added."""
+        parts = [p for p in path.split("/") if p]
+        if not parts:
             raise KeyError(f"object does not exist: {path!r}")
-        return self.names[name]
+        for h, o in self.objects.items():
+            if o.name != parts[-1]:
+                continue
+            names = [self.objects[a].name for a in self.ancestors(h)]
+            ok = True
+            for want in reversed(parts[:-1]):  # outermost first
+                while names and names[-1] != want:
+                    names.pop()
+                if not names:
+                    ok = False
+                    break
+                names.pop()
+            if ok:
+                return h
+        raise KeyError(f"object does not exist: {path!r}")
+
+    def remove(self, h: int) -> int:
+        """Remove ``h`` and everything below it; the number of objects removed."""
+        self.get(h)
+        gone = self.descendants(h)
+        for k in gone:
+            del self.objects[k]
+        return len(gone)
+
+    def move_tree(self, h: int, T: np.ndarray) -> None:
+        """Give ``h`` the world pose ``T``, carrying every object below it along."""
+        delta = T @ np.linalg.inv(self.get(h).pose)
+        for k in self.descendants(h):
+            self.objects[k].pose = delta @ self.objects[k].pose
 
     def get(self, h: int) -> SceneObject:
         if h not in self.objects:
@@ -161,8 +228,64 @@ class Scene:
                 q0 = o.q
                 o.q = move(o.q, o.target, o.vmax, o.tau, self.dt)
                 o.velocity = (o.q - q0) / self.dt
+        for h, o in list(self.objects.items()):
+            if o.mecanum is not None:
+                self._drive(h, o)
         self.nsteps += 1
         self.t = self.nsteps * self.dt
+        for h, o in self.objects.items():
+            if o.laser is not None:
+                self.signals[o.laser[3]] = self.scan(h)
+
+    def _drive(self, h: int, base: SceneObject) -> None:
+        """Move a mecanum base by its wheels' speeds over one step (exact for a constant
+        body twist: an arc)."""
+        r, k, wheels = base.mecanum  # type: ignore[misc]
+        if not all(w in self.objects for w in wheels):
+            return
+        fl, rl, rr, fr = (
+            max(-o.vmax, min(o.vmax, o.velocity)) for o in (self.objects[w] for w in wheels)
+        )
+        vx = r * (fl + rl + rr + fr) / 4.0
+        vy = r * (-fl + rl - rr + fr) / 4.0
+        wz = r * (-fl - rl + rr + fr) / (4.0 * k)
+        dt, th = self.dt, wz * self.dt
+        if abs(th) < 1e-12:
+            dx, dy = vx * dt, vy * dt
+        else:
+            s_, c_ = math.sin(th), math.cos(th)
+            dx = (vx * s_ - vy * (1.0 - c_)) / wz
+            dy = (vx * (1.0 - c_) + vy * s_) / wz
+        step = np.eye(4)
+        step[:3, :3] = rot_xyz(0.0, 0.0, th)
+        step[:3, 3] = [dx, dy, 0.0]
+        self.move_tree(h, base.pose @ step)
+
+    def scan(self, h: int) -> bytes:
+        """One scan of laser ``h``: the points (sensor frame, float32 x y z triples) where
+        its rays, in its x-y plane, first meet a shape (a sphere of the shape's radius)."""
+        o = self.get(h)
+        angle, n, rmax, _ = o.laser  # type: ignore[misc]
+        R, p = o.pose[:3, :3], o.pose[:3, 3]
+        out: list[float] = []
+        for th in np.linspace(-angle / 2.0, angle / 2.0, int(n)):
+            d_local = np.array([math.cos(th), math.sin(th), 0.0])
+            d = R @ d_local
+            best = rmax
+            for s in self.objects.values():
+                if s.kind != "shape" or s.radius <= 0:
+                    continue
+                m = p - s.pose[:3, 3]
+                b = float(m @ d)
+                disc = b * b - (float(m @ m) - s.radius**2)
+                if disc < 0:
+                    continue
+                t0 = -b - math.sqrt(disc)
+                if 0.0 < t0 < best:
+                    best = t0
+            if best < rmax:
+                out.extend(float(v) for v in best * d_local)
+        return struct.pack(f"<{len(out)}f", *out)
 
     # ---------------------------------------------------------------- vision
     def render(self, h: int, grey: bool = False) -> bytes:

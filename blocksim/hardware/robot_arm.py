@@ -2,10 +2,16 @@
 
 The machine's first ``robot.n`` servos are the arm's joints (servo ``j + 1`` is joint ``j``);
 a further servo, when the machine has one, is the gripper.
+
+RTB's ``teach`` (a GUI of sliders driving the arm) is not provided: it is interactive by
+nature. ``mirror`` is, without its plot window: the model follows the relaxed arm moved by
+hand, through any ``follow(q)`` (a plot update, a CoppeliaSim arm's ``setq``, ...).
 """
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -104,3 +110,52 @@ class RobotArm:
             raise ValueError(f"RobotArm.gripper: opening must be in [0, 1], got {opening!r}")
         g_open, g_closed = self.gripper_angles
         self.machine.setpos(opening * g_open + (1.0 - opening) * g_closed, id=self.n + 1)
+
+    def mirror(
+        self,
+        follow: Callable[[np.ndarray], Any] | None = None,
+        T: float = 10.0,
+        period: float = 0.05,
+        relax: bool = True,
+        until: Callable[[], bool] | None = None,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Relax the arm and follow it as it is moved by hand (RTB ``mirror``, which plots the
+        model until a key is pressed).
+
+        Every ``period`` seconds for ``T`` seconds (or until ``until()`` is true) the joint
+        angles are read and passed to ``follow(q)``, e.g. :meth:`VrepArm.setq
+        <blocksim.hardware.coppeliasim_mirrors.VrepArm.setq>` so that a simulated arm mirrors
+        the real one.
+
+        Returns
+        -------
+        t : ndarray, shape (m,)
+            Wall time of each reading since the start [s].
+        q : ndarray, shape (m, n)
+            The joint angles read [rad].
+        """
+        if not (T >= 0 and period > 0):
+            raise ValueError(
+                f"RobotArm.mirror: need T >= 0 and period > 0 s, got {T!r}, {period!r}"
+            )
+        if relax:
+            off = getattr(self.machine, "relax", None)
+            if off is None:
+                raise ValueError("RobotArm.mirror: this machine cannot relax its servos")
+            off()  # every servo, the gripper's too
+        ts, qs = [], []
+        t0 = time.perf_counter()
+        k = 0
+        while True:
+            q = self.getq()
+            ts.append(time.perf_counter() - t0)
+            qs.append(q)
+            if follow is not None:
+                follow(q)
+            k += 1
+            if k * period > T or (until is not None and until()):
+                break
+            wait = t0 + k * period - time.perf_counter()
+            if wait > 0:
+                time.sleep(wait)
+        return np.array(ts), np.array(qs).reshape(-1, self.n)

@@ -141,7 +141,7 @@ def test_version_signals_and_errors(vrep, emu):
     with pytest.raises(HardwareError, match="arm 'Sphere' has no joint named 'Sphere_joint1'"):
         vrep.arm("Sphere")
     with pytest.raises(HardwareError, match="is not served by the emulator"):
-        vrep.call("sim.loadScene", "x.ttt")
+        vrep.call("sim.getShapeMass", emu.scene.handle("Sphere"))
 
 
 def test_a_server_that_stops_gives_a_bounded_timeout_and_the_socket_is_closed(emu):

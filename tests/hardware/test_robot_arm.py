@@ -67,3 +67,36 @@ def test_a_machine_with_the_wrong_number_of_servos_is_refused(emulator):
     with pytest.raises(ValueError, match="3 servos for a 4-joint robot"):
         RobotArm(phantomx(), a)
     a.disconnect()
+
+
+def test_mirror_relaxes_the_arm_and_a_vrep_arm_follows_it_moved_by_hand(arm, arb, emulator):
+    from blocksim.hardware.coppeliasim import CoppeliaSim
+    from blocksim.hardware.coppeliasim_emulator import CoppeliaSimEmulator
+
+    arb.setpos([0.0, 0.0, 0.0, 0.0, 0.0])
+    poses = [[0.1, 0.2, 0.3, 0.4], [-0.3, 0.5, 0.0, 0.2], [0.6, -0.1, -0.4, 0.0]]
+    moved = []
+
+    def hand():  # between two readings a hand puts the relaxed arm in the next pose
+        if len(moved) == len(poses):
+            return True
+        with emulator.lock:
+            for j, a in enumerate(poses[len(moved)]):
+                emulator.servos[j + 1].p = arb.a2e(a)
+        moved.append(True)
+        return False
+
+    with CoppeliaSimEmulator() as vemu, CoppeliaSim(port=vemu.port, timeout=0.5) as vrep:
+        varm = vrep.arm("IRB140", n=4)
+        t, q = arm.mirror(varm.setq, T=10.0, period=0.01, until=hand)
+        assert not any(s.torque for s in emulator.servos.values())  # relaxed
+        assert q.shape == (4, 4) and t.shape == (4,) and np.all(np.diff(t) > 0)
+        res = 0.5 / arb.counts_per_rad
+        np.testing.assert_allclose(q[0], [0.0] * 4, atol=res)
+        np.testing.assert_allclose(q[1:], poses, atol=res)
+        np.testing.assert_allclose(varm.getq(), q[-1], atol=1e-15)  # the model followed
+    # without `until`, T bounds it: readings at 0, period, 2 period, ... <= T
+    t, q = arm.mirror(T=0.05, period=0.02)
+    assert len(t) == 3 and q.shape == (3, 4) and t[-1] >= 0.04
+    with pytest.raises(ValueError, match="period > 0"):
+        arm.mirror(period=0.0)

@@ -417,8 +417,17 @@ class VrepCamera(_VrepBlock):
     Every image is recorded in the result (H x W x 3 floats per hit): give the camera a clock
     slower than the control loop's when the images are large.
 
+    With ``trigger=True`` the sensor is handled explicitly (``sim.setExplicitHandling``, the
+    previous flags restored when the run ends): it takes a picture only when the block
+    triggers it (``sim.handleVisionSensor``), at a hit where the ``trigger`` input is > 0.5,
+    and ``image`` is that picture (read at the same hit); at other hits the block does not
+    talk to the simulator and ``image`` holds. In synchronous mode a picture then shows the
+    scene of the step the diagram has reached, however the simulator schedules its sensors.
+
     Ports
     -----
+    trigger : input, scalar (only with ``trigger=True``)
+        Take a picture at this hit when > 0.5.
     image : output, shape (H, W, 3) (or (H, W) when ``grey``), values 0..1
         Rows top to bottom.
 
@@ -434,6 +443,8 @@ class VrepCamera(_VrepBlock):
         Near and far clipping distances [m].
     grey : bool
         Grey-level image instead of RGB.
+    trigger : bool
+        Explicit triggering through the ``trigger`` input (see above).
     host, port, clock, timeout, record, replay, overrun
         As for :class:`VrepSimulation`.
     """
@@ -445,6 +456,7 @@ class VrepCamera(_VrepBlock):
         fov: float = 60.0,
         clipping: Any = (0.01, 10.0),
         grey: bool = False,
+        trigger: bool = False,
         host: str | None = "emulator",
         port: int = 23000,
         clock: Any = 0.05,
@@ -475,9 +487,15 @@ class VrepCamera(_VrepBlock):
             )
         self.camera_name, self.resolution = name, (int(res[0]), int(res[1]))
         self.fov, self.clipping, self.grey = float(fov), clip, bool(grey)
+        if not isinstance(trigger, (bool, np.bool_)):
+            raise BlockParameterError(
+                f"VrepCamera: parameter 'trigger' must be True or False, found {trigger!r}"
+            )
+        self.trigger = bool(trigger)
         w, h = self.resolution
         self.set_ports(
-            outputs=[Port("image", (h, w) if self.grey else (h, w, 3), "", "image, 0..1")]
+            inputs=[Port("trigger", (), "", "take a picture when > 0.5")] if self.trigger else [],
+            outputs=[Port("image", (h, w) if self.grey else (h, w, 3), "", "image, 0..1")],
         )
 
     def _setup(self, session: Session, run: Any) -> None:
@@ -485,14 +503,27 @@ class VrepCamera(_VrepBlock):
         cam.setresolution(self.resolution)
         cam.setangle(math.radians(self.fov))
         cam.setclipping(*self.clipping)
+        if self.trigger:
+            session.explicit_before = cam.setexplicit(True)  # type: ignore[attr-defined]
         session.camera = cam  # type: ignore[attr-defined]
+
+    def _close(self, session: Session, run: Any) -> None:
+        before = getattr(session, "explicit_before", None)
+        if before is not None and session.vrep.connected:  # type: ignore[attr-defined]
+            session.vrep.call("sim.setExplicitHandling", session.camera.h, before)  # type: ignore[attr-defined]
 
     def output(self, t: float, x: np.ndarray, u: Any) -> tuple[Any, ...]:
         w, h = self.resolution
         blank = np.zeros((h, w) if self.grey else (h, w, 3))
-        return self._exchange(
-            t,
-            "y",
-            lambda: (self._session.camera.grab(self.grey) / 255.0,),  # type: ignore[union-attr]
-            (blank,),
-        )
+        session = self._session
+        if self.trigger and not float(u[0]) > 0.5:
+            held = (blank,) if session is None else session.hold.get("y", (blank,))
+            return held
+
+        def take() -> tuple[np.ndarray]:
+            cam = self._session.camera  # type: ignore[union-attr]
+            if self.trigger:
+                cam.trigger()
+            return (cam.grab(self.grey) / 255.0,)
+
+        return self._exchange(t, "y", take, (blank,))

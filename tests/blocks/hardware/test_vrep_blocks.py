@@ -188,3 +188,87 @@ def test_json_round_trip_and_parameter_errors():
         VrepCamera(resolution=(0, 4))
     with pytest.raises(BlockParameterError, match="'port' must be a TCP port"):
         VrepSimulation(port=0)
+
+
+class SpherePath(Block):
+    """The sphere's pose: x = 0.45 + 2 t [m] (a 4x4 transform), at the hits of a DT clock."""
+
+    outputs = (("T", (4, 4)),)
+
+    def __init__(self):
+        super().__init__()
+        self.clock = DT
+
+    def output(self, t, x, u):
+        T = np.eye(4)
+        T[:3, 3] = [0.45 + 2.0 * t, 0.0, 0.3]
+        return (T,)
+
+
+class EveryFifth(Block):
+    """1.0 at every fifth hit of a DT clock (k = 0, 5, 10, ...), else 0.0."""
+
+    outputs = ("y",)
+
+    def __init__(self):
+        super().__init__()
+        self.clock = DT
+
+    def output(self, t, x, u):
+        return (1.0 if round(t / DT) % 5 == 0 else 0.0,)
+
+
+def _red_centre(img):
+    red = np.all(np.isclose(img, np.array([230, 20, 20]) / 255), axis=2)
+    return np.nonzero(red)[1].mean()
+
+
+def test_a_triggered_camera_takes_its_pictures_at_the_trigger_hits_only(emu):
+    d = Diagram("trigger")
+    net = dict(host="127.0.0.1", port=emu.port, clock=DT)
+    d.add(VrepSimulation(**net), name="sim")
+    path = d.add(SpherePath(), name="path")
+    setter = d.add(VrepObjectPose("Sphere", mode="set", **net), name="set")
+    go = d.add(EveryFifth(), name="go")
+    cam = d.add(VrepCamera(resolution=(32, 24), trigger=True, **net), name="cam")
+    d.connect(path, setter)
+    d.connect(go, cam["trigger"])
+    r = simulate(d, 0.2)
+    k = np.round(r.t / DT).astype(int)
+    img = r["cam.image"]
+    f = 16 / math.tan(math.radians(30))
+
+    def centre(x):  # where the sphere at x [m] appears (column)
+        return 15.5 + f * (x - 0.5)
+
+    for i, ki in enumerate(k):
+        last = ki - ki % 5  # the trigger hit whose picture is shown
+        j = int(np.nonzero(k == last)[0][0])
+        np.testing.assert_array_equal(img[i], img[j])
+        # at hit k the scene shows the pose written at hit k-1 (writes act over [t_k-1, t_k])
+        x = 0.5 if last == 0 else 0.45 + 2.0 * (last - 1) * DT
+        assert _red_centre(img[i]) == pytest.approx(centre(x), abs=1.0)
+    # between triggers the picture is older than the scene: at hit 19 the sphere is at 0.81 m
+    i19 = int(np.nonzero(k == 19)[0][0])
+    assert _red_centre(img[i19]) < centre(0.45 + 2.0 * 18 * DT) - 1.5
+    st = r.stats["hardware"]
+    assert st["cam"]["exchanges"] == len(np.unique(k[k % 5 == 0]))  # only at trigger hits
+    h = emu.scene.handle("Vision_sensor")
+    assert emu.scene.get(h).explicit == 0  # the run ended: handled at every step again
+    calls = [f for f, _ in emu.requests]
+    assert calls.count("sim.handleVisionSensor") == st["cam"]["exchanges"]
+    assert calls.count("sim.setExplicitHandling") == 2  # on at the start, restored at the end
+
+
+def test_the_trigger_option_round_trips_and_is_checked():
+    d = Diagram("cam")
+    go = d.add(Constant(1.0), name="go")
+    cam = d.add(VrepCamera(resolution=4, trigger=True, clock=DT), name="cam")
+    d.connect(go, cam["trigger"])
+    doc = dumps(d)
+    back = loads(doc).diagram
+    assert back.blocks["cam"].trigger is True
+    assert [p.name for p in back.blocks["cam"].inputs] == ["trigger"]
+    assert [p.name for p in VrepCamera().inputs] == []
+    with pytest.raises(BlockParameterError, match="'trigger' must be True or False"):
+        VrepCamera(trigger="yes")

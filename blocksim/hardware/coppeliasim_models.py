@@ -1,0 +1,114 @@
+"""The scenes and models the CoppeliaSim emulator can load (it cannot read ``.ttt``/``.ttm``
+files: it knows these by their path in CoppeliaSim's folders).
+
+The emulator's application folder is :data:`APP_PATH`; ``sim.loadScene`` takes
+``<APP_PATH>/scenes/<name>.ttt`` for a name of :data:`SCENES`, ``sim.loadModel`` takes
+``<APP_PATH>/models/<name>.ttm`` for a name of :data:`MODELS` (CoppeliaSim's own model paths):
+
+* ``people/Walking Bill``: a dummy ``Walking_Bill``;
+* ``components/sensors/Hokuyo URG 04LX UG01``: a laser scanner ``Hokuyo_URG_04LX_UG01``
+  (240 deg, 181 rays, 5 m) whose script publishes each step's points as the string signal
+  ``measuredDataAtThisTime`` (packed float32 x y z in the sensor frame);
+* ``robots/mobile/KUKA YouBot``: a base ``youBot`` on four mecanum wheels ``rollingJoint_fl,
+  _rl, _rr, _fr`` (r = 0.05 m, k = 0.386 m) with a 5-joint arm ``youBotArmJoint0..4``, and a
+  Hokuyo on its front.
+
+Scenes: ``blocksim_default`` (the emulator's start-up scene), ``empty`` and ``youBot`` (a
+youBot among the default scene's sphere and cuboid).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+import numpy as np
+
+from blocksim.hardware.coppeliasim_scene import Scene, SceneObject
+
+__all__ = ["APP_PATH", "MODELS", "SCENES", "load_model", "load_scene"]
+
+#: the emulated CoppeliaSim's application folder (``sim.stringparam_application_path``)
+APP_PATH = "/opt/coppeliasim-emulator"
+SCANNER = "Hokuyo_URG_04LX_UG01"
+SIGNAL = "measuredDataAtThisTime"
+
+
+def _at(x: float, y: float, z: float) -> np.ndarray:
+    T = np.eye(4)
+    T[:3, 3] = [x, y, z]
+    return T
+
+
+def walking_bill(scene: Scene, parent: int = -1) -> int:
+    return scene.add(SceneObject("Walking_Bill", "dummy", _at(1.0, 1.0, 0.0), model=True), parent)
+
+
+def hokuyo(scene: Scene, parent: int = -1, pose: np.ndarray | None = None) -> int:
+    laser = SceneObject(SCANNER, "dummy", _at(0.0, 0.0, 0.3) if pose is None else pose, model=True)
+    laser.laser = (math.radians(240.0), 181, 5.0, SIGNAL)
+    h = scene.add(laser, parent)
+    scene.signals[SIGNAL] = scene.scan(h)
+    return h
+
+
+def youbot(scene: Scene, parent: int = -1) -> int:
+    base = scene.add(SceneObject("youBot", "dummy", _at(0.0, 0.0, 0.1), model=True), parent)
+    wheels = []
+    for w in ("fl", "rl", "rr", "fr"):
+        j = SceneObject(f"rollingJoint_{w}", "joint", _at(0.0, 0.0, 0.05), mode="velocity")
+        j.vmax = 50.0
+        wheels.append(scene.add(j, base))
+    for k in range(5):
+        scene.add(SceneObject(f"youBotArmJoint{k}", "joint", _at(0.15, 0.0, 0.15)), base)
+    scene.objects[base].mecanum = (0.05, 0.386, tuple(wheels))
+    hokuyo(scene, base, _at(0.3, 0.0, 0.15))
+    return base
+
+
+#: the models, by their path under ``<APP_PATH>/models`` without ``.ttm``
+MODELS: dict[str, Callable[[Scene], int]] = {
+    "people/Walking Bill": walking_bill,
+    "components/sensors/Hokuyo URG 04LX UG01": hokuyo,
+    "robots/mobile/KUKA YouBot": youbot,
+}
+
+
+def _empty(arm: str, njoints: int, dt: float) -> Scene:
+    return Scene(arm, njoints, dt, populate=False)
+
+
+def _youbot_scene(arm: str, njoints: int, dt: float) -> Scene:
+    scene = Scene(arm, njoints, dt)
+    scene.remove(scene.handle(arm))  # and its joints
+    youbot(scene)
+    return scene
+
+
+#: the scenes, by their name under ``<APP_PATH>/scenes`` without ``.ttt``
+SCENES: dict[str, Callable[[str, int, float], Scene]] = {
+    "blocksim_default": Scene,
+    "empty": _empty,
+    "youBot": _youbot_scene,
+}
+
+
+def _known(path: str, folder: str, ext: str, table: dict) -> str:
+    prefix = f"{APP_PATH}/{folder}/"
+    name = path[len(prefix) : -len(ext)] if path.startswith(prefix) and path.endswith(ext) else None
+    if name not in table:
+        raise FileNotFoundError(
+            f"cannot load {path!r}: the emulator knows only {prefix}<name>{ext} for the names "
+            f"{', '.join(sorted(table))}"
+        )
+    return name
+
+
+def load_scene(path: str, arm: str, njoints: int, dt: float) -> Scene:
+    """The scene of file ``path`` (see :data:`SCENES`)."""
+    return SCENES[_known(path, "scenes", ".ttt", SCENES)](arm, njoints, dt)
+
+
+def load_model(scene: Scene, path: str) -> int:
+    """Add the model of file ``path`` (see :data:`MODELS`) to ``scene``; its base's handle."""
+    return MODELS[_known(path, "models", ".ttm", MODELS)](scene)
