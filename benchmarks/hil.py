@@ -112,19 +112,27 @@ def vrep_diagram(port: int, rate: float) -> Diagram:
 
 
 def realtime_run(d: Diagram, T: float) -> dict[str, float]:
-    """Run ``d`` at realtime=1.0; overruns (engine pacing + blocks), worst lateness [s]."""
+    """Run ``d`` at realtime=1.0; overruns (engine pacing + blocks), worst lateness [s], and
+    what tells starvation from our own cost: the worst device exchange [s], this process's
+    CPU time per hit [s] and the load average during the run."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
-        r = simulate(d, T, realtime=1.0)
+        cpu0 = time.process_time()
+        r = simulate(d, T, realtime=1.0, overrun="warn")
+        cpu = time.process_time() - cpu0
     rt = r.stats["realtime"]
     engine = sum(c["overruns"] for c in rt["clocks"].values())
     blocks = sum(h["overruns"] for h in r.stats["hardware"].values())
+    hits = max(c["hits"] for c in rt["clocks"].values())
     return {
         "overruns": engine + blocks,
         "engine_overruns": engine,
         "block_overruns": blocks,
         "max_lateness": rt["max_lateness"],
-        "hits": max(c["hits"] for c in rt["clocks"].values()),
+        "hits": hits,
+        "max_exchange": max(h["max_exchange"] for h in r.stats["hardware"].values()),
+        "cpu_per_hit": cpu / max(hits, 1),
+        "load": os.getloadavg()[0],
     }
 
 
@@ -177,7 +185,9 @@ def report(
             lines.append(
                 f"{name:18s} {rate:6.0f} Hz: {m['overruns']:4d} overruns "
                 f"({m['engine_overruns']} engine, {m['block_overruns']} blocks) in "
-                f"{m['hits']} hits, worst lateness {m['max_lateness'] * ms:6.1f} ms"
+                f"{m['hits']} hits, worst lateness {m['max_lateness'] * ms:6.1f} ms, worst "
+                f"exchange {m['max_exchange'] * ms:5.1f} ms, CPU {m['cpu_per_hit'] * ms:4.2f} "
+                f"ms/hit, load {m['load']:.1f}"
             )
         ok = [r for r, m in rates.items() if m["overruns"] == 0]
         best[name] = max(ok) if ok else None
