@@ -1,11 +1,13 @@
 """Real-time pacing of the interpreted run (it belongs to the simulator, not to a block).
 
-With ``realtime = r`` the run waits, after the work of each major time ``t``, until the wall
-clock reaches ``wall0 + t / r`` (``wall0``: when the loop started). The work of a time that
-ends after that instant is *late* by the difference; a clock hit late by more than its period
-in wall time (``period / r``) is an *overrun* of that clock. ``result.stats["realtime"]``
-holds the rate, the largest lateness and, per clock (``"clock 0.02 s"``), its hits, mean and
-largest lateness [s] and overruns.
+With ``realtime = r`` the run waits, before the work of each major time ``t``, until the wall
+clock reaches ``wall0 + t / r`` (``wall0``: when the loop started), so that blocks talking to
+devices do so at their hits' times, not ahead of them (Simulink Desktop Real-Time's
+semantics). The work of a time that ends after that instant is *late* by the difference (its
+duration, plus whatever delayed its start); a clock hit late by more than its period in wall
+time (``period / r``) is an *overrun* of that clock: its work did not fit in one period.
+``result.stats["realtime"]`` holds the rate, the policy, the largest lateness and, per clock
+(``"clock 0.02 s"``), its hits, mean and largest lateness [s] and overruns.
 
 What an overrun does is the run's ``overrun`` option (:class:`~blocksim.engine.config.RunConfig`):
 
@@ -69,21 +71,24 @@ class Pacer:
         run.stats["realtime"] = {"rate": self.rate, "overrun": self.policy,
                                  "max_lateness": 0.0, "clocks": {}}
 
+    def wait(self, t: float) -> None:
+        """Wait until the wall clock reaches major time ``t`` (before its work)."""
+        target = self.wall0 + t / self.rate
+        now = time.perf_counter()
+        if now < target:
+            time.sleep(target - now)
+
     def pace(self, t: float, fired: Any) -> None:
-        """Wait for the wall time of major time ``t`` (whose work is done); account for the
-        lateness of the clocks that ``fired`` at ``t``.
+        """Account for the lateness of the clocks that ``fired`` at major time ``t``, whose
+        work is done (waiting first if it is still early).
 
         Raises
         ------
         OverrunError
             A fired clock overran and the policy is ``"abort"``.
         """
-        target = self.wall0 + t / self.rate
-        now = time.perf_counter()
-        if now < target:
-            time.sleep(target - now)
-            now = time.perf_counter()
-        late = max(0.0, now - target)
+        self.wait(t)
+        late = max(0.0, time.perf_counter() - (self.wall0 + t / self.rate))
         rt = self.run.stats["realtime"]
         rt["max_lateness"] = max(rt["max_lateness"], late)
         for c in fired:

@@ -14,7 +14,9 @@ The loop, for a plan with continuous states ``x``, discrete states ``xd`` and cl
         xd+ = updates of the blocks on fired clocks       # all read the same outputs y[k]
         (outputs after the update: nothing to recompute - discrete outputs are held until
          their next hit, Simulink's semantics, and no other block reads xd)
-        check every signal and state is finite; record t; pace to the wall clock (realtime)
+        check every signal and state is finite; record t; account its lateness (realtime:
+                                                          # the pass starts once the wall
+                                                          # clock reaches t)
         if stopped or t == T: break
         t_next = min(next clock hit, next source breakpoint, T)
         integrate x from t towards t_next with the solver:
@@ -283,6 +285,8 @@ def _run_loop(run: Run) -> None:
         on_schedule = i < len(times) and t == times[i]  # else a located zero crossing
         fired = fired_at[i] if on_schedule else ()
         te = eval_times[i] if on_schedule else t
+        if pacer is not None:  # real time: the work of time t starts when the wall clock is at t
+            pacer.wait(t)
         if not first:
             if fired:
                 ev.outputs_at_hit(te, run.x, run.xd, fired)

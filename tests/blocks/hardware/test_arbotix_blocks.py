@@ -70,7 +70,8 @@ def test_the_arm_follows_the_command_and_the_port_is_released(emu):
 
 
 def test_sync_read_reads_every_servo_in_one_exchange_per_hit(emu):
-    r = simulate(_diagram(emu.path, sync_read=True), 1.0)
+    # a generous timeout: a retry on a loaded machine would add packets
+    r = simulate(_diagram(emu.path, sync_read=True, timeout=0.5), 1.0)
     # per hit: one SYNC_READ to the board and one SYNC_WRITE; then the relax at the end
     packets = [p[4] for p in emu.received]
     assert packets[: 2 * len(r.t)] == [dx.INS_SYNC_READ, dx.INS_SYNC_WRITE] * len(r.t)
