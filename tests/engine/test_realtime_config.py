@@ -138,3 +138,29 @@ def test_without_realtime_nothing_is_paced_whatever_the_policy():
     d, _ = _diagram(work=0.0)
     r = simulate(d, T, overrun="abort")
     assert "realtime" not in r.stats and r["n.y"][-1] == 15
+
+
+class Stamp(Block):
+    """Records the wall time at which each of its hits is computed."""
+
+    outputs = ("y",)
+
+    def __init__(self, period):
+        self.clock = Clock(period)
+        self.log = []
+
+    def output(self, t, x, u):
+        self.log.append((t, time.perf_counter()))
+        return (0.0,)
+
+
+def test_the_work_of_a_hit_starts_at_its_wall_time_not_ahead_of_it():
+    d = Diagram("stamped")
+    b = d.add(Stamp(0.05), name="s")
+    b.log.clear()  # the compiler's dry run
+    simulate(d, 0.2, realtime=1.0)
+    t0 = next(w for t, w in b.log if t == 0.0)
+    hits = [(t, w - t0) for t, w in b.log if t > 0]
+    assert [t for t, _ in hits] == pytest.approx([0.05, 0.1, 0.15, 0.2])
+    for t, wall in hits:
+        assert wall >= t - 1e-3  # a device would be asked at the hit's time, not a period early
