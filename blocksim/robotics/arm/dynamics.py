@@ -14,7 +14,8 @@ Model::
 
     tau = M(q) qdd + C(q, qd) qd + g(q) - friction(qd) + J_e(q)^T fext
 
-* ``M`` includes the rotor inertias ``G^2 Jm`` on its diagonal (composite-rigid-body method);
+* ``M`` includes the rotor inertias ``G^2 Jm`` on its diagonal (composite-rigid-body method,
+  :func:`~blocksim.robotics.arm.world_frame.crba_into`);
 * ``C`` is the Christoffel-symbol Coriolis matrix, so ``dM/dt - 2 C`` is skew-symmetric (RTB
   splits the quadratic form differently; ``C @ qd`` is the same);
 * ``friction(qd) = -(G^2 B qd + |G| Tc±)`` opposes the motion (RTB ``Link.friction``).
@@ -28,32 +29,17 @@ import numpy as np
 from numba import njit
 
 from .dynamics_rne import (
-    _HC,
-    _IC,
-    _MC,
-    _P,
-    WORK,
-    _add,
-    _com,
-    _cross,
-    _inertia_mul,
-    _rot,
-    _vec,
     add_motor_friction,
     as_rows,
     base_acceleration,
     friction_nb,
-    joint_axis,
-    joint_lever,
-    joint_torque,
-    link_transforms,
     rne_nb,
     rne_rows,
 )
-from .layout import BV, GR, JM, TCN, TCP, ArmArrays
-from .layout import M as MASS
+from .layout import BV, TCN, TCP, ArmArrays
+from .world_frame import SCRATCH, crba_into, is_dh_chain
 
-__all__ = ["accel_nb", "chol_solve", "cinertia_from", "coriolis_nb", "crba", "fdyn",
+__all__ = ["accel_nb", "chol_solve", "cinertia_from", "coriolis_nb", "crba_into", "fdyn",
            "friction_nb", "inertia_nb", "nofriction", "rne_nb", "rne_rows"]
 
 _ZERO6 = np.zeros(6)
@@ -61,69 +47,6 @@ _ZERO6 = np.zeros(6)
 
 # ---------------------------------------------------------------------------------------------
 # kernels
-
-
-@njit(cache=True)
-def crba(kin, dyn, W, M):
-    """Joint-space inertia by the composite-rigid-body method; writes ``M`` (n, n).
-
-    Works in the link frames from :func:`link_transforms` (``W``, whose composite-body columns
-    it uses as scratch); adds ``G^2 Jm`` on the diagonal.
-    """
-    n = W.shape[0]
-    # composite body of links i..n about origin i, frame i: mass W[i, _MC], first moment
-    # m c at W[i, _HC:_HC+3], rotational inertia (row-major 3x3) at W[i, _IC:_IC+9]
-    for i in range(n):
-        m = dyn[i, MASS]
-        rc = _com(dyn, i)
-        rr = rc[0] * rc[0] + rc[1] * rc[1] + rc[2] * rc[2]
-        W[i, _MC] = m
-        for r in range(3):
-            W[i, _HC + r] = m * rc[r]
-            col = _inertia_mul(dyn, i, (1.0 * (r == 0), 1.0 * (r == 1), 1.0 * (r == 2)))
-            for k in range(3):
-                W[i, _IC + 3 * k + r] = col[k] + m * ((rr if k == r else 0.0) - rc[k] * rc[r])
-    for i in range(n - 1, 0, -1):
-        # add the composite body of link i to its parent, in frame i-1 about origin i-1
-        pp = _vec(W, i, _P)
-        mi = W[i, _MC]
-        h = _rot(W, i, _vec(W, i, _HC))
-        ph = pp[0] * h[0] + pp[1] * h[1] + pp[2] * h[2]
-        pp2 = pp[0] * pp[0] + pp[1] * pp[1] + pp[2] * pp[2]
-        for r in range(3):
-            for k in range(3):
-                s = 0.0
-                for a in range(3):
-                    t = 0.0
-                    for b in range(3):
-                        t += W[i, _IC + 3 * a + b] * W[i, 3 * k + b]
-                    s += W[i, 3 * r + a] * t
-                diag = 2.0 * ph + mi * pp2 if r == k else 0.0
-                W[i - 1, _IC + 3 * r + k] += (s + diag - pp[r] * h[k] - h[r] * pp[k]
-                                              - mi * pp[r] * pp[k])
-            W[i - 1, _HC + r] += h[r] + mi * pp[r]
-        W[i - 1, _MC] += mi
-    for i in range(n):
-        ax = joint_axis(kin, n, i)
-        h = _vec(W, i, _HC)
-        mi = W[i, _MC]
-        if kin[1 + i] == 0.0:
-            v = _cross(ax, joint_lever(kin, n, i))
-            o = _IC
-            iw = (W[i, o] * ax[0] + W[i, o + 1] * ax[1] + W[i, o + 2] * ax[2],
-                  W[i, o + 3] * ax[0] + W[i, o + 4] * ax[1] + W[i, o + 5] * ax[2],
-                  W[i, o + 6] * ax[0] + W[i, o + 7] * ax[1] + W[i, o + 8] * ax[2])
-            nm = _add(iw, _cross(h, v))
-            f = _add((mi * v[0], mi * v[1], mi * v[2]), _cross(ax, h))
-        else:
-            nm = _cross(h, ax)
-            f = (mi * ax[0], mi * ax[1], mi * ax[2])
-        g = dyn[i, GR]
-        M[i, i] = joint_torque(kin, n, i, nm, f) + g * g * dyn[i, JM]
-        for j in range(i - 1, -1, -1):
-            f = _rot(W, j + 1, f)
-            nm = _add(_rot(W, j + 1, nm), _cross(_vec(W, j + 1, _P), f))
-            M[j, i] = M[i, j] = joint_torque(kin, n, j, nm, f)
 
 
 @njit(cache=True)
@@ -136,11 +59,11 @@ def inertia_nb(kin, dyn, q):
     Q = as_rows(q, n)
     if dyn.shape[0] != n:
         raise ValueError("inertia: dyn must have one row per joint (robot.n)")
-    W = np.empty((n, WORK))
+    S = np.empty((n, SCRATCH))
     out = np.empty((Q.shape[0], n, n))
+    dh = is_dh_chain(kin)
     for k in range(Q.shape[0]):
-        link_transforms(kin, Q[k], W)
-        crba(kin, dyn, W, out[k])
+        crba_into(kin, dyn, Q[k], out[k], S, dh)
     return out.reshape(q.shape[:-1] + (n, n))  # noqa: RUF005 (numba: no tuple unpacking)
 
 

@@ -64,10 +64,9 @@ def _axpy(s, a, b):
 
 
 # The per-link work array W (n, WORK) of the kernels: the rotation R_i of link frame i in frame
-# i-1 (row-major), its origin p_i, the link's inertial force F_i and moment N_i (frame i), and
-# the composite-rigid-body scratch of dynamics.crba (mass, first moment, 3x3 inertia).
-WORK = 31
-_P, _F, _N, _MC, _HC, _IC = 9, 12, 15, 18, 19, 22
+# i-1 (row-major), its origin p_i, and the link's inertial force F_i and moment N_i (frame i).
+WORK = 18
+_P, _F, _N = 9, 12, 15
 
 
 @njit(cache=True)

@@ -16,8 +16,9 @@ argument handling. For one configuration the ``SerialLink`` methods ``rne``, ``i
   a read-only or 2-D array) raises ``TypeError`` at once and the method falls back to its
   general path.
 
-The arithmetic is the general kernels' own (``link_transforms``, ``rne_core``, ``crba``,
-``chol_solve``, ``_jacob0_into``), in the same order, so the results are the same numbers.
+The arithmetic is the general kernels' own (``link_transforms``, ``rne_core``, ``chol_solve``
+and the one-pass ``crba_into`` and ``jacob0_into`` of :mod:`~.world_frame`), in the same
+order, so the results are the same numbers.
 Each kernel is compiled (or loaded from numba's cache) on its first use (:func:`kernel`).
 """
 
@@ -26,10 +27,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .dynamics import chol_solve, crba
+from .dynamics import chol_solve
 from .dynamics_rne import WORK, base_acceleration, joint_friction, link_transforms, rne_core
-from .kinematics import _jacob0_into
 from .layout import GR, JM
+from .world_frame import SCRATCH, crba_into, is_dh_chain, jacob0_into
 
 __all__ = ["FAST", "kernel", "pack_dynamics"]
 
@@ -44,29 +45,30 @@ _SIGNATURES = {
 
 
 def pack_dynamics(kin: np.ndarray, dyn: np.ndarray, gravity: np.ndarray) -> np.ndarray:
-    """The parameter vector of the dynamics kernels: ``[kin, dyn.ravel(), gravity (3),
-    zeros (max(n, 6))]`` (``kin[0] = n``; the zeros serve as the zero wrench and the zero
-    acceleration)."""
+    """The parameter vector of the kernels: ``[kin, dyn.ravel(), gravity (3), zeros
+    (max(n, 6)), dh]`` (``kin[0] = n``; the zeros serve as the zero wrench and the zero
+    acceleration; ``dh`` is 1.0 for a standard-DH revolute chain,
+    :func:`~.world_frame.is_dh_chain`, else 0.0)."""
     n = int(kin[0])
-    return np.concatenate(
-        (kin, np.ravel(dyn), np.asarray(gravity, dtype=np.float64).reshape(3), np.zeros(max(n, 6)))
-    )
+    dh = 1.0 if is_dh_chain(kin) else 0.0
+    g = np.asarray(gravity, dtype=np.float64).reshape(3)
+    return np.concatenate((kin, np.ravel(dyn), g, np.zeros(max(n, 6)), [dh]))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _unpack(P, k):
-    """``(n, kin, dyn, gravity, zeros)`` views of the packed vector; ValueError unless ``k``
-    (a joint vector's length) is n."""
+    """``(n, kin, dyn, gravity, zeros, dh)``: views of the packed vector and its DH flag;
+    ValueError unless ``k`` (a joint vector's length) is n."""
     n = int(P[0])
     if k != n:
         raise ValueError("dynamics: q, qd, qdd and tau must have one element per joint (robot.n)")
     nk = 25 + 26 * n
     nd = nk + 15 * n
-    return n, P[:nk], P[nk:nd].reshape((n, 15)), P[nd : nd + 3], P[nd + 3 :]
+    return n, P[:nk], P[nk:nd].reshape((n, 15)), P[nd : nd + 3], P[nd + 3 : -1], P[-1] == 1.0
 
 
 def _rne(P, q, qd, qdd, out):
-    n, kin, dyn, g, zeros = _unpack(P, q.shape[0])
+    n, kin, dyn, g, zeros, _ = _unpack(P, q.shape[0])
     if qd.shape[0] != n or qdd.shape[0] != n or out.shape[0] != n:
         raise ValueError("rne: q, qd and qdd must have one element per joint (robot.n)")
     W = np.empty((n, WORK))
@@ -78,22 +80,18 @@ def _rne(P, q, qd, qdd, out):
 
 
 def _inertia(P, q, out):
-    n, kin, dyn, _, _ = _unpack(P, q.shape[0])
-    if out.shape[0] != n or out.shape[1] != n:
-        raise ValueError("inertia: the output must be (n, n)")
-    W = np.empty((n, WORK))
-    link_transforms(kin, q, W)
-    crba(kin, dyn, W, out)
+    n, kin, dyn, _, _, dh = _unpack(P, q.shape[0])
+    crba_into(kin, dyn, q, out, np.empty((n, SCRATCH)), dh)
 
 
 def _accel(P, q, qd, tau, out):
-    n, kin, dyn, g, zeros = _unpack(P, q.shape[0])
+    n, kin, dyn, g, zeros, dh = _unpack(P, q.shape[0])
     if qd.shape[0] != n or tau.shape[0] != n or out.shape[0] != n:
         raise ValueError("accel: q, qd and tau must have one element per joint (robot.n)")
     W = np.empty((n, WORK))
     M = np.empty((n, n))
+    crba_into(kin, dyn, q, M, np.empty((n, SCRATCH)), dh)
     link_transforms(kin, q, W)
-    crba(kin, dyn, W, M)  # leaves the link transforms in W for rne_core
     rne_core(kin, dyn, W, qd, qd, True, zeros, base_acceleration(kin, g), zeros, out)
     for i in range(n):
         gr = dyn[i, GR]
@@ -102,12 +100,9 @@ def _accel(P, q, qd, tau, out):
     chol_solve(M, out)
 
 
-def _jacob0(kin, q, out):
-    n = int(kin[0])
-    if q.shape[0] != n or out.shape[0] != 6 or out.shape[1] != n:
-        raise ValueError("jacob0: q must have one element per joint (robot.n)")
-    W = np.empty((2 * n + 3, 12))
-    _jacob0_into(kin, q, W, out)
+def _jacob0(P, q, out):
+    _, kin, _, _, _, dh = _unpack(P, int(P[0]))  # jacob0_into checks q and out
+    jacob0_into(kin, q, out, dh)
 
 
 _PY = {"rne": _rne, "inertia": _inertia, "accel": _accel, "jacob0": _jacob0}
@@ -136,9 +131,9 @@ def kernel(name: str):
 
     * ``rne(P, q, qd, qdd, out)``, ``accel(P, q, qd, tau, out)``: out (n,);
     * ``inertia(P, q, out)``: out (n, n);
-    * ``jacob0(kin, q, out)``: out (6, n)
+    * ``jacob0(P, q, out)``: out (6, n)
 
-    with ``P`` from :func:`pack_dynamics` and ``kin`` the packed kinematics."""
+    with ``P`` from :func:`pack_dynamics`."""
     f = _COMPILED.get(name)
     if f is None:
         f = _COMPILED[name] = njit(_SIGNATURES[name], cache=True)(_PY[name])

@@ -29,6 +29,7 @@ import numpy as np
 from numba import njit
 
 from .layout import ArmArrays
+from .world_frame import is_dh_chain, jacob0_into
 
 __all__ = ["fkine", "fkine_all", "fkine_traj", "jacob_dot", "jacobian", "kin_size",
            "pack_kinematics"]
@@ -178,32 +179,6 @@ def fkine_all(kin, q):
 
 
 @njit(cache=True)
-def _jacob0_into(kin, q, W, J):
-    """Fill ``J`` (6, n) with the world-frame Jacobian (``W`` (2n + 3, 12) as in ``_chain``)."""
-    n = _chain(kin, q, W)
-    p = W[2 * n + 1]
-    for i in range(n):
-        a = W[2 * i + 1]
-        zx, zy, zz = a[2], a[6], a[10]
-        if kin[1 + i] == 0.0:                       # revolute: [z x (p - o); z]
-            dx, dy, dz = p[3] - a[3], p[7] - a[7], p[11] - a[11]
-            J[0, i] = zy * dz - zz * dy
-            J[1, i] = zz * dx - zx * dz
-            J[2, i] = zx * dy - zy * dx
-            J[3, i] = zx
-            J[4, i] = zy
-            J[5, i] = zz
-        else:                                       # prismatic: [z; 0]
-            J[0, i] = zx
-            J[1, i] = zy
-            J[2, i] = zz
-            J[3, i] = 0.0
-            J[4, i] = 0.0
-            J[5, i] = 0.0
-    return n
-
-
-@njit(cache=True)
 def jacobian(kin, q, ee):
     """Geometric Jacobian, (6, n), rows ``[v; omega]``: ``[v; omega] = J @ qd``.
 
@@ -219,10 +194,11 @@ def jacobian(kin, q, ee):
         end-effector rotation.
     """
     n = int(kin[0])
-    W = np.empty((2 * n + 3, 12))
     J = np.empty((6, n))
-    _jacob0_into(kin, q, W, J)
+    jacob0_into(kin, q, J, is_dh_chain(kin))
     if ee:
+        W = np.empty((2 * n + 3, 12))
+        _chain(kin, q, W)
         T = W[2 * n + 1]
         for i in range(n):
             for h in range(0, 6, 3):

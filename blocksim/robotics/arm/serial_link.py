@@ -437,7 +437,7 @@ class SerialLink(DynamicsMethods):
         """
         J = _empty(self._fast[3]) if out is None else out
         try:
-            _FAST.jacob0(self.kin, q, J)     # float64 C-contiguous (n,) q only (fast_calls)
+            _FAST.jacob0(self._fast[0], q, J)  # float64 C-contiguous (n,) q only (fast_calls)
             return J
         except TypeError:
             pass

@@ -90,7 +90,7 @@ def test_packed_parameters_and_direct_kernels():
     robot = twolink()
     a = robot.arrays
     P = pack_dynamics(robot.kin, a.dyn, a.gravity)
-    assert P.shape == (robot.kin.size + 15 * robot.n + 3 + 6,)
+    assert P.shape == (robot.kin.size + 15 * robot.n + 3 + 6 + 1,)
     q, qd, x = RNG.uniform(-1, 1, (3, 2))
     out = np.empty(2)
     assert FAST.rne(P, q, qd, x, out) is None
