@@ -7,6 +7,17 @@ EKF state layout (fixed size, so that it compiles): ``(x (n), P (n*n) row-major,
 with ``n = 3`` (dead reckoning, localisation), ``3 + 2M`` (SLAM) or ``2M`` (mapping);
 landmark ``k`` of SLAM/mapping lives at ``x[nv + 2k : nv + 2k + 2]``, zero with zero
 covariance until first seen (``seen[k] = 1``).
+
+One step per hit: a filter's output at a hit is its state after that hit's step (prediction
+and update), and its next state is that same step. The pure step is ``*_step``; the output
+kernel computes it once and keeps it, with its arguments, in a memo (the last parameter, see
+:func:`memo_size`); the update kernel, which the back-end calls next with the same state and
+inputs, returns the kept step instead of stepping again. A call with other arguments steps
+afresh, so the memo changes no result, only the work. The memo is written in place: the
+compiled back-end packs the parameters into a vector of its own for every run and every batch
+member, so runs never share it. The interpreted methods keep their memo on the block instead
+(:class:`~blocksim.blocks.vehicle.estimators.EKF`), one immutable tuple replaced whole, safe
+under threads.
 """
 
 from __future__ import annotations
@@ -56,6 +67,55 @@ def count_update(t, x, *args):
     return out
 
 
+# ---------------------------------------------------------------------------- memo
+
+
+def memo_size(nx: int, nu: int) -> int:
+    """Length of the memo of a filter with ``nx`` states and ``nu`` input elements: a valid
+    flag, the key (state, inputs) and the step's result (``nx``)."""
+    return 1 + nx + nu + nx
+
+
+@njit(cache=True, error_model="numpy")
+def _memo_keep(memo, x, u, y):
+    """Keep ``y``, the step of state ``x`` with the flat inputs ``u``."""
+    n = x.shape[0]
+    m = u.shape[0]
+    memo[0] = 1.0
+    memo[1 : 1 + n] = x
+    memo[1 + n : 1 + n + m] = u
+    memo[1 + n + m : 1 + n + m + n] = y
+
+
+@njit(cache=True, error_model="numpy")
+def _memo_find(memo, x, u):
+    """The kept step when it is that of exactly ``(x, u)``, else an empty array."""
+    n = x.shape[0]
+    m = u.shape[0]
+    if memo[0] != 1.0:
+        return memo[:0].copy()
+    for i in range(n):
+        if memo[1 + i] != x[i]:
+            return memo[:0].copy()
+    for i in range(m):
+        if memo[1 + n + i] != u[i]:
+            return memo[:0].copy()
+    return memo[1 + n + m : 1 + n + m + n].copy()
+
+
+@njit(cache=True, error_model="numpy")
+def _key(a, z, k, valid):
+    """The flat inputs ``(a, z, k, valid)`` (``a``: odometry or pose)."""
+    n = a.shape[0]
+    u = np.empty(n + 4)
+    u[:n] = a
+    u[n] = z[0]
+    u[n + 1] = z[1]
+    u[n + 2] = k
+    u[n + 3] = valid
+    return u
+
+
 # ---------------------------------------------------------------------------- EKF
 
 
@@ -76,8 +136,14 @@ def _pack(x, xe, P):
 
 
 @njit(cache=True, error_model="numpy")
-def ekf_dr_update(t, x, odo, p):
-    """Dead reckoning; params ``(V (4,), W (4,), landmarks (2N,), nv, M, joseph)``."""
+def _estimate(y, n):
+    """``(x (n,), P (n, n))`` of the packed state ``y``."""
+    return y[:n].copy(), y[n : n + n * n].copy().reshape((n, n))
+
+
+@njit(cache=True, error_model="numpy")
+def ekf_dr_step(t, x, odo, p):
+    """Dead reckoning; params ``(V (4,), W (4,), landmarks (2N,), nv, M, joseph, memo)``."""
     xe, P = _unpack(x, 3)
     xe, P = ekf_predict(xe, P, odo[0], odo[1], p[0].reshape((2, 2)))
     return _pack(x, xe, P)
@@ -85,12 +151,19 @@ def ekf_dr_update(t, x, odo, p):
 
 @njit(cache=True, error_model="numpy")
 def ekf_dr_output(t, x, odo, p):
-    y = ekf_dr_update(t, x, odo, p)
-    return y[:3].copy(), y[3:12].copy().reshape((3, 3))
+    y = ekf_dr_step(t, x, odo, p)
+    _memo_keep(p[6], x, odo, y)
+    return _estimate(y, 3)
 
 
 @njit(cache=True, error_model="numpy")
-def ekf_loc_update(t, x, odo, z, k, valid, p):
+def ekf_dr_update(t, x, odo, p):
+    y = _memo_find(p[6], x, odo)
+    return y if y.size else ekf_dr_step(t, x, odo, p)
+
+
+@njit(cache=True, error_model="numpy")
+def ekf_loc_step(t, x, odo, z, k, valid, p):
     """Map-based localisation: predict, then update with the known landmark ``k``."""
     xe, P = _unpack(x, 3)
     xe, P = ekf_predict(xe, P, odo[0], odo[1], p[0].reshape((2, 2)))
@@ -104,8 +177,15 @@ def ekf_loc_update(t, x, odo, z, k, valid, p):
 
 @njit(cache=True, error_model="numpy")
 def ekf_loc_output(t, x, odo, z, k, valid, p):
-    y = ekf_loc_update(t, x, odo, z, k, valid, p)
-    return y[:3].copy(), y[3:12].copy().reshape((3, 3))
+    y = ekf_loc_step(t, x, odo, z, k, valid, p)
+    _memo_keep(p[6], x, _key(odo, z, k, valid), y)
+    return _estimate(y, 3)
+
+
+@njit(cache=True, error_model="numpy")
+def ekf_loc_update(t, x, odo, z, k, valid, p):
+    y = _memo_find(p[6], x, _key(odo, z, k, valid))
+    return y if y.size else ekf_loc_step(t, x, odo, z, k, valid, p)
 
 
 @njit(cache=True, error_model="numpy")
@@ -120,7 +200,7 @@ def _observe_map(xe, P, seen, z, k, W, xv_known, nv, joseph):
 
 
 @njit(cache=True, error_model="numpy")
-def ekf_slam_update(t, x, odo, z, k, valid, p):
+def ekf_slam_step(t, x, odo, z, k, valid, p):
     """SLAM with a preallocated map of ``M`` landmarks."""
     M = p[4]
     n = 3 + 2 * M
@@ -136,13 +216,19 @@ def ekf_slam_update(t, x, odo, z, k, valid, p):
 
 @njit(cache=True, error_model="numpy")
 def ekf_slam_output(t, x, odo, z, k, valid, p):
-    n = 3 + 2 * p[4]
-    y = ekf_slam_update(t, x, odo, z, k, valid, p)
-    return y[:n].copy(), y[n : n + n * n].copy().reshape((n, n))
+    y = ekf_slam_step(t, x, odo, z, k, valid, p)
+    _memo_keep(p[6], x, _key(odo, z, k, valid), y)
+    return _estimate(y, 3 + 2 * p[4])
 
 
 @njit(cache=True, error_model="numpy")
-def ekf_map_update(t, x, pose, z, k, valid, p):
+def ekf_slam_update(t, x, odo, z, k, valid, p):
+    y = _memo_find(p[6], x, _key(odo, z, k, valid))
+    return y if y.size else ekf_slam_step(t, x, odo, z, k, valid, p)
+
+
+@njit(cache=True, error_model="numpy")
+def ekf_map_step(t, x, pose, z, k, valid, p):
     """Map building with the known vehicle ``pose``."""
     M = p[4]
     n = 2 * M
@@ -157,17 +243,23 @@ def ekf_map_update(t, x, pose, z, k, valid, p):
 
 @njit(cache=True, error_model="numpy")
 def ekf_map_output(t, x, pose, z, k, valid, p):
-    n = 2 * p[4]
-    y = ekf_map_update(t, x, pose, z, k, valid, p)
-    return y[:n].copy(), y[n : n + n * n].copy().reshape((n, n))
+    y = ekf_map_step(t, x, pose, z, k, valid, p)
+    _memo_keep(p[6], x, _key(pose, z, k, valid), y)
+    return _estimate(y, 2 * p[4])
+
+
+@njit(cache=True, error_model="numpy")
+def ekf_map_update(t, x, pose, z, k, valid, p):
+    y = _memo_find(p[6], x, _key(pose, z, k, valid))
+    return y if y.size else ekf_map_step(t, x, pose, z, k, valid, p)
 
 
 # ---------------------------------------------------------------------------- particle filter
 
 
 @njit(cache=True, error_model="numpy")
-def pf_update(t, x, odo, z, k, valid, p):
-    """params ``(landmarks (2N,), sQ (9,), Linv (4,), w0, nparticles, key)``; state
+def pf_step(t, x, odo, z, k, valid, p):
+    """params ``(landmarks (2N,), sQ (9,), Linv (4,), w0, nparticles, key, memo)``; state
     ``(hit, particles (np*3))``."""
     m = p[4]
     X = x[1:].copy().reshape((m, 3))
@@ -190,16 +282,30 @@ def pf_update(t, x, odo, z, k, valid, p):
 
 
 @njit(cache=True, error_model="numpy")
+def pf_estimates(y, m):
+    """``(mean (3,), std (3,), particles (m, 3))`` of the packed state ``y``."""
+    X = y[1:].copy().reshape((m, 3))
+    mean, std = pf_estimate(X)
+    return mean, std, X
+
+
+@njit(cache=True, error_model="numpy")
+def pf_update(t, x, odo, z, k, valid, p):
+    y = _memo_find(p[6], x, _key(odo, z, k, valid))
+    return y if y.size else pf_step(t, x, odo, z, k, valid, p)
+
+
+@njit(cache=True, error_model="numpy")
 def pf_output(t, x, odo, z, k, valid, p):
-    y = pf_update(t, x, odo, z, k, valid, p)
-    mean, std = pf_estimate(y[1:].copy().reshape((p[4], 3)))
+    y = pf_step(t, x, odo, z, k, valid, p)
+    _memo_keep(p[6], x, _key(odo, z, k, valid), y)
+    mean, std, _X = pf_estimates(y, p[4])
     return mean, std
 
 
 @njit(cache=True, error_model="numpy")
 def pf_output_particles(t, x, odo, z, k, valid, p):
     """``(mean, std, particles (np, 3))``."""
-    y = pf_update(t, x, odo, z, k, valid, p)
-    X = y[1:].copy().reshape((p[4], 3))
-    mean, std = pf_estimate(X)
-    return mean, std, X
+    y = pf_step(t, x, odo, z, k, valid, p)
+    _memo_keep(p[6], x, _key(odo, z, k, valid), y)
+    return pf_estimates(y, p[4])

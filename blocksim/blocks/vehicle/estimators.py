@@ -235,6 +235,7 @@ class EKF(Block):
         flags = np.zeros(M if mode in ("slam", "mapping") else 0)
         self.n = n
         self.set_state(np.concatenate((xe, P.reshape(-1), flags)))
+        nu = {"dead_reckoning": 2, "localisation": 6, "slam": 6, "mapping": 7}[mode]
         self._p = (
             V.reshape(-1).copy(),
             W.reshape(-1).copy(),
@@ -242,6 +243,7 @@ class EKF(Block):
             3,
             M,
             bool(joseph),
+            np.zeros(ek.memo_size(self.x0.size, nu)),
         )
         odo = Port("odo", shape=(2,), doc="odometry (d [m], dtheta [rad])")
         ins = {
@@ -257,26 +259,27 @@ class EKF(Block):
                 Port("P", shape=(n, n), doc="covariance"),
             ],
         )
+        #: (step, output kernel, update kernel)
         self._k = {
-            "dead_reckoning": (ek.ekf_dr_output, ek.ekf_dr_update),
-            "localisation": (ek.ekf_loc_output, ek.ekf_loc_update),
-            "slam": (ek.ekf_slam_output, ek.ekf_slam_update),
-            "mapping": (ek.ekf_map_output, ek.ekf_map_update),
+            "dead_reckoning": (ek.ekf_dr_step, ek.ekf_dr_output, ek.ekf_dr_update),
+            "localisation": (ek.ekf_loc_step, ek.ekf_loc_output, ek.ekf_loc_update),
+            "slam": (ek.ekf_slam_step, ek.ekf_slam_output, ek.ekf_slam_update),
+            "mapping": (ek.ekf_map_step, ek.ekf_map_output, ek.ekf_map_update),
         }[mode]
+        self._memo = _Memo(self._k[0], self._p)
         self.clock = as_clock(positive(o, "dt", dt), o)
 
-    def _u(self, u: Sequence[Any]) -> tuple[Any, ...]:
-        return tuple(np.asarray(v, dtype=float) if np.ndim(v) else float(v) for v in u)
-
     def output(self, t: float, x: np.ndarray, u: Sequence[Any]) -> tuple[Any, ...]:
-        return self._k[0](t, x, *self._u(u), self._p)
+        n = self.n
+        y = self._memo.step(t, x, u)
+        return y[:n].copy(), y[n : n + n * n].copy().reshape((n, n))
 
     def update(self, t: float, x: np.ndarray, u: Sequence[Any]) -> np.ndarray:
-        return self._k[1](t, x, *self._u(u), self._p)
+        return self._memo.step(t, x, u)
 
     def kernels(self) -> Kernels:
-        """Params ``(V (4,), W (4,), landmarks (2M,), 3, M, joseph)``."""
-        return Kernels(self._p, output=self._k[0], update=self._k[1])
+        """Params ``(V (4,), W (4,), landmarks (2M,), 3, M, joseph, memo)``."""
+        return Kernels(self._p, output=self._k[1], update=self._k[2])
 
 
 class ParticleFilter(Block):
@@ -369,37 +372,59 @@ class ParticleFilter(Block):
             finite(o, "w0", w0),
             m,
             as_key(seed, o, None),
+            np.zeros(ek.memo_size(self.x0.size, 6)),
         )
         self.clock = as_clock(positive(o, "dt", dt), o)
+        self._particles = bool(particles)
         self._out = ek.pf_output
         if particles:
             self.set_ports(
                 outputs=[*self.outputs, Port("particles", shape=(m, 3), doc="particles")]
             )
             self._out = ek.pf_output_particles
+        self._memo = _Memo(ek.pf_step, self._p)
 
     def output(self, t: float, x: np.ndarray, u: Sequence[Any]) -> tuple[Any, ...]:
-        return self._out(
-            t,
-            x,
-            np.asarray(u[0], float),
-            np.asarray(u[1], float),
-            float(u[2]),
-            float(u[3]),
-            self._p,
-        )
+        out = ek.pf_estimates(self._memo.step(t, x, u), self._p[4])
+        return out if self._particles else out[:2]
 
     def update(self, t: float, x: np.ndarray, u: Sequence[Any]) -> np.ndarray:
-        return ek.pf_update(
-            t,
-            x,
-            np.asarray(u[0], float),
-            np.asarray(u[1], float),
-            float(u[2]),
-            float(u[3]),
-            self._p,
-        )
+        return self._memo.step(t, x, u)
 
     def kernels(self) -> Kernels:
-        """Params ``(landmarks, sQ (9,), Linv (4,), w0, nparticles, key)``."""
+        """Params ``(landmarks, sQ (9,), Linv (4,), w0, nparticles, key, memo)``."""
         return Kernels(self._p, output=self._out, update=ek.pf_update)
+
+
+class _Memo:
+    """A filter's step for the interpreted methods, computed once per hit.
+
+    ``output`` and then ``update`` are called at every hit with the same state and inputs;
+    the step of the last arguments is kept (one tuple, replaced whole: a cache of a pure
+    function, not run state, and safe when threads share the block) and returned again for
+    the same arguments. Anything else steps afresh.
+    """
+
+    __slots__ = ("_fn", "_last", "_p")
+
+    def __init__(self, fn: Any, p: tuple[Any, ...]) -> None:
+        self._fn = fn
+        self._p = p
+        self._last: tuple[Any, np.ndarray] | None = None
+
+    def step(self, t: float, x: np.ndarray, u: Sequence[Any]) -> np.ndarray:
+        args = tuple(np.asarray(v, dtype=float) if np.ndim(v) else float(v) for v in u)
+        key = (x.tobytes(), *(a.tobytes() if isinstance(a, np.ndarray) else a for a in args))
+        last = self._last
+        if last is not None and last[0] == key:
+            return last[1]
+        y = self._fn(t, x, *args, self._p)
+        self._last = (key, y)
+        return y
+
+    def __getstate__(self) -> tuple[Any, ...]:  # a pickled block starts with an empty memo
+        return (self._fn, self._p)
+
+    def __setstate__(self, state: tuple[Any, ...]) -> None:
+        self._fn, self._p = state
+        self._last = None

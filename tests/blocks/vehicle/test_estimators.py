@@ -1,6 +1,7 @@
 """Sensor and estimator blocks: the sensor's limits, skip and failure window; every estimator
-on both back-ends (one diagram); EKF localisation NEES over 60 seeded Monte-Carlo members
-through simulate_batch inside the 95 % chi-square band."""
+on both back-ends (one diagram); each filter steps once per hit (output and update share the
+step, through the memo of the interpreted methods and of the kernels); EKF localisation NEES
+over 60 seeded Monte-Carlo members through simulate_batch inside the 95 % chi-square band."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import numpy as np
 import pytest
 from scipy.stats import chi2
 
-from blocksim import Diagram, simulate
+from blocksim import Diagram, compile_diagram, simulate
 from blocksim.blocks import Constant
 from blocksim.blocks.vehicle import (
     EKF,
@@ -17,6 +18,7 @@ from blocksim.blocks.vehicle import (
     RangeBearingSensor,
     Vehicle,
 )
+from blocksim.blocks.vehicle import estimator_kernels as ek
 from blocksim.engine.batch import simulate_batch
 from blocksim.engine.errors import BlockParameterError
 from blocksim.robotics.mobile import rb_h, wrap_angle
@@ -91,6 +93,72 @@ def test_estimators_agree_on_both_backends(estimators):
         np.testing.assert_allclose(a[name], b[name], rtol=1e-12, atol=1e-12, err_msg=name)
     assert b["slam.x"].shape == (51, 15) and b["mapping.P"].shape == (51, 12, 12)
     assert np.count_nonzero(b["slam.x"][-1][3:]) > 0
+
+
+FILTERS = ("dead_reckoning", "localisation", "slam", "mapping", "pf")
+
+
+def test_each_filter_steps_once_per_hit_in_the_interpreted_back_end(estimators):
+    plan = compile_diagram(estimators)
+    counts = dict.fromkeys(FILTERS, 0)
+    saved = {}
+    for name in FILTERS:
+        memo = estimators[name]._memo
+        saved[name] = fn = memo._fn
+
+        def counted(*args, _fn=fn, _name=name):
+            counts[_name] += 1
+            return _fn(*args)
+
+        memo._fn = counted
+        memo._last = None  # forget the shape dry run's step at t = 0 (the same as the run's)
+    try:
+        res = simulate(plan, 2.0, backend="interpreted")
+    finally:
+        for name in FILTERS:
+            estimators[name]._memo._fn = saved[name]
+    # one step per hit (t = 0, 0.1, ..., 2.0): output computes it, update reuses it
+    assert counts == dict.fromkeys(FILTERS, len(res.t)) and len(res.t) == 21
+
+
+def _kernel_cases():
+    odo, z, pose = np.array([0.3, 0.05]), np.array([4.0, 0.4]), np.array([1.0, -2.0, 0.3])
+    obs = (z, 2.0, 1.0)
+    return [
+        (EKF(mode="dead_reckoning", landmarks=6), ek.ekf_dr_step, (odo,)),
+        (EKF(mode="localisation", landmarks=6), ek.ekf_loc_step, (odo, *obs)),
+        (EKF(mode="slam", landmarks=6), ek.ekf_slam_step, (odo, *obs)),
+        (EKF(mode="mapping", landmarks=6), ek.ekf_map_step, (pose, *obs)),
+        (ParticleFilter(nparticles=20, landmarks=6, seed=4), ek.pf_step, (odo, *obs)),
+    ]
+
+
+@pytest.mark.parametrize("case", range(5), ids=FILTERS)
+def test_the_update_kernel_returns_the_step_the_output_kernel_kept(case):
+    block, step, u = _kernel_cases()[case]
+    k = block.kernels()
+    p = (*k.params[:-1], np.zeros_like(k.params[-1]))  # a memo of this test's own
+    memo = p[-1]
+    x = block.x0.copy()
+    want = step(0.0, x, *u, p)
+    assert not np.array_equal(want, x)  # the step changes the state
+    k.output(0.0, x, *u, p)
+    np.testing.assert_array_equal(k.update(0.0, x, *u, p), want)
+    # what update returns is the kept step: marked in the memo, it comes back marked
+    memo[-1] += 1.0
+    assert k.update(0.0, x, *u, p)[-1] == want[-1] + 1.0
+    memo[-1] -= 1.0
+    # another state or other inputs: a fresh step, bitwise that of the pure step
+    x2 = x.copy()
+    x2[-1] += 0.25
+    np.testing.assert_array_equal(k.update(0.0, x2, *u, p), step(0.0, x2, *u, p))
+    u2 = (u[0] * 1.5, *u[1:])
+    np.testing.assert_array_equal(k.update(0.0, x, *u2, p), step(0.0, x, *u2, p))
+    # the interpreted methods give the same outputs and next state
+    outs = block.output(0.0, x, u)
+    for a, b in zip(outs, k.output(0.0, x, *u, p)):
+        np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(block.update(0.0, x, u), want)
 
 
 def test_ekf_localisation_nees_over_monte_carlo_batch():
