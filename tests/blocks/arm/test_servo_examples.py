@@ -1,7 +1,9 @@
 """The joint servo and remaining sl_* examples do what they exist to show, against references
 computed independently: scipy.signal closed loops (vloop_test, vloop_test2, ploop_test),
 closed-form eigenvalues (flexible_joint), the RNE controller's trajectory
-(puma_computed_torque2) and the exponential straight-line approach (puma_rrmc2)."""
+(puma_computed_torque2) and the exponential straight-line approach (puma_rrmc2); the
+voltage-driven loop (vloop_voltage_test) against scipy.signal too, and why it cannot keep the
+seed's winding."""
 
 from __future__ import annotations
 
@@ -15,7 +17,14 @@ from blocksim.robotics.arm.joint_servo import flex_free_frequency, flex_pd_frequ
 from blocksim.robotics.models import puma560
 
 from ...examples_loader import load_example
-from .servo_reference import SEED, ploop_ss, step_metrics, vloop_ss, vloop_tf
+from .servo_reference import (
+    SEED,
+    ploop_ss,
+    step_metrics,
+    vloop_ss,
+    vloop_tf,
+    vloop_voltage_ss,
+)
 
 TIGHT = dict(rtol=1e-10, atol=1e-12)
 T = SEED["T"]
@@ -102,6 +111,62 @@ def test_vloop_test2_ramp_responses_are_the_discrete_closed_loops(ramp_run):
     assert ramp_error == pytest.approx(m.SLOPE / kvel, rel=0.2)
     # feedforward: over two orders of magnitude less
     assert abs(res["ff/pi.e"][t > 0.5]).max() < 1e-2 * ramp_error
+
+
+# ------------------------------------------------------------------------- vloop_voltage_test
+MOTOR = {k: SEED[k] for k in ("J", "B", "Km", "T")}
+
+
+@pytest.fixture(scope="module")
+def voltage_run():
+    m = load_example("vloop_voltage_test")
+    return m, m.main(T=0.5, record_dt=T, **TIGHT)
+
+
+def test_vloop_voltage_test_is_the_discrete_closed_loop_at_every_sample(voltage_run):
+    m, res = voltage_run
+    t = res.t
+    r = np.where(t >= m.T_STEP - 1e-12, m.DEMAND, 0.0)
+    ref = vloop_voltage_ss(**MOTOR, Ka=10.0, **m.WINDING, **m.GAINS)
+    _, y, x = signal.dlsim(ref, r)
+    np.testing.assert_allclose(samples(res, "vloop/motor.qd"), y[:, 0], rtol=0, atol=1e-8)
+    np.testing.assert_allclose(res["vloop/motor.i"], x[:, 0], rtol=0, atol=1e-8)  # current
+    v = 10.0 * res["vloop/pi.c"]
+    assert abs(v).max() < 20.0  # the amplifier never limits: the loop is linear
+
+
+def test_vloop_voltage_test_step_metrics_match_the_transfer_function(voltage_run):
+    m, res = voltage_run
+    after = res.t >= m.T_STEP - 1e-12
+    t, qd = res.t[after], samples(res, "vloop/motor.qd")[after]
+    ref_ss = vloop_voltage_ss(**MOTOR, Ka=10.0, **m.WINDING, **m.GAINS)
+    _, (ys,) = signal.dstep(ref_ss, n=t.size)
+    ref = step_metrics(t, m.DEMAND * ys[:, 0], m.DEMAND)
+    got = step_metrics(t, qd, m.DEMAND)
+    assert got["overshoot"] == pytest.approx(ref["overshoot"], abs=1e-8)
+    assert 0.03 < ref["overshoot"] < 0.12  # the documented ~8 %
+    assert got["settling"] == pytest.approx(ref["settling"], abs=1e-9)
+    assert 0.05 < got["settling"] < 0.15
+    assert got["error"] == pytest.approx(ref["error"], abs=1e-8)
+    assert abs(got["error"]) < 1e-4 * m.DEMAND
+    # the type-1 loop: DC gain C (I - A)^-1 B = 1; stable with the example's winding and gains
+    dc = ref_ss.C @ np.linalg.solve(np.eye(3) - ref_ss.A, ref_ss.B)
+    assert dc[0, 0] == pytest.approx(1.0, abs=1e-9)
+    assert np.abs(np.linalg.eigvals(ref_ss.A)).max() == pytest.approx(0.972, abs=1e-3)
+
+
+def test_no_pi_gains_stabilise_the_seeds_winding():
+    """With Rm = Lm = 0.1 the spectral radius stays >= 1 for every Kv, Ki on a grid around
+    the seed's (1.014 at Kv = Ki = 1): the example has to change the winding."""
+    seed = dict(MOTOR, Rm=0.1, Lm=0.1, Ka=10.0)
+    rho = [
+        np.abs(np.linalg.eigvals(vloop_voltage_ss(**seed, Kv=kv, Ki=ki).A)).max()
+        for kv in np.linspace(-0.5, 2.0, 26)
+        for ki in np.linspace(-2.0, 20.0, 23)
+    ]
+    assert min(rho) >= 1.0 - 1e-12
+    at_seed = vloop_voltage_ss(**seed, Kv=1.0, Ki=1.0)
+    assert np.abs(np.linalg.eigvals(at_seed.A)).max() == pytest.approx(1.014, abs=1e-3)
 
 
 # ---------------------------------------------------------------------------------- ploop_test
