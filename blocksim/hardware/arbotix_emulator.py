@@ -36,6 +36,8 @@ __all__ = ["FAULTS", "ArbotixEmulator"]
 
 #: the faults :meth:`ArbotixEmulator.inject` knows
 FAULTS = ("drop", "corrupt", "late", "garbage", "unplug")
+#: how many of the last packets received are kept for inspection (``received``)
+KEEP = 100_000
 _GARBAGE = b"\x00\x13\x37noise\xfe\xff\x01"
 _ERR_RANGE = 0x08
 _ERR_INSTRUCTION = 0x40
@@ -79,7 +81,9 @@ class ArbotixEmulator:
         self.servos = {i + 1: Servo(i + 1, int(p), tau) for i, p in enumerate(positions)}
         self.packet_time = packet_time
         self.lock = threading.RLock()
-        self.received: list[bytes] = []  #: every packet received, in order
+        #: the packets received, in order (the last ``KEEP`` to ``2 * KEEP``: an emulator that
+        #: runs for hours does not grow without bound)
+        self.received: list[bytes] = []
         self.pose_size = 0
         self.poses: dict[int, list[int]] = {}
         self.sequence: list[tuple[int, int]] = []  # (pose index, duration ms)
@@ -209,6 +213,8 @@ class ArbotixEmulator:
         """Handle one instruction packet; return False when the device has been unplugged."""
         with self.lock:
             self.received.append(packet.raw)
+            if len(self.received) > 2 * KEEP:
+                del self.received[:KEEP]
             self._npackets += 1
             now = (
                 self._npackets * self.packet_time

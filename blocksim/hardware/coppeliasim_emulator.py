@@ -51,6 +51,8 @@ CONSTANTS = {
     "jointintparam_ctrl_enabled": 2001,
 }
 VERSION = 40700  # CoppeliaSim 4.7.0
+#: how many of the last calls (packets, for the Arbotix emulator) are kept for inspection
+KEEP = 100_000
 _PARAM_NAMES = {v: k for k, v in CONSTANTS.items()}
 
 
@@ -91,7 +93,9 @@ class CoppeliaSimEmulator:
         self.arm, self.njoints = arm, int(njoints)
         self.scene = Scene(arm, njoints, dt)
         self.lock = threading.RLock()
-        self.requests: list[tuple[str, list[Any]]] = []  #: every call served, in order
+        #: the calls served, in order (the last :data:`KEEP` to :data:`2 * KEEP`: a server
+        #: that runs for hours does not grow without bound)
+        self.requests: list[tuple[str, list[Any]]] = []
         self.connections = 0  #: clients connected now (from the socket's monitor)
         self._faults: list[tuple[str, float]] = []
         self._thread: threading.Thread | None = None
@@ -220,6 +224,8 @@ class CoppeliaSimEmulator:
             except (TypeError, KeyError):
                 return {"success": False, "err": "malformed request"}, fault
             self.requests.append((func, args))
+            if len(self.requests) > 2 * KEEP:
+                del self.requests[:KEEP]
             try:
                 ret = self._call(func, args)
             except Exception as exc:  # every error goes back to the client

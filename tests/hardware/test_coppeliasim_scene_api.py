@@ -229,3 +229,13 @@ def test_the_new_calls_are_recorded_and_replayed(emu, tmp_path):
     replayed = (bot.getpose(), hok.points(), again.getchildren(bot.h), again.getparam_float(1))
     for a, b in zip(live, replayed):
         np.testing.assert_array_equal(a, b)
+
+
+def test_a_long_running_emulator_keeps_only_the_last_calls(vrep, emu, monkeypatch):
+    import blocksim.hardware.coppeliasim_emulator as module
+
+    monkeypatch.setattr(module, "KEEP", 5)
+    for k in range(30):
+        vrep.signal_int("k", k)
+    assert 5 <= len(emu.requests) <= 10
+    assert emu.requests[-1] == ("sim.setInt32Signal", ["k", 29])
