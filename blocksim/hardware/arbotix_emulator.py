@@ -214,7 +214,7 @@ class ArbotixEmulator:
         with self.lock:
             self.received.append(packet.raw)
             if len(self.received) > 2 * KEEP:
-                del self.received[:KEEP]
+                del self.received[:-KEEP]
             self._npackets += 1
             now = (
                 self._npackets * self.packet_time

@@ -225,7 +225,7 @@ class CoppeliaSimEmulator:
                 return {"success": False, "err": "malformed request"}, fault
             self.requests.append((func, args))
             if len(self.requests) > 2 * KEEP:
-                del self.requests[:KEEP]
+                del self.requests[:-KEEP]
             try:
                 ret = self._call(func, args)
             except Exception as exc:  # every error goes back to the client
