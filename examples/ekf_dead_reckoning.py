@@ -20,8 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from blocksim import Diagram, SimResult, simulate
-from blocksim.blocks import Scope
-from blocksim.blocks.vehicle import EKF, RandomPath, Vehicle
+from blocksim.blocks.vehicle import add_ekf_rig, add_pose_scope
 
 V = (0.02**2, np.deg2rad(0.5) ** 2)
 W = (0.1**2, np.deg2rad(1.0) ** 2)
@@ -32,30 +31,8 @@ LANDMARKS = 20
 def build(file: str | Path | None = None, show: bool = False, seed: int = 0) -> Diagram:
     """Vehicle + random-path driver + EKF + a scope of the true and estimated pose."""
     d = Diagram("ekf_dead_reckoning")
-    d.add(Vehicle(V=V, seed=seed), name="veh")
-    d.add(RandomPath(dim=10.0, seed=seed + 1), name="driver")
-    d.add(
-        EKF(mode="dead_reckoning", V_est=V, P0=P0, W_est=W, landmarks=LANDMARKS, map_seed=0),
-        name="ekf",
-    )
-    d.connect("veh.pose", "driver.pose")
-    d.connect("driver.v", "veh.speed")
-    d.connect("driver.gamma", "veh.steer")
-    d.connect("veh.odo", "ekf.odo")
-    d.add(
-        Scope(
-            2,
-            labels=["true pose", "estimated pose"],
-            units=["m, m, rad", "m, m, rad"],
-            title="EKF dead reckoning of a car-like vehicle",
-            file=file,
-            show=show,
-            stairs=True,
-        ),
-        name="scope",
-    )
-    d.connect("veh.pose", "scope.u0")
-    d.connect("ekf.x", "scope.u1")
+    add_ekf_rig(d, "dead_reckoning", V, W, P0, LANDMARKS, seed)
+    add_pose_scope(d, "EKF dead reckoning of a car-like vehicle", file=file, show=show)
     return d
 
 

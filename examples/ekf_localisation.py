@@ -22,8 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from blocksim import Diagram, SimResult, simulate
-from blocksim.blocks import Scope
-from blocksim.blocks.vehicle import EKF, RandomPath, RangeBearingSensor, Vehicle
+from blocksim.blocks.vehicle import add_ekf_rig, add_pose_scope
 
 V = (0.02**2, np.deg2rad(0.5) ** 2)
 W = (0.1**2, np.deg2rad(1.0) ** 2)
@@ -37,37 +36,10 @@ def build(
     """Vehicle + random-path driver + range-bearing sensor + EKF + (``plot``) a scope of the
     true and estimated pose."""
     d = Diagram("ekf_localisation")
-    d.add(Vehicle(V=V, seed=seed), name="veh")
-    d.add(RandomPath(dim=10.0, seed=seed + 1), name="driver")
-    d.add(
-        EKF(mode="localisation", V_est=V, P0=P0, W_est=W, landmarks=LANDMARKS, map_seed=0),
-        name="ekf",
-    )
-    d.connect("veh.pose", "driver.pose")
-    d.connect("driver.v", "veh.speed")
-    d.connect("driver.gamma", "veh.steer")
-    sensor = RangeBearingSensor(landmarks=LANDMARKS, map_seed=0, W=W, seed=seed + 2)
-    d.add(sensor, name="sensor")
-    d.connect("veh.pose", "sensor.pose")
-    for port in ("z", "k", "valid"):
-        d.connect(f"sensor.{port}", f"ekf.{port}")
-    d.connect("veh.odo", "ekf.odo")
+    add_ekf_rig(d, "localisation", V, W, P0, LANDMARKS, seed)
     if not plot:
         return d
-    d.add(
-        Scope(
-            2,
-            labels=["true pose", "estimated pose"],
-            units=["m, m, rad", "m, m, rad"],
-            title="EKF map-based localisation of a car-like vehicle",
-            file=file,
-            show=show,
-            stairs=True,
-        ),
-        name="scope",
-    )
-    d.connect("veh.pose", "scope.u0")
-    d.connect("ekf.x", "scope.u1")
+    add_pose_scope(d, "EKF map-based localisation of a car-like vehicle", file=file, show=show)
     return d
 
 

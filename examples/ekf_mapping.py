@@ -22,8 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from blocksim import Diagram, SimResult, simulate
-from blocksim.blocks import Scope
-from blocksim.blocks.vehicle import EKF, RandomPath, RangeBearingSensor, Vehicle
+from blocksim.blocks.vehicle import add_ekf_rig, add_pose_scope
 
 V = (0.02**2, np.deg2rad(0.5) ** 2)
 W = (0.1**2, np.deg2rad(1.0) ** 2)
@@ -35,32 +34,15 @@ def build(file: str | Path | None = None, show: bool = False, seed: int = 0) -> 
     """Vehicle + random-path driver + range-bearing sensor + EKF + a scope of the true and
     estimated pose."""
     d = Diagram("ekf_mapping")
-    d.add(Vehicle(V=V, seed=seed), name="veh")
-    d.add(RandomPath(dim=10.0, seed=seed + 1), name="driver")
-    d.add(EKF(mode="mapping", V_est=V, P0=P0, W_est=W, landmarks=LANDMARKS, map_seed=0), name="ekf")
-    d.connect("veh.pose", "driver.pose")
-    d.connect("driver.v", "veh.speed")
-    d.connect("driver.gamma", "veh.steer")
-    sensor = RangeBearingSensor(landmarks=LANDMARKS, map_seed=0, W=W, seed=seed + 2)
-    d.add(sensor, name="sensor")
-    d.connect("veh.pose", "sensor.pose")
-    for port in ("z", "k", "valid"):
-        d.connect(f"sensor.{port}", f"ekf.{port}")
-    d.connect("veh.pose", "ekf.pose")
-    d.add(
-        Scope(
-            2,
-            labels=["true pose", "landmark estimates"],
-            units=["m, m, rad", "m"],
-            title="EKF map building from a vehicle of known pose",
-            file=file,
-            show=show,
-            stairs=True,
-        ),
-        name="scope",
+    add_ekf_rig(d, "mapping", V, W, P0, LANDMARKS, seed)
+    add_pose_scope(
+        d,
+        "EKF map building from a vehicle of known pose",
+        label="landmark estimates",
+        units="m",
+        file=file,
+        show=show,
     )
-    d.connect("veh.pose", "scope.u0")
-    d.connect("ekf.x", "scope.u1")
     return d
 
 

@@ -1,7 +1,8 @@
 """Blocks for mobile robots: vehicles, drivers, landmark sensor, estimators, path source.
 
 Numerics in :mod:`blocksim.robotics.mobile`; every block has compiled kernels except where its
-docstring says otherwise (a user Python field in ``Braitenberg``).
+docstring says otherwise (a user Python field in ``Braitenberg``). :func:`add_ekf_rig` adds
+the EKF set-up of RVC chapter 6 (vehicle, driver, sensor, filter) to a diagram.
 """
 
 from blocksim.blocks.vehicle.drivers import (
@@ -16,6 +17,7 @@ from blocksim.blocks.vehicle.drivers import (
 )
 from blocksim.blocks.vehicle.estimators import EKF, ParticleFilter, RangeBearingSensor
 from blocksim.blocks.vehicle.plot import VehiclePlot
+from blocksim.blocks.vehicle.rig import EKFRig, add_ekf_rig, add_pose_scope
 from blocksim.blocks.vehicle.vehicles import Bicycle, DiffSteer, PioneerDynamics, Unicycle, Vehicle
 
 __all__ = [
@@ -26,6 +28,7 @@ __all__ = [
     "DiffSteer",
     "DriveToPoint",
     "DriveToPose",
+    "EKFRig",
     "FollowLine",
     "ParticleFilter",
     "PathSource",
@@ -36,4 +39,6 @@ __all__ = [
     "Unicycle",
     "Vehicle",
     "VehiclePlot",
+    "add_ekf_rig",
+    "add_pose_scope",
 ]
