@@ -105,7 +105,8 @@ def test_abort_stops_a_hardware_run_that_falls_behind_and_writes_the_partial_res
             },
             "wires": [{"from": "cmd", "to": "arm"}],
         }
-        path = _file(tmp_path, doc, {"T": 0.4, "realtime": 1.0})
+        # slow motion (80 ms of wall time per 20 ms hit): only the injected 135 ms overruns
+        path = _file(tmp_path, doc, {"T": 0.4, "realtime": 0.25})
         emu.inject("late", count=3, delay=0.045, after=10)  # 135 ms at one hit
         out = tmp_path / "partial.npz"
         assert main(["run", path, "--overrun", "abort", "--out", str(out), "--quiet"]) == 1

@@ -158,28 +158,27 @@ def test_overrun_policies_in_a_real_time_run(emu):
 
 
 def test_the_runs_overrun_policy_applies_unless_the_block_sets_its_own(emu):
+    # in slow motion (realtime=0.25: 80 ms of wall time per 20 ms hit) so that only the
+    # injected 135 ms, not a busy machine, makes a hit overrun
+    slow = dict(realtime=0.25)
     # run skip, block None: the block skips its late exchange, nobody warns
     emu.inject("late", count=3, delay=0.045, after=10)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        r = simulate(_diagram(emu.path, timeout=0.5), 0.4, realtime=1.0, overrun="skip")
+        r = simulate(_diagram(emu.path, timeout=0.5), 0.2, overrun="skip", **slow)
     st = r.stats["hardware"]["arm"]
     assert st["skipped"] >= 1 and st["overruns"] == st["skipped"] and r.status == "success"
     assert r.stats["realtime"]["clocks"]["clock 0.02 s"]["overruns"] >= 1
     # run skip, block abort: the block's own policy wins for its check
     emu.inject("late", count=3, delay=0.045, after=10)
     with pytest.raises(SimulationError, match=r"block 'arm' .*overrun at t=.*overrun='abort'"):
-        simulate(
-            _diagram(emu.path, timeout=0.5, overrun="abort"), 0.4, realtime=1.0, overrun="skip"
-        )
+        simulate(_diagram(emu.path, timeout=0.5, overrun="abort"), 0.2, overrun="skip", **slow)
     assert _released(emu.path)
     # run abort, block skip: the block skips its late write, the engine's own check of the
     # clock stops the run, naming the clock, with the data so far
     emu.inject("late", count=3, delay=0.045, after=10)
     with pytest.raises(OverrunError, match=r"real-time overrun on clock 0\.02 s") as info:
-        simulate(
-            _diagram(emu.path, timeout=0.5, overrun="skip"), 0.4, realtime=1.0, overrun="abort"
-        )
+        simulate(_diagram(emu.path, timeout=0.5, overrun="skip"), 0.2, overrun="abort", **slow)
     res = info.value.result
     assert info.value.clock == "clock 0.02 s" and len(res.t) >= 2
     assert res.stats["hardware"]["arm"]["skipped"] >= 1
