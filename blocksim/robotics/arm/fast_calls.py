@@ -109,16 +109,27 @@ _PY = {"rne": _rne, "inertia": _inertia, "accel": _accel, "jacob0": _jacob0}
 _COMPILED: dict = {}
 
 
-class _Kernels:
-    """``FAST.rne`` etc.: the compiled entry points, each made on its first access (then a
-    plain attribute)."""
+class _Lazy:
+    """Stands for the entry point ``name`` on :data:`FAST` until its first call, which
+    compiles it (or loads it from the cache) and puts it in its place."""
 
-    def __getattr__(self, name: str):
-        if name not in _SIGNATURES:
-            raise AttributeError(name)
-        f = kernel(name)
-        setattr(self, name, f)
-        return f
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __call__(self, *args):
+        f = kernel(self.name)
+        setattr(FAST, self.name, f)
+        return f(*args)
+
+
+class _Kernels:
+    """``FAST.rne`` etc.: the compiled entry points as plain attributes (no ``__getattr__``,
+    which would cost every lookup CPython's attribute cache), each compiled on its first
+    call."""
+
+    def __init__(self) -> None:
+        for name in _SIGNATURES:
+            setattr(self, name, _Lazy(name))
 
 
 #: the entry points by attribute (``FAST.rne(P, q, qd, qdd, out)``), compiled on first use

@@ -194,8 +194,17 @@ def test_named_poses_and_limits():
                    poses={"qz": [0, 0], "qn": [pi / 6, -pi / 6]})
     np.testing.assert_array_equal(r.qn, [pi / 6, -pi / 6])
     assert set(r.poses) == {"qz", "qn"}
-    with pytest.raises(AttributeError, match="named poses"):
+    with pytest.raises(AttributeError, match="qx"):
         _ = r.qx
+    SerialLink([Revolute(a=1)], poses={"q_elsewhere": [0.3]})  # a pose r does not have
+    with pytest.raises(AttributeError, match=r"named poses: \['qn', 'qz'\]"):
+        _ = r.q_elsewhere
+    q = r.qn
+    q[0] = 9.0  # a copy: the robot's pose is unchanged
+    np.testing.assert_array_equal(r.qn, [pi / 6, -pi / 6])
+    shadow = SerialLink([Revolute(a=1)], poses={"fkine": [0.2]})  # a method's name
+    assert callable(shadow.fkine) and shadow.poses["fkine"][0] == 0.2
+    assert "__getattr__" not in vars(SerialLink)  # keeps CPython's fast attribute lookups
     np.testing.assert_array_equal(r.islimit([1.5, 1.0]), [1, 0])
     np.testing.assert_array_equal(r.islimit([-1.5, -0.1]), [-1, -1])
     np.testing.assert_array_equal(r.qlim, [[-1, 1], [0, 2]])
