@@ -89,3 +89,61 @@ def _edges(v: np.ndarray) -> np.ndarray:
         return np.array([v[0] - 0.5, v[0] + 0.5])
     mid = (v[1:] + v[:-1]) / 2
     return np.concatenate([[2 * v[0] - mid[0]], mid, [2 * v[-1] - mid[-1]]])
+
+
+def plot_curves(
+    x: Any,
+    curves: dict[str, Any],
+    *,
+    band: tuple[float, float] | None = None,
+    band_label: str = "band",
+    xlabel: str = "x",
+    ylabel: str = "y",
+    title: str | None = None,
+    log: bool = False,
+    marker: str = "",
+    show: bool = False,
+) -> Figure:
+    """Curves over a common axis, e.g. a Monte-Carlo average over time or a sweep's cost
+    against its parameter, with an optional horizontal band (a confidence interval).
+
+    Parameters
+    ----------
+    x : array_like (n,)
+        The common abscissa.
+    curves : dict
+        Label -> values (n,).
+    band : (float, float), optional
+        Lower and upper edge of a shaded band, with a line at its middle.
+    band_label, xlabel, ylabel, title : str
+        Legend entry of the band; axis and figure titles.
+    log : bool
+        Logarithmic y axis (values must be > 0).
+    marker : str
+        Matplotlib marker of the points ("" for lines only).
+    show : bool
+        Display the figure (pyplot-managed) instead of a bare Agg figure.
+    """
+    xs = np.asarray(x, dtype=float)
+    for label, y in curves.items():
+        if np.shape(y) != xs.shape:
+            raise ValueError(f"plot_curves: curve {label!r} has shape {np.shape(y)}; "
+                             f"expected {xs.shape} (that of x)")  # fmt: skip
+    fig = new_figure((7.0, 4.2), show)
+    ax = fig.add_subplot()
+    if band is not None:
+        ax.axhspan(band[0], band[1], color="tab:green", alpha=0.25, label=band_label)
+        ax.axhline(0.5 * (band[0] + band[1]), color="tab:green", lw=0.8)
+    for label, y in curves.items():
+        ax.plot(xs, np.asarray(y, dtype=float), lw=1.2, marker=marker, label=label)
+    if log:
+        ax.set_yscale("log")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    if title:
+        ax.set_title(title)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(loc="best")
+    if show:
+        show_figure(fig)
+    return fig
