@@ -36,6 +36,11 @@ def finite(owner: str, name: str, value: Any) -> float:
     return v
 
 
+def finites(owner: str, **values: Any) -> tuple[float, ...]:
+    """The keyword ``values`` as finite floats, in order (:func:`finite` on each)."""
+    return tuple(finite(owner, name, v) for name, v in values.items())
+
+
 def vector(owner: str, name: str, value: Any, n: int, what: str) -> np.ndarray:
     """``value`` as a finite float64 array of shape (n,)."""
     try:

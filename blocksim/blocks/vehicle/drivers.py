@@ -15,7 +15,7 @@ import numpy as np
 
 from blocksim.blocks.sources.random_streams import MASK64
 from blocksim.blocks.vehicle import driver_kernels as dk
-from blocksim.blocks.vehicle._checks import as_key, finite, positive, vector
+from blocksim.blocks.vehicle._checks import as_key, finite, finites, positive, vector
 from blocksim.engine.block import Block, Port
 from blocksim.engine.clock import as_clock
 from blocksim.engine.compiled.kernels import Kernels
@@ -69,8 +69,7 @@ class DriveToPoint(Block):
         self._p = (
             float(self.goal[0]),
             float(self.goal[1]),
-            finite(o, "Kv", Kv),
-            finite(o, "Kh", Kh),
+            *finites(o, Kv=Kv, Kh=Kh),
         )
 
     def output(self, t: float, x: np.ndarray, u: Sequence[Any]) -> tuple[float, float]:
@@ -126,9 +125,7 @@ class DriveToPose(Block):
             )
         self._p = (
             self.goal,
-            finite(o, "Krho", Krho),
-            finite(o, "Kalpha", Kalpha),
-            finite(o, "Kbeta", Kbeta),
+            *finites(o, Krho=Krho, Kalpha=Kalpha, Kbeta=Kbeta),
             positive(o, "L", L),
             int(direction),
         )
@@ -176,9 +173,7 @@ class FollowLine(Block):
             raise BlockParameterError(f"{o}: parameter 'line': a and b cannot both be zero")
         self._p = (
             *map(float, ln),
-            finite(o, "Kd", Kd),
-            finite(o, "Kh", Kh),
-            finite(o, "speed", speed),
+            *finites(o, Kd=Kd, Kh=Kh, speed=speed),
         )
 
     def output(self, t: float, x: np.ndarray, u: Sequence[Any]) -> tuple[float, float]:
@@ -228,12 +223,7 @@ class PurePursuit(Block):
     ) -> None:
         super().__init__()
         o = type(self).__name__
-        self._p = (
-            finite(o, "dstar", dstar),
-            finite(o, "Kv", Kv),
-            finite(o, "Ki", Ki),
-            finite(o, "Kh", Kh),
-        )
+        self._p = finites(o, dstar=dstar, Kv=Kv, Ki=Ki, Kh=Kh)
         self.set_state([0.0], ("ie",))
 
     def output(self, t: float, x: np.ndarray, u: Sequence[Any]) -> tuple[float, float]:
@@ -295,10 +285,7 @@ class Braitenberg(Block):
             float(src[0]),
             float(src[1]),
             positive(o, "A", A),
-            finite(o, "V", V),
-            finite(o, "K", K),
-            finite(o, "ahead", ahead),
-            finite(o, "side", side),
+            *finites(o, V=V, K=K, ahead=ahead, side=side),
         )
 
     def output(self, t: float, x: np.ndarray, u: Sequence[Any]) -> tuple[float, float]:
@@ -345,8 +332,7 @@ class BraitenbergField(Block):
         if not callable(field):
             raise BlockParameterError(f"{o}: parameter 'field' must be a function f(x, y)")
         self.field = field
-        self._p = (finite(o, "V", V), finite(o, "K", K), finite(o, "ahead", ahead),
-                   finite(o, "side", side))  # fmt: skip
+        self._p = finites(o, V=V, K=K, ahead=ahead, side=side)
 
     def output(self, t: float, x: np.ndarray, u: Sequence[Any]) -> tuple[float, float]:
         s = drv.sensor_positions(np.asarray(u[0], dtype=float), self._p[2], self._p[3])
