@@ -19,7 +19,6 @@ Units: SI; q in rad (revolute) or m (prismatic); torques in N m, forces in N.
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import cached_property
 
 import numpy as np
 
@@ -95,14 +94,19 @@ def _wrenches(fext, m: int) -> np.ndarray:
 class DynamicsMethods:
     """Inverse and forward dynamics of a serial-link arm (mixin; see the module docstring)."""
 
-    @cached_property
-    def _fast(self) -> tuple:
-        """What the one-configuration fast paths need (cached on the instance; a host that
-        caches ``arrays``/``kin`` drops it with them): the packed dynamics parameters
-        (:func:`~.fast_calls.pack_dynamics`), n and the output shapes (n, n) and (6, n)."""
+    #: :meth:`_fast_params`, stored on the instance by the first fast call (a plain attribute:
+    #: CPython reads it faster than a ``cached_property``); a host that caches
+    #: ``arrays``/``kin`` deletes it with them, which brings back this None
+    _fast: tuple | None = None
+
+    def _fast_params(self) -> tuple:
+        """What the one-configuration fast paths need, stored as ``self._fast``: the packed
+        parameters (:func:`~.fast_calls.pack_dynamics`), n and the output shapes (n, n) and
+        (6, n)."""
         a = self.arrays
         n = int(self.kin[0])
-        return pack_dynamics(self.kin, a.dyn, a.gravity), n, (n, n), (6, n)
+        self._fast = (pack_dynamics(self.kin, a.dyn, a.gravity), n, (n, n), (6, n))
+        return self._fast
 
     def rne(self, q, qd=None, qdd=None, gravity=None, fext=None, out=None) -> np.ndarray:
         """Inverse dynamics by recursive Newton–Euler: the joint torques/forces for a motion.
@@ -130,7 +134,7 @@ class DynamicsMethods:
             inertia ``G^2 Jm qdd`` and the torque that overcomes joint friction.
         """
         if gravity is None and fext is None:
-            P, n, _, _ = self._fast
+            P, n, _, _ = self._fast or self._fast_params()
             o = _empty(n) if out is None else out
             try:        # float64 C-contiguous (n,) arguments only (see fast_calls)
                 _FAST.rne(P, q, qd, qdd, o)
@@ -179,7 +183,7 @@ class DynamicsMethods:
         Symmetric positive definite; the diagonal includes the rotor inertias ``G^2 Jm``.
         ``out``: where to write the result (as :meth:`rne`).
         """
-        P, _, shape, _ = self._fast
+        P, _, shape, _ = self._fast or self._fast_params()
         o = _empty(shape) if out is None else out
         try:            # float64 C-contiguous (n,) q only (see fast_calls)
             _FAST.inertia(P, q, o)
@@ -217,7 +221,7 @@ class DynamicsMethods:
         (as :meth:`rne`).
         """
         if gravity is None and fext is None:
-            P, n, _, _ = self._fast
+            P, n, _, _ = self._fast or self._fast_params()
             o = _empty(n) if out is None else out
             try:        # float64 C-contiguous (n,) arguments only (see fast_calls)
                 _FAST.accel(P, q, qd, tau, o)

@@ -461,7 +461,7 @@ class SerialLink(DynamicsMethods):
         ``v`` is the velocity of the end-effector (tool) origin, ``omega`` the angular velocity.
         ``out``: a float64 (6, n) array to write the result into (saves the allocation).
         """
-        P, _, _, shape = self._fast
+        P, _, _, shape = self._fast or self._fast_params()
         J = _empty(shape) if out is None else out
         try:
             _FAST.jacob0(P, q, J)  # float64 C-contiguous (n,) q only (fast_calls)
