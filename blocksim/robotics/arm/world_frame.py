@@ -3,11 +3,15 @@
 Both kernels walk the chain once, composing ``T_i = T_{i-1} A[i] J(q_i) B[i]``
 (:mod:`~.layout`) directly as rotation and origin tuples, and never form a 4x4 product twice:
 
-* the constant factors ``A[i]`` and ``B[i]`` are classified once per call (identity,
-  pure translation, general; :func:`transform_kind`): standard DH has ``A = I``, modified DH
-  ``B = Tz(d)``, so most links cost one general 3x3 product, not two;
+* the constant factors ``A[i]`` and ``B[i]`` are classified (identity, pure translation,
+  rotation about x, general; :func:`transform_kind`): standard DH has ``A = I`` and
+  ``B = Tz(d) Tx(a) Rx(alpha)``, modified DH ``A = Rx(alpha) Tx(a)`` and ``B = Tz(d)``, so a
+  link costs at most one product that mixes two columns, not two general 3x3 products;
+* a chain that is all standard-DH revolute joints (:func:`is_dh_chain`, decided once per
+  model: ``SerialLink`` keeps it in its packed parameters) takes a path with no branches;
 * the joint motion ``J`` is applied as a column rotation (revolute: the first two columns
-  mix by ``cos``/``sin``) or a shift along the axis column (prismatic).
+  mix by ``cos``/``sin``, all computed ahead of the chain) or a shift along the axis column
+  (prismatic).
 
 :func:`jacob0_into` (``jacob0``): the axis of joint ``i`` is the z axis ``z_i`` of
 ``T_{i-1} A[i]`` through its origin ``o_i``; with the end-effector (tool) origin ``p_e`` the
