@@ -42,6 +42,7 @@ def add_ekf_rig(
     landmarks: int = 20,
     seed: int = 0,
     dim: float = 10.0,
+    sensor_range: Any = None,
 ) -> EKFRig:
     """Add the blocks ``veh``, ``driver``, ``ekf`` and (but for dead reckoning) ``sensor`` to
     ``d``, in that order, and wire them::
@@ -70,6 +71,8 @@ def add_ekf_rig(
         sensor's noise ``seed + 2``.
     dim : float
         Half-size [m] of the square the driver's waypoints are drawn in.
+    sensor_range : float or (float, float), optional
+        The sensor's ``range``: max range or ``[min, max]`` [m] (default unlimited).
 
     Returns
     -------
@@ -90,7 +93,9 @@ def add_ekf_rig(
     sensor = None
     if mode != "dead_reckoning":
         sensor = d.add(
-            RangeBearingSensor(landmarks=landmarks, map_seed=0, W=W, seed=seed + 2),
+            RangeBearingSensor(
+                landmarks=landmarks, map_seed=0, W=W, range=sensor_range, seed=seed + 2
+            ),
             name="sensor",
         )
         d.connect("veh.pose", "sensor.pose")
