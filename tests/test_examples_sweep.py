@@ -202,3 +202,20 @@ def test_plot_curves_draws_the_band_and_refuses_a_curve_of_the_wrong_length():
     assert ax.get_yscale() == "log" and len(ax.patches) == 1  # the band
     with pytest.raises(ValueError, match=r"curve 'b' has shape \(2,\); expected \(3,\)"):
         plot_curves([0, 1, 2], {"b": [1.0, 2.0]})
+
+
+def test_both_sweeps_on_a_dask_cluster_equal_the_local_ones(nees_example, mass_example):
+    distributed = pytest.importorskip("distributed")
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        _, nees, batch = nees_example.sweep(T=2.0, n=8, client=client, chunk=3)
+        errors = mass_example.sweep(T=3.0, n=3, client=client, chunk=1)[1]
+    assert batch.stats["scheduler"] == "dask" and batch.stats["chunks"] == 3
+    np.testing.assert_array_equal(nees, nees_example.sweep(T=2.0, n=8)[1])
+    local = mass_example.sweep(T=3.0, n=3)[1]
+    for key in ("waypoint", "deviation", "omega_max"):
+        np.testing.assert_array_equal(errors[key], local[key])
