@@ -138,12 +138,13 @@ def main(
     M, errors, _ = sweep(T, n, client, **options)
     mismatch = 100.0 * (M / NOMINAL - 1.0)
     wp = np.nanmean(errors["waypoint"], axis=1)
-    floor = 1e-4  # cm: the nominal flight's zero deviation on a log axis
+    dev = 100.0 * errors["deviation"]
     fig = plot_curves(
         mismatch,
         {
             "mean waypoint error at the end of each dwell": 100.0 * wp,
-            "RMS distance from the nominal flight": np.maximum(100.0 * errors["deviation"], floor),
+            # the nominal flight's own distance, 0, has no place on a log axis
+            "RMS distance from the nominal flight (0 at 0 %)": np.where(dev > 0, dev, np.nan),
         },
         xlabel="vehicle mass - assumed mass [%]",
         ylabel="error [cm]",
