@@ -62,8 +62,9 @@ def inertia_nb(kin, dyn, q):
     S = np.empty((n, SCRATCH))
     out = np.empty((Q.shape[0], n, n))
     dh = is_dh_chain(kin)
+    rows = dyn.reshape(dyn.size)
     for k in range(Q.shape[0]):
-        crba_into(kin, dyn, Q[k], out[k], S, dh)
+        crba_into(kin, rows, 0, Q[k], out[k], S, dh)
     return out.reshape(q.shape[:-1] + (n, n))  # noqa: RUF005 (numba: no tuple unpacking)
 
 

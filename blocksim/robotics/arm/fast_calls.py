@@ -80,8 +80,8 @@ def _rne(P, q, qd, qdd, out):
 
 
 def _inertia(P, q, out):
-    n, kin, dyn, _, _, dh = _unpack(P, q.shape[0])
-    crba_into(kin, dyn, q, out, np.empty((n, SCRATCH)), dh)
+    n = int(P[0])  # P starts with the packed kinematics: no views needed (crba_into checks)
+    crba_into(P, P, 25 + 26 * n, q, out, np.empty((n, SCRATCH)), P[P.shape[0] - 1] == 1.0)
 
 
 def _accel(P, q, qd, tau, out):
@@ -90,7 +90,7 @@ def _accel(P, q, qd, tau, out):
         raise ValueError("accel: q, qd and tau must have one element per joint (robot.n)")
     W = np.empty((n, WORK))
     M = np.empty((n, n))
-    crba_into(kin, dyn, q, M, np.empty((n, SCRATCH)), dh)
+    crba_into(kin, P, 25 + 26 * n, q, M, np.empty((n, SCRATCH)), dh)
     link_transforms(kin, q, W)
     rne_core(kin, dyn, W, qd, qd, True, zeros, base_acceleration(kin, g), zeros, out)
     for i in range(n):
@@ -101,8 +101,7 @@ def _accel(P, q, qd, tau, out):
 
 
 def _jacob0(P, q, out):
-    _, kin, _, _, _, dh = _unpack(P, int(P[0]))  # jacob0_into checks q and out
-    jacob0_into(kin, q, out, dh)
+    jacob0_into(P, q, out, P[P.shape[0] - 1] == 1.0)  # P starts with kin; q, out checked
 
 
 _PY = {"rne": _rne, "inertia": _inertia, "accel": _accel, "jacob0": _jacob0}

@@ -261,13 +261,17 @@ _S, _MS, _H, _I = 0, 6, 7, 10
 
 
 @njit(cache=True, inline="always")
-def crba_into(kin, dyn, q, M, S, dh):
+def crba_into(kin, dyn, od, q, M, S, dh):
     """Joint-space inertia ``M`` (n, n) at ``q`` (n,) by the composite-rigid-body algorithm
-    in frame-0 coordinates (module docstring); ``S`` (n, SCRATCH) is scratch. Rotor inertias
-    ``G^2 Jm`` are on the diagonal; ``dh``: :func:`is_dh_chain` of the model. ValueError
-    unless the shapes fit the model."""
+    in frame-0 coordinates (module docstring).
+
+    ``dyn`` is a flat vector holding the dynamics rows (:data:`~.layout.DYN_COLUMNS`), row
+    ``i`` at ``dyn[od + 15 i:]`` (``dyn.ravel()`` with ``od = 0``, or the packed parameters
+    of :mod:`~.fast_calls`, which then need no view); ``S`` (n, SCRATCH) is scratch. Rotor
+    inertias ``G^2 Jm`` are on the diagonal; ``dh``: :func:`is_dh_chain` of the model.
+    ValueError unless the shapes fit the model."""
     n = int(kin[0])
-    if q.shape[0] != n or M.shape[0] != n or M.shape[1] != n or dyn.shape[0] != n:
+    if q.shape[0] != n or M.shape[0] != n or M.shape[1] != n or dyn.shape[0] < od + 15 * n:
         raise ValueError(
             "inertia: q must have one element per joint (robot.n), the output be (n, n)"
         )
@@ -285,13 +289,14 @@ def crba_into(kin, dyn, q, M, S, dh):
             S[i, 0], S[i, 1], S[i, 2] = 0.0, 0.0, 0.0
             S[i, 3], S[i, 4], S[i, 5] = z[0], z[1], z[2]
         # the link's inertia in frame 0: centre of mass c, R Ic R^T, parallel axes to origin
-        m = dyn[i, MASS]
-        rx, ry, rz = dyn[i, RX], dyn[i, RY], dyn[i, RZ]
+        d = od + 15 * i
+        m = dyn[d + MASS]
+        rx, ry, rz = dyn[d + RX], dyn[d + RY], dyn[d + RZ]
         cx = p[0] + R[0] * rx + R[1] * ry + R[2] * rz
         cy = p[1] + R[3] * rx + R[4] * ry + R[5] * rz
         cz = p[2] + R[6] * rx + R[7] * ry + R[8] * rz
-        ixx, iyy, izz = dyn[i, IXX], dyn[i, IYY], dyn[i, IZZ]
-        ixy, iyz, ixz = dyn[i, IXY], dyn[i, IYZ], dyn[i, IXZ]
+        ixx, iyy, izz = dyn[d + IXX], dyn[d + IYY], dyn[d + IZZ]
+        ixy, iyz, ixz = dyn[d + IXY], dyn[d + IYZ], dyn[d + IXZ]
         # T = Ic R^T (column k of T = Ic @ row k of R)
         t00 = ixx * R[0] + ixy * R[1] + ixz * R[2]
         t10 = ixy * R[0] + iyy * R[1] + iyz * R[2]
@@ -335,7 +340,7 @@ def crba_into(kin, dyn, q, M, S, dh):
         fx = m * vx + wy * hz - wz * hy
         fy = m * vy + wz * hx - wx * hz
         fz = m * vz + wx * hy - wy * hx
-        g = dyn[i, GR]
+        g = dyn[od + 15 * i + GR]
         M[i, i] = (
             S[i, 0] * nx
             + S[i, 1] * ny
@@ -343,7 +348,7 @@ def crba_into(kin, dyn, q, M, S, dh):
             + S[i, 3] * fx
             + S[i, 4] * fy
             + S[i, 5] * fz
-            + g * g * dyn[i, JM]
+            + g * g * dyn[od + 15 * i + JM]
         )
         for j in range(i):
             v = (

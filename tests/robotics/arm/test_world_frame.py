@@ -117,7 +117,7 @@ def test_inertia_equals_rne_columns_and_jacobian_the_frame_products(name):
     S = np.empty((n, SCRATCH))
     J = np.empty((6, n))
     for q in configurations(robot):
-        crba_into(robot.kin, robot.arrays.dyn, q, M, S, dh)
+        crba_into(robot.kin, robot.arrays.dyn.ravel(), 0, q, M, S, dh)
         ref = inertia_by_rne(robot, q)
         np.testing.assert_allclose(M, ref, rtol=0, atol=1e-12 * max(1.0, np.abs(ref).max()))
         np.testing.assert_array_equal(M, M.T)
@@ -127,7 +127,7 @@ def test_inertia_equals_rne_columns_and_jacobian_the_frame_products(name):
         np.testing.assert_array_equal(robot.jacob0(q), J)
         if dh:  # the branch-free DH path and the general path agree
             M2, J2 = np.empty((n, n)), np.empty((6, n))
-            crba_into(robot.kin, robot.arrays.dyn, q, M2, S, False)
+            crba_into(robot.kin, robot.arrays.dyn.ravel(), 0, q, M2, S, False)
             jacob0_into(robot.kin, q, J2, False)
             np.testing.assert_allclose(M2, M, rtol=0, atol=1e-13 * max(1.0, np.abs(M).max()))
             np.testing.assert_allclose(J2, J, rtol=0, atol=1e-14)
@@ -153,8 +153,8 @@ def test_wrong_shapes_raise():
     robot = puma560()
     S = np.empty((6, SCRATCH))
     with pytest.raises(ValueError, match="inertia"):
-        crba_into(robot.kin, robot.arrays.dyn, np.zeros(5), np.empty((6, 6)), S, True)
+        crba_into(robot.kin, robot.arrays.dyn.ravel(), 0, np.zeros(5), np.empty((6, 6)), S, True)
     with pytest.raises(ValueError, match="inertia"):
-        crba_into(robot.kin, robot.arrays.dyn, np.zeros(6), np.empty((5, 6)), S, True)
+        crba_into(robot.kin, robot.arrays.dyn.ravel(), 0, np.zeros(6), np.empty((5, 6)), S, True)
     with pytest.raises(ValueError, match="jacob0"):
         jacob0_into(robot.kin, np.zeros(6), np.empty((6, 5)), True)
