@@ -150,7 +150,7 @@ def _prepare(plan: Plan, solver: str) -> Prepared:
     except ValueError as exc:
         raise CompileError(f"the compiled back-end cannot run this diagram: {exc}") from None
     layout = param_layout(_params(kernels))
-    return Prepared(program, layout, load_generated(program, layout), kernels)
+    return Prepared(program, layout, load_generated(program, layout, METHODS[solver]), kernels)
 
 
 def _schedule(plan: Plan, config: RunConfig) -> Schedule:
@@ -161,9 +161,8 @@ def _schedule(plan: Plan, config: RunConfig) -> Schedule:
 
 def _options(program: ir.Program, config: RunConfig, sched: Schedule, cap: int,
              record_steps: bool) -> LoopOptions:
-    method = METHODS[config.solver]
     tol = float(config.event_tol)
-    return LoopOptions(int(method), float(config.dt or 0.0), float(config.rtol),
+    return LoopOptions(float(config.dt or 0.0), float(config.rtol),
                        float(config.atol), float(config.max_step), int(cap), record_steps, tol,
                        ZENO_WIDTH * tol * max(1.0, config.T), ZENO_COUNT,
                        np.array(program.directions, dtype=np.int64),

@@ -51,9 +51,10 @@ class Status(IntEnum):
 
 class LoopOptions(NamedTuple):
     """The run options the loop reads (numba-typable; built by the back-end from a
-    :class:`~blocksim.engine.config.RunConfig`)."""
+    :class:`~blocksim.engine.config.RunConfig`). The integration method is not among them: it
+    is the generated module's constant ``METHOD`` (see
+    :mod:`blocksim.engine.compiled.loop_template`)."""
 
-    method: int  # a Method
     dt: float  # fixed step [s] (0.0 for the adaptive method)
     rtol: float
     atol: float

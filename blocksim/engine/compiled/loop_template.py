@@ -3,10 +3,13 @@
 This module is not imported: :func:`blocksim.engine.compiled.loop.loop_source` copies its text
 after the marker line into each generated module, where ``evaluate``, ``rhs``,
 ``rhs_record``, ``update``, ``crossings``, ``fire`` (the diagram's functions, see
-:mod:`blocksim.engine.compiled.render`), ``NX`` and ``NSIG`` (its numbers of continuous states
-and of signal-buffer elements) are
-defined. There the calls are direct calls of module globals, which numba compiles, inlines and
-caches on disk; ``NX`` is a compile-time constant, so LLVM unrolls the loops over the state.
+:mod:`blocksim.engine.compiled.render`), ``NX``, ``NSIG`` and ``NZ`` (its numbers of continuous
+states, signal-buffer elements and zero-crossing functions) and ``METHOD`` (the run's
+:class:`~blocksim.engine.compiled.steps.Method`) are defined. There the calls are direct calls
+of module globals, which numba compiles, inlines and caches on disk. The constants are
+compile-time constants: LLVM unrolls the loops over the state, and numba drops the branches
+they rule out before typing them (no crossing code in a diagram without crossings, one step
+method per module), which halves the time a diagram's loop takes to compile.
 
 * :func:`euler_step`, :func:`rk4_step`, :func:`dopri_step` — one step of each method, the
   only step code; :func:`step` picks the run's;
@@ -151,15 +154,15 @@ def dopri_step(t, x, f0, hh, t_left, xd, pv, pi, sig, k2, k3, k4, k5, k6, k7, y,
 
 
 @njit(cache=True)
-def step(method, t, x, f0, hh, t_left, xd, pv, pi, sig, k2, k3, k4, k5, k6, k7, y, err, scale,
-         ynew, rtol, atol):
-    """One step of the run's method (:func:`euler_step`, :func:`rk4_step` or
+def step(t, x, f0, hh, t_left, xd, pv, pi, sig, k2, k3, k4, k5, k6, k7, y, err, scale, ynew,
+         rtol, atol):
+    """One step of the module's method ``METHOD`` (:func:`euler_step`, :func:`rk4_step` or
     :func:`dopri_step`): returns ``(error norm, rhs evaluations)``, the norm 0.0 for the
     fixed-step methods."""
-    if method == _EULER:
+    if METHOD == _EULER:
         euler_step(t, x, f0, hh, ynew)
         return 0.0, 0
-    if method == _RK4:
+    if METHOD == _RK4:
         rk4_step(t, x, f0, hh, t_left, xd, pv, pi, sig, k2, k3, k4, y, ynew)
         return 0.0, 3
     return dopri_step(t, x, f0, hh, t_left, xd, pv, pi, sig, k2, k3, k4, k5, k6, k7, y, err,
@@ -191,7 +194,7 @@ def initial_step(t, x, f, t_end, t_left, xd, pv, pi, sig, f1, ytmp, err, scale, 
 
 
 @njit(cache=True)
-def locate(method, t, x, f, hh, t_end, t_left, xd, pv, pi, sig, k2, k3, k4, k5, k6, k7, y, err,
+def locate(t, x, f, hh, t_end, t_left, xd, pv, pi, sig, k2, k3, k4, k5, k6, k7, y, err,
            scale, ynew, ytry, g_prev, g_now, opts):
     """A crossing happened in the step of length ``hh`` from ``(t, x)``: bisect the step
     length to ``event_tol`` (re-stepping from ``t``), then redo the step up to the crossing
@@ -207,8 +210,8 @@ def locate(method, t, x, f, hh, t_end, t_left, xd, pv, pi, sig, k2, k3, k4, k5, 
         c = a if last else 0.5 * (a + b)
         if last and a == 0.0:
             break
-        _, ne = step(method, t, x, f, c, t_left, xd, pv, pi, sig, k2, k3, k4, k5, k6, k7, y,
-                     err, scale, ytry, opts.rtol, opts.atol)
+        _, ne = step(t, x, f, c, t_left, xd, pv, pi, sig, k2, k3, k4, k5, k6, k7, y, err,
+                     scale, ytry, opts.rtol, opts.atol)
         nfev += ne
         evaluate(min(t + c, t_left), ytry, xd, pv, pi, sig, 1, opts.none_fired)
         crossings(t + c, ytry, xd, pv, pi, sig, g_now)
@@ -222,8 +225,8 @@ def locate(method, t, x, f, hh, t_end, t_left, xd, pv, pi, sig, k2, k3, k4, k5, 
     t_snap = t_end - SNAP_ULPS * (np.nextafter(t_end, np.inf) - t_end)
     inside = not (t + hh >= t_end and (t + b >= t_snap or t + b > t_left))
     length = b if inside else hh
-    _, ne = step(method, t, x, f, length, t_left, xd, pv, pi, sig, k2, k3, k4, k5, k6, k7, y,
-                 err, scale, ynew, opts.rtol, opts.atol)
+    _, ne = step(t, x, f, length, t_left, xd, pv, pi, sig, k2, k3, k4, k5, k6, k7, y, err,
+                 scale, ynew, opts.rtol, opts.atol)
     return length, inside, nfev + ne
 
 
@@ -234,7 +237,7 @@ def major(t, mode, row, x, xd, x_new, xd_new, pv, pi, sig, g_prev, g_now, mask, 
     scheduled major time, 1 at an event inside a segment). ``events`` = ``[count, burst,
     time of the last]`` is updated in place. Returns a status (DONE, STOPPED or ZENO)."""
     status = _DONE
-    nz = opts.directions.size
+    nz = NZ
     evaluate(t, x, xd, pv, pi, sig, mode, row)
     if nz > 0:
         crossings(t, x, xd, pv, pi, sig, g_now)
@@ -279,8 +282,8 @@ def run(pv, pi, x0, xd0, sig0, sched, opts):
     ``sched`` is a :class:`blocksim.engine.schedule.Schedule`, ``opts`` a
     :class:`blocksim.engine.compiled.loop.LoopOptions`."""
     n = NX
-    nz = opts.directions.size
-    method = opts.method
+    nz = NZ
+    method = METHOD
     x = x0.copy()
     xd = xd0.copy()
     x_new = x0.copy()
@@ -386,8 +389,8 @@ def run(pv, pi, x0, xd0, sig0, sched, opts):
                 else:
                     t_new = next_grid_time(t, opts.dt, t_end)
                 hh = t_new - t
-                en, ne = step(method, t, x, f, hh, t_left, xd, pv, pi, sig, k2, k3, k4, k5, k6,
-                              k7, y, err, scale, ynew, opts.rtol, opts.atol)
+                en, ne = step(t, x, f, hh, t_left, xd, pv, pi, sig, k2, k3, k4, k5, k6, k7, y,
+                              err, scale, ynew, opts.rtol, opts.atol)
                 nfev += ne
                 if n == 0 or method != _DOPRI:
                     break
@@ -417,9 +420,9 @@ def run(pv, pi, x0, xd0, sig0, sched, opts):
                 evaluate(min(t_new, t_left), ynew, xd, pv, pi, sig, 1, opts.none_fired)
                 crossings(t_new, ynew, xd, pv, pi, sig, g_now)
                 if any_crossed(g_prev, g_now, opts.directions):
-                    hh, event, ne = locate(method, t, x, f, hh, t_end, t_left, xd, pv, pi, sig,
-                                           k2, k3, k4, k5, k6, k7, y, err, scale, ynew, ytry,
-                                           g_prev, g_now, opts)
+                    hh, event, ne = locate(t, x, f, hh, t_end, t_left, xd, pv, pi, sig, k2, k3,
+                                           k4, k5, k6, k7, y, err, scale, ynew, ytry, g_prev,
+                                           g_now, opts)
                     nfev += ne
                     t_new = t + hh if event else t_new
                 else:
@@ -502,7 +505,7 @@ def run_fixed(pv, pi, x0, xd0, sig0, sched, opts):
                 break
             t_new = min(k * opts.dt, t_end)
             k += 1
-            if opts.method == _RK4:
+            if METHOD == _RK4:
                 rk4_step(t, x, f, t_new - t, t_left, xd, pv, pi, sig, k2, k3, k4, y, ynew)
                 nfev += 3
             else:

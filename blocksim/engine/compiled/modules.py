@@ -1,7 +1,8 @@
 """Generated modules on disk: one per diagram structure, found again by every process.
 
 The source of a diagram's module depends on its structure only (blocks, kernels, wiring,
-signal shapes, parameter layout), never on parameter values or object ids, and it is written
+signal shapes, parameter layout) and the integration method, never on parameter values or
+object ids, and it is written
 to ``$BLOCKSIM_CACHE_DIR/compiled`` (default ``~/.cache/blocksim/compiled``) under a name
 derived from its text. numba caches the module's compiled functions next to it, so a second
 process running the same diagram — built in Python or loaded from JSON — loads them instead
@@ -20,8 +21,12 @@ from types import ModuleType
 from blocksim.engine.compiled.ir import Program
 from blocksim.engine.compiled.params import ParamLayout
 from blocksim.engine.compiled.render import render, source_hash
+from blocksim.engine.compiled.steps import Method
 
 _LOADED: dict[str, ModuleType] = {}
+#: the generated module of each (program, layout, method) seen in this process: a diagram
+#: compiled again (every ``simulate(diagram, ...)`` compiles it) skips rendering and hashing
+_BY_PROGRAM: dict[tuple[Program, ParamLayout, Method], GeneratedModule] = {}
 
 
 def cache_dir() -> Path:
@@ -45,9 +50,19 @@ class GeneratedModule:
         return self.module.__name__
 
 
-def load_generated(program: Program, layout: ParamLayout) -> GeneratedModule:
-    """Render ``program``, write it to the cache folder if not there yet, and import it."""
-    src = render(program, layout)
+def load_generated(program: Program, layout: ParamLayout, method: Method) -> GeneratedModule:
+    """Render ``program`` for integration ``method``, write it to the cache folder if not there
+    yet, and import it."""
+    key = (program, layout, method)
+    known = _BY_PROGRAM.get(key)
+    if known is not None:
+        return GeneratedModule(known.module, known.source, False)
+    generated = _load(render(program, layout, method))
+    _BY_PROGRAM[key] = generated
+    return generated
+
+
+def _load(src: str) -> GeneratedModule:
     name = f"blocksim_plan_{source_hash(src)}"
     if name in _LOADED:
         return GeneratedModule(_LOADED[name], src, False)

@@ -78,6 +78,26 @@ def test_lean_and_general_loops_agree():
     np.testing.assert_allclose(lean["x.y"], general["x.y"], rtol=0, atol=1e-15)
 
 
+def test_a_module_compiles_only_its_method_and_only_the_crossing_code_it_needs():
+    """METHOD and NZ are constants of the generated module: numba drops the branches they rule
+    out before typing, so the other methods' steps and (without crossings) the crossing code
+    are never compiled; a module serves one method."""
+    plan = compile_diagram(lag())
+    r45 = simulate(plan, 0.5, "RK45", backend="compiled")
+    rk4 = simulate(plan, 0.5, "rk4", dt=1e-2, backend="compiled")
+    assert r45.stats["generated_module"] != rk4.stats["generated_module"]
+    general = prepare(plan, "RK45").generated.module
+    assert general.METHOD == 2 and general.NZ == 0
+    assert general.run.signatures and general.dopri_step.signatures
+    for unused in ("euler_step", "rk4_step", "locate", "crossings", "fire"):
+        assert getattr(general, unused).signatures == [], unused
+    np.testing.assert_allclose(r45["x.y"], 1 - np.exp(-3.0 * r45.t), atol=1e-6)
+    with_crossing = compile_diagram(lag(with_crossing=True))
+    simulate(with_crossing, 0.5, "RK45", backend="compiled")
+    module = prepare(with_crossing, "RK45").generated.module
+    assert module.NZ == 1 and module.locate.signatures and module.crossings.signatures
+
+
 def test_specialize_is_a_deprecated_no_op():
     plain = simulate(lag(), 0.5, "rk4", dt=1e-2, backend="compiled")
     with pytest.warns(DeprecationWarning, match="specialize"):
