@@ -111,6 +111,12 @@ def _compose(R, p, kin, o):
     return R, p
 
 
+#: :func:`_compose` as a called function: the general path of :func:`_link` (models other than
+#: standard DH) calls it instead of inlining it twice per kernel, which kept numba compiling
+#: for seconds longer
+_compose_call = njit(cache=True)(_compose.py_func)
+
+
 @njit(cache=True, inline="always")
 def _joint(R, p, revolute, c, s):
     """``(R, p) @ J``: ``rotz`` by the angle with cosine ``c`` and sine ``s`` (revolute) or
@@ -194,11 +200,11 @@ def _link(R, p, kin, n, i, c, s, dh):
             a7 * m5 + z[2] * m8,
         )
         return z, p, Rn, pn
-    R, p = _compose(R, p, kin, oa)
+    R, p = _compose_call(R, p, kin, oa)
     z = (R[2], R[5], R[8])
     o = p
     R, p = _joint(R, p, kin[1 + i] == 0.0, c, s)
-    R, p = _compose(R, p, kin, oa + 12)
+    R, p = _compose_call(R, p, kin, oa + 12)
     return z, o, R, p
 
 
