@@ -63,6 +63,11 @@ def _vec(v: Any, n: int, what: str) -> np.ndarray:
     return a
 
 
+def _frozen(v: Any) -> Any:
+    """``v`` with every list made a tuple (what :attr:`CoppeliaSimEmulator.requests` keeps)."""
+    return tuple(_frozen(x) for x in v) if isinstance(v, (list, tuple)) else v
+
+
 def _matrix12(T: np.ndarray) -> list[float]:
     return [float(x) for x in T[:3, :].reshape(-1)]
 
@@ -93,8 +98,9 @@ class CoppeliaSimEmulator:
         self.arm, self.njoints = arm, int(njoints)
         self.scene = Scene(arm, njoints, dt)
         self.lock = threading.RLock()
-        #: the calls served, in order (the last :data:`KEEP` to :data:`2 * KEEP`: a server
-        #: that runs for hours does not grow without bound)
+        #: the calls served, in order, as (function, arguments as nested tuples) (the last
+        #: :data:`KEEP` to :data:`2 * KEEP`: a server that runs for hours does not grow without
+        #: bound; tuples of numbers leave the garbage collector's full passes short)
         self.requests: list[tuple[str, list[Any]]] = []
         self.connections = 0  #: clients connected now (from the socket's monitor)
         self._faults: list[tuple[str, float]] = []
@@ -223,7 +229,7 @@ class CoppeliaSimEmulator:
                 args = list(request.get("args") or [])
             except (TypeError, KeyError):
                 return {"success": False, "err": "malformed request"}, fault
-            self.requests.append((func, args))
+            self.requests.append((func, _frozen(args)))
             if len(self.requests) > 2 * KEEP:
                 del self.requests[:-KEEP]
             try:

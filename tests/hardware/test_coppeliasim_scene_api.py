@@ -35,7 +35,7 @@ def vrep(emu):
 def test_scenes_load_and_close(vrep, emu):
     assert vrep.getparam_str("sim_stringparam_application_path") == APP_PATH
     vrep.loadscene("empty")
-    assert emu.requests[-1] == ("sim.loadScene", [f"{APP_PATH}/scenes/empty.ttt"])
+    assert emu.requests[-1] == ("sim.loadScene", (f"{APP_PATH}/scenes/empty.ttt",))
     with pytest.raises(HardwareError, match="object does not exist: '/IRB140'"):
         vrep.gethandle("IRB140")
     vrep.loadscene("youBot")
@@ -238,4 +238,4 @@ def test_a_long_running_emulator_keeps_only_the_last_calls(vrep, emu, monkeypatc
     for k in range(30):
         vrep.signal_int("k", k)
     assert 5 <= len(emu.requests) <= 10
-    assert emu.requests[-1] == ("sim.setInt32Signal", ["k", 29])
+    assert emu.requests[-1] == ("sim.setInt32Signal", ("k", 29))
