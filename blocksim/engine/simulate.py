@@ -52,7 +52,7 @@ from blocksim.engine.errors import BlocksimError, SimulationError
 from blocksim.engine.events import Events
 from blocksim.engine.limits import check_limits
 from blocksim.engine.plan import Plan
-from blocksim.engine.realtime import Pacer
+from blocksim.engine.realtime import Pacer, steady_gc
 from blocksim.engine.record import SimResult
 from blocksim.engine.run import Run
 from blocksim.engine.schedule import schedule
@@ -199,7 +199,8 @@ def run_config(diagram: Diagram | Plan, config: RunConfig,
                 progress(float(compiled_result.stats.get("t_final", config.T)))
             status, message = compiled_result.status, compiled_result.message
         else:
-            _run_loop(run)
+            with steady_gc(bool(config.realtime)):
+                _run_loop(run)
             status, message = run.status, run.message
     except BaseException as exc:
         error = exc
