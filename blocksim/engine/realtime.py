@@ -65,8 +65,8 @@ def steady_gc(enabled: bool) -> Iterator[None]:
     if not enabled:
         yield
         return
-    gc.collect()
-    gc.freeze()
+    gc.freeze()  # no collection first: it could take longer than the run (garbage frozen now
+    # is collected after the run, once unfrozen)
     try:
         yield
     finally:
