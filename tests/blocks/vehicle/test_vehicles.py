@@ -193,6 +193,7 @@ def test_random_path_changes_waypoint_when_reached():
         (lambda: Bicycle(stlim=2.0), "'stlim'"),
         (lambda: Bicycle(x0=(1.0, 2.0)), "'x0'"),
         (lambda: Vehicle(V=[[1.0, 2.0], [0.0, 1.0]]), "'V'"),
+        (lambda: Vehicle(V=[[1.0, 0.0], [0.0, -1e-6]]), "'V'"),  # indefinite
         (lambda: DriveToPose(direction=2), "'direction'"),
         (lambda: FollowLine(line=(0.0, 0.0, 1.0)), "'line'"),
         (lambda: PathSource(path=[1.0, 2.0]), "'path'"),
@@ -202,3 +203,8 @@ def test_random_path_changes_waypoint_when_reached():
 def test_bad_parameters_name_the_block_and_parameter(make, word):
     with pytest.raises(BlockParameterError, match=word):
         make()
+
+
+def test_a_covariance_symmetric_to_rounding_is_accepted():
+    V = np.array([[0.02, 1e-3], [1e-3 * (1 + 1e-9), 0.5]])
+    np.testing.assert_array_equal(Vehicle(V=V).V, V)
