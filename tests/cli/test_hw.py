@@ -11,6 +11,8 @@ from blocksim.cli import main
 from blocksim.hardware import Arbotix, ArbotixEmulator
 from blocksim.hardware.coppeliasim import CoppeliaSim
 
+from ..processes import sigint_default
+
 
 def _start(*args):
     p = subprocess.Popen(
@@ -18,6 +20,7 @@ def _start(*args):
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=sigint_default,  # _interrupt stops it with SIGINT
     )
     return p, p.stdout.readline().strip()
 

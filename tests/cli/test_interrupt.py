@@ -16,14 +16,10 @@ import pytest
 
 from blocksim.engine.record import SimResult
 
+from ..processes import sigint_default
+
 ROOT = Path(__file__).parents[2]
 ENV = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
-
-
-def _sigint_default():
-    """Let the child take Ctrl-C (a test runner's worker may ignore SIGINT, and an ignored
-    signal stays ignored in its children)."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 #: 500 s of x' = -x / 100 in 1e-4 s steps (a minute or more), sampled every 0.1 s (major
@@ -79,7 +75,7 @@ def test_ctrl_c_during_an_interpreted_run_writes_the_partial_result(tmp_path):
         stdout=subprocess.PIPE,
         env=ENV,
         cwd=tmp_path,
-        preexec_fn=_sigint_default,
+        preexec_fn=sigint_default,
     )
     try:
         seen = _wait_for(proc, "simulating")  # the progress bar: the run is under way
@@ -116,7 +112,7 @@ def test_ctrl_c_while_the_command_starts_prints_one_line(tmp_path):
         stdout=subprocess.PIPE,
         env=ENV,
         cwd=tmp_path,
-        preexec_fn=_sigint_default,
+        preexec_fn=sigint_default,
     )
     try:
         seen = _wait_for(proc, "python started\n")
@@ -145,7 +141,7 @@ def test_ctrl_c_during_a_compiled_run_writes_the_partial_result(tmp_path):
         [sys.executable, "-m", "blocksim.cli", "run", str(path), "--backend", "compiled",
          "--max-steps", "1e12", "--out", str(out)],
         stderr=subprocess.PIPE, stdout=subprocess.PIPE, env=ENV, cwd=tmp_path,
-        preexec_fn=_sigint_default,
+        preexec_fn=sigint_default,
     )
     try:
         # the progress bar moves only when a compiled run ends: wait past the start (imports,
@@ -174,7 +170,7 @@ def test_ctrl_c_while_a_compiled_run_compiles_exits_cleanly(tmp_path):
         [sys.executable, "-m", "blocksim.cli", "run", str(path), "--backend", "compiled",
          "--out", str(tmp_path / "r.npz")],
         stderr=subprocess.PIPE, stdout=subprocess.PIPE, env=env, cwd=tmp_path,
-        preexec_fn=_sigint_default,
+        preexec_fn=sigint_default,
     )
     try:
         seen = _wait_for(proc, "compiling diagram")

@@ -20,6 +20,8 @@ from blocksim import Diagram, simulate
 from blocksim.blocks import Constant, Gain, Integrator, MathFunction, Product, Sum, Time
 from blocksim.engine.errors import NonFiniteError
 
+from ...processes import sigint_default
+
 
 def _library_kernels():
     for info in pkgutil.walk_packages(blocksim.blocks.__path__, "blocksim.blocks."):
@@ -121,7 +123,7 @@ def test_ctrl_c_stops_a_compiled_run_and_keeps_what_it_recorded(solver):
     simulate(first_order(-1.0), 0.01, solver=solver, backend="compiled",
              **({"dt": 1e-4} if solver == "rk4" else {"max_step": 1e-4}))  # compiled here
     child = subprocess.Popen([sys.executable, "-c", CHILD, solver], stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE, text=True)
+                             stderr=subprocess.PIPE, text=True, preexec_fn=sigint_default)
     try:
         assert child.stdout.readline().strip() == "running"
         time.sleep(0.5)
