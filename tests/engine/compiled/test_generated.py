@@ -88,14 +88,19 @@ def test_a_module_compiles_only_its_method_and_only_the_crossing_code_it_needs()
     assert r45.stats["generated_module"] != rk4.stats["generated_module"]
     general = prepare(plan, "RK45").generated.module
     assert general.METHOD == 2 and general.NZ == 0
-    assert general.run.signatures and general.dopri_step.signatures
+    assert general.run.signatures
+    # a loop loaded from numba's disk cache brings no callee signatures: the compiled callees
+    # are asserted when the loop compiled here (a cold cache)
+    assert r45.stats["compile_cache"] == "cached" or general.dopri_step.signatures
     for unused in ("euler_step", "rk4_step", "locate", "crossings", "fire"):
         assert getattr(general, unused).signatures == [], unused
     np.testing.assert_allclose(r45["x.y"], 1 - np.exp(-3.0 * r45.t), atol=1e-6)
     with_crossing = compile_diagram(lag(with_crossing=True))
-    simulate(with_crossing, 0.5, "RK45", backend="compiled")
+    rc = simulate(with_crossing, 0.5, "RK45", backend="compiled")
     module = prepare(with_crossing, "RK45").generated.module
-    assert module.NZ == 1 and module.locate.signatures and module.crossings.signatures
+    assert module.NZ == 1 and module.run.signatures
+    assert rc.stats["compile_cache"] == "cached" or (module.locate.signatures
+                                                     and module.crossings.signatures)
 
 
 def test_specialize_is_a_deprecated_no_op():
