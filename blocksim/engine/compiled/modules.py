@@ -24,9 +24,6 @@ from blocksim.engine.compiled.render import render, source_hash
 from blocksim.engine.compiled.steps import Method
 
 _LOADED: dict[str, ModuleType] = {}
-#: the generated module of each (program, layout, method) seen in this process: a diagram
-#: compiled again (every ``simulate(diagram, ...)`` compiles it) skips rendering and hashing
-_BY_PROGRAM: dict[tuple[Program, ParamLayout, Method], GeneratedModule] = {}
 
 
 def cache_dir() -> Path:
@@ -53,16 +50,7 @@ class GeneratedModule:
 def load_generated(program: Program, layout: ParamLayout, method: Method) -> GeneratedModule:
     """Render ``program`` for integration ``method``, write it to the cache folder if not there
     yet, and import it."""
-    key = (program, layout, method)
-    known = _BY_PROGRAM.get(key)
-    if known is not None:
-        return GeneratedModule(known.module, known.source, False)
-    generated = _load(render(program, layout, method))
-    _BY_PROGRAM[key] = generated
-    return generated
-
-
-def _load(src: str) -> GeneratedModule:
+    src = render(program, layout, method)
     name = f"blocksim_plan_{source_hash(src)}"
     if name in _LOADED:
         return GeneratedModule(_LOADED[name], src, False)
