@@ -6,14 +6,16 @@
   its address (``tcp://host:port``);
 * ``blocksim hw arbotix-info PORT`` -- read the angles and temperatures of an Arbotix's servos.
 
-The emulators run until Ctrl-C (or ``--duration`` seconds), then close their device or socket.
+The emulators run until Ctrl-C or SIGTERM (or ``--duration`` seconds), then close their device
+or socket.
 """
 
 from __future__ import annotations
 
 import argparse
 import gc
-import threading
+import signal
+import time
 from typing import Any
 
 from blocksim.cli.common import FAILED, OK
@@ -90,21 +92,35 @@ def add_parser(sub: Any) -> None:
 
 
 def _serve(device: Any, what: str, address: str, duration: float | None) -> int:
-    """Print ``address``, wait for Ctrl-C or ``duration``, close ``device``.
+    """Print ``address``, wait for Ctrl-C, SIGTERM or ``duration``, close ``device``.
+
+    Ctrl-C and SIGTERM only set a flag the main thread polls every 50 ms. A handler that
+    took a lock, as ``threading.Event.set`` does, could deadlock against the interrupted main
+    thread holding it; a ``KeyboardInterrupt`` raised wherever the main thread happens to be
+    (before the wait began, say) could skip ``device.close()`` and leave the server thread
+    and its socket behind. The handlers are in place before the address is printed, so a caller that
+    signals as soon as it has read the address is handled too.
 
     The start-up objects (numpy, the emulator's modules) are frozen out of the garbage
     collector first (:func:`gc.freeze`): a full collection over them paused the server for
     55-110 ms now and then, longer than a 100 Hz loop's period."""
-    gc.collect()
-    gc.freeze()
-    print(address, flush=True)
-    done = threading.Event()
+    stop = [False]
+
+    def _stop(signum: int, frame: Any) -> None:
+        stop[0] = True
+
+    previous = {s: signal.signal(s, _stop) for s in (signal.SIGINT, signal.SIGTERM)}
     try:
-        done.wait(duration)
-    except KeyboardInterrupt:
-        pass
+        gc.collect()
+        gc.freeze()
+        print(address, flush=True)
+        deadline = None if duration is None else time.monotonic() + duration
+        while not stop[0] and (deadline is None or time.monotonic() < deadline):
+            time.sleep(0.05)
     finally:
         device.close()
+        for s, handler in previous.items():
+            signal.signal(s, handler)
     print(f"{what} closed", flush=True)
     return OK
 
