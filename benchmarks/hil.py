@@ -10,15 +10,20 @@ Measured:
 * the highest control rate a HIL diagram sustains at ``realtime=1.0`` with no overrun (neither
   the engine's pacing nor the blocks' own check reports one): the 5-servo Arbotix diagram
   (ArbotixArm reading 5 servos and sending a SYNC_WRITE per hit) and the 6-joint V-REP diagram
-  (VrepSimulation stepping + VrepArm reading 6 joints and writing 6 targets per hit), each tried
-  at increasing rates; the Arbotix diagram also with ``sync_read=True`` (one SYNC_READ per hit,
-  the ArbotiX ROS firmware's extension, instead of 5 READ_DATA).
+  (VrepSimulation stepping + VrepArm reading 6 joints and writing their targets, a constant
+  command: 1 ``sim.step`` + 6 ``sim.getJointPosition`` per hit, the targets sent at the first
+  hit only), each tried at increasing rates; the Arbotix diagram also with ``sync_read=True``
+  (one SYNC_READ per hit, the ArbotiX ROS firmware's extension, instead of 5 READ_DATA); the
+  V-REP diagram also with a command that changes at every hit (a jtraj over the whole run: 6
+  ``sim.setJointTargetPosition`` more per hit). Each V-REP row gives the remote calls per hit
+  (every call of the run, start and end included, over the hits).
 
 Targets (issue 16): the Arbotix diagram at 50 Hz and the V-REP diagram at 100 Hz run 10 s at
 ``realtime=1.0`` with zero overruns. These machines are shared (2 cores): the load at the time
 of the run is printed with the results.
 
-Run ``python benchmarks/hil.py`` (``--quick`` for 2 s runs instead of 10 s).
+Run ``python benchmarks/hil.py`` (``--quick`` for 2 s runs instead of 10 s; ``--vrep-only``
+for the V-REP rows alone).
 """
 
 from __future__ import annotations
@@ -102,10 +107,15 @@ def arbotix_diagram(port: str, rate: float, sync_read: bool = False) -> Diagram:
     return d
 
 
-def vrep_diagram(port: int, rate: float) -> Diagram:
+def vrep_diagram(port: int, rate: float, moving_for: float | None = None) -> Diagram:
+    """The 6-joint V-REP diagram; with ``moving_for`` [s] the command is a jtraj of that length
+    (it changes at every hit), else a constant."""
     d = Diagram("vrep_rate")
     d.add(VrepSimulation(host="127.0.0.1", port=port, clock=1.0 / rate), name="sim")
-    c = d.add(Constant(np.full(6, 0.5)), name="cmd")
+    if moving_for is None:
+        c = d.add(Constant(np.full(6, 0.5)), name="cmd")
+    else:
+        c = d.add(JTraj(q0=np.zeros(6), qf=np.full(6, 0.5), T=moving_for), name="cmd")["q"]
     arm = d.add(VrepArm(host="127.0.0.1", port=port, clock=1.0 / rate), name="arm")
     d.connect(c, arm)
     return d
@@ -124,7 +134,9 @@ def realtime_run(d: Diagram, T: float) -> dict[str, float]:
     engine = sum(c["overruns"] for c in rt["clocks"].values())
     blocks = sum(h["overruns"] for h in r.stats["hardware"].values())
     hits = max(c["hits"] for c in rt["clocks"].values())
+    calls = sum(h.get("calls", 0) for h in r.stats["hardware"].values())
     return {
+        "calls_per_hit": calls / max(hits, 1),
         "overruns": engine + blocks,
         "engine_overruns": engine,
         "block_overruns": blocks,
@@ -148,7 +160,8 @@ def max_rate(kind: str, rates: list[float], T: float) -> dict[float, dict[str, f
             if kind.startswith("arbotix"):
                 d = arbotix_diagram(where, rate, sync_read=kind == "arbotix-sync")
             else:
-                d = vrep_diagram(int(where.rsplit(":", 1)[1]), rate)
+                moving = T + 1.0 if kind == "vrep-moving" else None
+                d = vrep_diagram(int(where.rsplit(":", 1)[1]), rate, moving)
             out[rate] = m = realtime_run(d, T)
             if m["overruns"]:
                 break
@@ -156,22 +169,25 @@ def max_rate(kind: str, rates: list[float], T: float) -> dict[float, dict[str, f
 
 
 def report(
-    lat: dict,
+    lat: dict | None,
     step: dict,
-    arb_rates: dict,
+    arb_rates: dict | None,
     vrep_rates: dict,
     T: float,
     sync_rates: dict | None = None,
+    moving_rates: dict | None = None,
 ) -> list[str]:
     ms = 1e3
-    lines = [
-        f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs",
-        "",
-        "round trips                     median      p99",
-        f"Arbotix getpos (1 servo)     {lat['getpos']['median'] * ms:7.3f} ms "
-        f"{lat['getpos']['p99'] * ms:7.3f} ms",
-        f"Arbotix setpos (1 servo)     {lat['setpos']['median'] * ms:7.3f} ms "
-        f"{lat['setpos']['p99'] * ms:7.3f} ms",
+    lines = [f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs", ""]
+    if lat is not None:
+        lines += [
+            "round trips                     median      p99",
+            f"Arbotix getpos (1 servo)     {lat['getpos']['median'] * ms:7.3f} ms "
+            f"{lat['getpos']['p99'] * ms:7.3f} ms",
+            f"Arbotix setpos (1 servo)     {lat['setpos']['median'] * ms:7.3f} ms "
+            f"{lat['setpos']['p99'] * ms:7.3f} ms",
+        ]
+    lines += [
         f"CoppeliaSim sim.step         {step['median'] * ms:7.3f} ms {step['p99'] * ms:7.3f} ms",
         "",
         f"real-time runs of {T:g} s (overruns: engine pacing + blocks' own checks)",
@@ -180,14 +196,19 @@ def report(
     rows = [("Arbotix 5 servos", arb_rates), ("V-REP 6 joints", vrep_rates)]
     if sync_rates is not None:
         rows.insert(1, ("Arbotix SYNC_READ", sync_rates))
+    if moving_rates is not None:
+        rows.append(("V-REP moving cmd", moving_rates))
     for name, rates in rows:
+        if rates is None:
+            continue
         for rate, m in rates.items():
+            calls = f", {m['calls_per_hit']:.2f} calls/hit" if name.startswith("V-REP") else ""
             lines.append(
                 f"{name:18s} {rate:6.0f} Hz: {m['overruns']:4d} overruns "
                 f"({m['engine_overruns']} engine, {m['block_overruns']} blocks) in "
                 f"{m['hits']} hits, worst lateness {m['max_lateness'] * ms:6.1f} ms, worst "
                 f"exchange {m['max_exchange'] * ms:5.1f} ms, CPU {m['cpu_per_hit'] * ms:4.2f} "
-                f"ms/hit, load {m['load']:.1f}"
+                f"ms/hit{calls}, load {m['load']:.1f}"
             )
         ok = [r for r, m in rates.items() if m["overruns"] == 0]
         best[name] = max(ok) if ok else None
@@ -197,7 +218,10 @@ def report(
         )
     lines.append("")
     for name, target in (("Arbotix 5 servos", 50.0), ("V-REP 6 joints", 100.0)):
-        m = (arb_rates if name.startswith("Arbotix") else vrep_rates).get(target)
+        rates = arb_rates if name.startswith("Arbotix") else vrep_rates
+        if rates is None:
+            continue
+        m = rates.get(target)
         met = m is not None and m["overruns"] == 0
         lines.append(
             f"target: {name} at {target:.0f} Hz, {T:g} s, zero overruns: "
@@ -210,14 +234,19 @@ def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="2 s real-time runs instead of 10 s")
     ap.add_argument("-n", type=int, default=500, help="exchanges per latency measurement")
+    ap.add_argument("--vrep-only", action="store_true", help="only the V-REP measurements")
     args = ap.parse_args(argv)
     T = 2.0 if args.quick else 10.0
-    lat = arbotix_latency(args.n)
+    lat = arb = sync = None
+    if not args.vrep_only:
+        lat = arbotix_latency(args.n)
     step = vrep_step_latency(args.n)
-    arb = max_rate("arbotix", [25.0, 50.0, 100.0, 200.0], T)
-    sync = max_rate("arbotix-sync", [25.0, 50.0, 100.0, 200.0], T)
+    if not args.vrep_only:
+        arb = max_rate("arbotix", [25.0, 50.0, 100.0, 200.0], T)
+        sync = max_rate("arbotix-sync", [25.0, 50.0, 100.0, 200.0], T)
     vrep = max_rate("vrep", [50.0, 100.0, 200.0, 400.0], T)
-    print("\n".join(report(lat, step, arb, vrep, T, sync)))
+    moving = max_rate("vrep-moving", [50.0, 100.0, 200.0, 400.0], T)
+    print("\n".join(report(lat, step, arb, vrep, T, sync, moving)))
 
 
 if __name__ == "__main__":

@@ -65,8 +65,13 @@ DEFAULT_PORT = 23000
 _TIME_STEP = 1  # sim.floatparam_simulation_time_step
 
 
+_SCALARS = frozenset((int, float, str, bool, type(None)))
+
+
 def _plain(v: Any) -> Any:
     """Arguments as plain Python values (lists of floats), as they are sent and recorded."""
+    if type(v) in _SCALARS:
+        return v
     if isinstance(v, np.ndarray):
         return v.tolist()
     if isinstance(v, np.generic):
@@ -139,7 +144,7 @@ class CoppeliaSim:
             raise ValueError(f"CoppeliaSim: timeout must be in (0, 600] s, got {timeout!r}")
         self.host, self.port, self.timeout = host, int(port), float(timeout)
         self.log = log
-        self.last_call = ""
+        self._last: tuple[str, list[Any]] | None = None  # formatted only for a message
         self.ncalls = 0
         self._constants: dict[str, Any] | None = None
         if client is not None:
@@ -180,6 +185,14 @@ class CoppeliaSim:
         return f"tcp://{self.host}:{self.port}"
 
     @property
+    def last_call(self) -> str:
+        """The last call made, as text (for messages); empty before the first."""
+        if self._last is None:
+            return ""
+        func, plain = self._last
+        return f"{func}{tuple(plain)!r}"[:300]
+
+    @property
     def connected(self) -> bool:
         """Whether the connection is open (a replay is always 'open')."""
         sock = getattr(self.client, "socket", None)
@@ -200,8 +213,8 @@ class CoppeliaSim:
             raise HardwareError(
                 self.device, f"the connection is closed (calling {func})", self.last_call
             )
-        plain = [_plain(a) for a in args]
-        self.last_call = f"{func}{tuple(plain)!r}"[:300]
+        plain = [a if type(a) in _SCALARS else _plain(a) for a in args]
+        self._last = (func, plain)
         self.ncalls += 1
         try:
             ret = self.client.call(func, plain)

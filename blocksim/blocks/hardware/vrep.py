@@ -15,12 +15,21 @@ readings are the scene at t_k, and the commands written at t_k act over [t_k, t_
 the diagram before the other V-REP blocks (unconnected blocks are evaluated in the order they
 were added; the block checks this when the run starts). At the end of the run it stops the
 simulation (CoppeliaSim then restores the scene).
+
+Remote calls per hit (each one ZMQ request and reply; CoppeliaSim's remote API has no call that
+batches others): :class:`VrepSimulation` in synchronous mode, one ``sim.step`` per simulator
+step due and nothing else (the simulator's time is counted, see its ``t`` port); asynchronously,
+one ``sim.getSimulationTime``. :class:`VrepArm`, one ``sim.getJointPosition`` per joint, then in
+target or velocity mode one ``sim.setJointTarget...`` per joint whose command differs from the
+last one sent (a joint controller holds its setpoint until it is changed), in position mode one
+``sim.setJointPosition`` per joint. Handles are looked up once, when the run starts.
 """
 
 from __future__ import annotations
 
 import math
 import threading
+import warnings
 from typing import Any
 
 import numpy as np
@@ -118,6 +127,15 @@ class _VrepBlock(HardwareBlock):
     def _setup(self, session: Session, run: Any) -> None:
         """Find handles, configure the object (block-specific)."""
 
+    def _store_stats(self, session: Session, run: Any) -> None:
+        """The base's statistics, plus ``calls``: the remote calls the connection made (start
+        and end of the run included)."""
+        super()._store_stats(session, run)
+        result = getattr(run, "result", None)
+        vrep = getattr(session, "vrep", None)
+        if result is not None and vrep is not None:
+            result.stats["hardware"][self.name or type(self).__name__]["calls"] = vrep.ncalls
+
 
 class VrepSimulation(_VrepBlock):
     """Starts, steps and stops the CoppeliaSim simulation with the run (RTB ``VREP.simstart``
@@ -126,7 +144,13 @@ class VrepSimulation(_VrepBlock):
     Ports
     -----
     t : output, scalar, s
-        The simulator's own simulation time at each hit.
+        The simulator's simulation time at each hit. In synchronous mode it is counted, not
+        asked for: ``t0 + k dt`` after k steps, with the simulator's start time ``t0`` and its
+        own time step ``dt`` read once when the run starts (equal to
+        ``sim.getSimulationTime()`` up to the simulator's rounding: a stepped simulator
+        advances exactly ``dt`` per step); when the run ends the block compares the count with
+        ``sim.getSimulationTime()`` and warns (``RuntimeWarning``) if something else advanced
+        the simulation. Asynchronously it is ``sim.getSimulationTime()`` at each hit.
 
     Parameters
     ----------
@@ -170,6 +194,7 @@ class VrepSimulation(_VrepBlock):
         vrep.simstart()
         session.steps = 0  # type: ignore[attr-defined]
         session.dt = vrep.gettimestep()  # type: ignore[attr-defined]
+        session.t0 = vrep.simtime() if self.synchronous else 0.0  # type: ignore[attr-defined]
 
     def _check_order(self, run: Any) -> None:
         plan = getattr(run, "plan", None)
@@ -197,20 +222,37 @@ class VrepSimulation(_VrepBlock):
 
     def _close(self, session: Session, run: Any) -> None:
         vrep = session.vrep  # type: ignore[attr-defined]
-        if vrep.connected:
-            vrep.simstop()
-            vrep.setstepping(False)
+        if not vrep.connected:
+            return
+        if self.synchronous:
+            self._check_time(session, vrep.simtime())
+        vrep.simstop()
+        vrep.setstepping(False)
+
+    def _check_time(self, session: Any, now: float) -> None:
+        """Warn when the simulator's time ``now`` is not the stepped count (another client or
+        script advanced the simulation: the run was not synchronous)."""
+        counted = session.t0 + session.steps * session.dt
+        if abs(now - counted) > 1e-9 * max(1.0, abs(counted)) + 0.5e-6:
+            warnings.warn(
+                f"{self._what}: the simulator's time is {now!r} s at the end of the run but "
+                f"the diagram stepped it to {counted!r} s ({session.steps} steps of "
+                f"{session.dt!r} s): something else advanced the simulation, so the output "
+                f"'t' and the readings were not those of the diagram's steps",
+                RuntimeWarning,
+                stacklevel=2,
+            )
 
     def output(self, t: float, x: np.ndarray, u: Any) -> tuple[Any, ...]:
         def advance() -> tuple[float]:
-            s = self._session
-            vrep = s.vrep  # type: ignore[union-attr]
-            if self.synchronous:
-                due = round(t / s.dt) - s.steps  # type: ignore[union-attr]
-                for _ in range(due):
-                    vrep.step()
-                s.steps += max(due, 0)  # type: ignore[union-attr]
-            return (vrep.simtime(),)
+            s: Any = self._session
+            vrep = s.vrep
+            if not self.synchronous:
+                return (vrep.simtime(),)
+            for _ in range(round(t / s.dt) - s.steps):
+                vrep.step()
+                s.steps += 1
+            return (s.t0 + s.steps * s.dt,)
 
         return self._exchange(t, "y", advance, (0.0,))
 
@@ -223,6 +265,14 @@ class VrepArm(_VrepBlock):
     angles (``"position"``, RTB ``setq``: set at once) or target velocities (``"velocity"``,
     rad/s). ``q`` does not read the command at the same instant (no feedthrough). The
     discrete state is the last command sent.
+
+    In target and velocity mode a joint's command is sent only when it differs from the last
+    one this block sent in the run (the first hit sends every joint's): a CoppeliaSim joint
+    controller keeps its setpoint until it is changed, so a held command costs no remote call.
+    This assumes nothing else writes the joints' setpoints while the run lasts, and that the
+    simulation is not stopped and restarted in between (that restores the scene's setpoints;
+    :class:`VrepSimulation` starts it once per run). Position mode sends every joint at every
+    hit (``sim.setJointPosition`` also puts back a joint that something else moved).
 
     Ports
     -----
@@ -300,28 +350,44 @@ class VrepArm(_VrepBlock):
         )
         self.set_state(q, names=[f"q_cmd{j}" for j in range(njoints)])
 
-    def _setup(self, session: Session, run: Any) -> None:
-        vrep = session.vrep  # type: ignore[attr-defined]
-        session.arm = vrep.arm(self.arm_name, self.fmt, self.njoints)  # type: ignore[attr-defined]
+    def _setup(self, session: Any, run: Any) -> None:
+        vrep = session.vrep
+        session.arm = vrep.arm(self.arm_name, self.fmt, self.njoints)
+        session.joints = list(session.arm.joints)  # handles, looked up once
+        session.setter = {
+            "target": vrep.setjointtarget,
+            "position": vrep.setjoint,
+            "velocity": vrep.setjointvel,
+        }[self.mode]
+        session.sent = [math.nan] * self.njoints  # the last command sent to each joint
 
     def _close(self, session: Session, run: Any) -> None:
         if self.mode == "velocity" and session.vrep.connected:  # type: ignore[attr-defined]
             session.arm.setqd(np.zeros(self.njoints))  # type: ignore[attr-defined]
 
     def output(self, t: float, x: np.ndarray, u: Any) -> tuple[Any, ...]:
-        return self._exchange(
-            t,
-            "y",
-            lambda: (self._session.arm.getq(),),  # type: ignore[union-attr]
-            (self.q0.copy(),),
-        )
+        def read() -> tuple[np.ndarray]:
+            s: Any = self._session
+            get = s.vrep.getjoint
+            return (np.array([get(h) for h in s.joints]),)
+
+        return self._exchange(t, "y", read, (self.q0.copy(),))
 
     def update(self, t: float, x: np.ndarray, u: Any) -> np.ndarray:
         q = np.asarray(u[0], dtype=float).reshape(-1)
 
         def write() -> np.ndarray:
-            arm = self._session.arm  # type: ignore[union-attr]
-            {"target": arm.setqt, "position": arm.setq, "velocity": arm.setqd}[self.mode](q)
+            s: Any = self._session
+            if q.size != len(s.joints):
+                raise ValueError(
+                    f"{self._what}: input 'q_cmd' has {q.size} values for {len(s.joints)} joints"
+                )
+            setter, joints, sent = s.setter, s.joints, s.sent
+            every = self.mode == "position"
+            for j, v in enumerate(q.tolist()):
+                if every or v != sent[j]:  # nothing sent yet: NaN differs from every value
+                    setter(joints[j], v)
+                    sent[j] = v
             return q.copy()
 
         return self._exchange(t, "x", write, x.copy())
