@@ -18,6 +18,7 @@ import numpy as np
 
 from . import kernels as _k
 from . import kernels_jac as _j
+from .fast_fd import GRAVITY, fd_kernel, pack_fd
 
 __all__ = ["FloatingBase", "Kin"]
 
@@ -36,6 +37,19 @@ class Kin:
 
 
 _F64 = np.dtype(np.float64)
+_empty = np.empty
+
+
+def _fd_first_call(*args):
+    """Stands for the compiled forward-dynamics entry point until its first call, which
+    compiles it (or loads it from numba's cache) and puts it in its place."""
+    global _FD
+    _FD = fd_kernel()
+    return _FD(*args)
+
+
+#: :func:`~.fast_fd.fd_kernel`, compiled on the first call
+_FD = _fd_first_call
 
 
 def _vec(x, size: int, name: str) -> np.ndarray:
@@ -64,11 +78,23 @@ class FloatingBase:
     def __init__(self, tree, gravity=None) -> None:
         self.tree = tree
         self.mdl = _k.pack_tree(tree)
-        self._n, self._nq = tree.n, tree.nq
+        self._n, self._nq, self._nu = tree.n, tree.nq, 6 + tree.nq
         self._z6 = np.zeros(6)
         self._zq = np.zeros(tree.nq)
         self._zw = np.zeros((tree.n + 1, 6))
-        self.gravity = np.zeros(3) if gravity is None else _vec(gravity, 3, "gravity")
+        self._fd = pack_fd(tree, np.zeros(3))  # the one-call forward dynamics' parameters
+        self.gravity = np.zeros(3) if gravity is None else gravity
+
+    @property
+    def gravity(self) -> np.ndarray:
+        """RTB gravity vector (3,) (m/s^2, the upward acceleration equivalent to gravity)."""
+        return self._gravity
+
+    @gravity.setter
+    def gravity(self, value) -> None:
+        g = _vec(value, 3, "gravity").copy()
+        self._gravity = g
+        self._fd[GRAVITY] = g
 
     @property
     def n(self) -> int:
@@ -144,18 +170,57 @@ class FloatingBase:
         return w
 
     def forward_dynamics(self, R0, r0, t0, q, qd, tau0=None, taum=None, wF=None,
-                         fixed: bool = False) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+                         fixed: bool = False,
+                         out=None) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
         """Base twist rate (6,) and joint accelerations (nq,) for base wrench ``tau0``
         ``[n; f]`` (at the base com), joint forces ``taum`` and external wrenches ``wF``
-        (n+1, 6); ``fixed`` holds the base."""
-        if not (R0.__class__ is np.ndarray and R0.dtype is _F64 and R0.shape == (3, 3)
-                and R0.flags.c_contiguous):  # fmt: skip
-            R0 = np.ascontiguousarray(R0, dtype=float).reshape(3, 3)
-        return _k.forward_dynamics(
+        (n+1, 6); ``fixed`` holds the base (its twist rate is then 0).
+
+        ``out`` (6 + nq,), optional: where to write ``[t0dot; qdd]`` (the two results are
+        views of it), which saves the allocation in loops. float64 C-contiguous arrays of the
+        right shapes take the one-call path (:mod:`.fast_fd`: 4-5 us per call for the
+        7-joint Panda on a spacecraft, about Pinocchio's ``aba``); anything else (lists,
+        other dtypes, read-only arrays) is converted and checked, then solved by the general
+        kernel (:func:`.kernels.forward_dynamics`); both give the same numbers to rounding.
+        """
+        o = _empty(self._nu) if out is None else out
+        try:  # float64 C-contiguous arguments only (see fast_fd); r0 is only checked
+            _FD(
+                self._fd,
+                R0,
+                r0,
+                t0,
+                q,
+                qd,
+                self._z6 if tau0 is None else tau0,
+                self._zq if taum is None else taum,
+                self._zw if wF is None else wF,
+                fixed,
+                o,
+            )
+            return o[:6], o[6:]
+        except TypeError:
+            pass
+        return self._forward_dynamics(R0, r0, t0, q, qd, tau0, taum, wF, fixed, out)
+
+    def _forward_dynamics(self, R0, r0, t0, q, qd, tau0, taum, wF, fixed, out):
+        """:meth:`forward_dynamics` by the general kernel, arguments converted and checked."""
+        R = np.ascontiguousarray(R0, dtype=float)
+        if R.size != 9:
+            raise ValueError(f"FloatingBase: R0 must be a (3, 3) rotation, got shape {R.shape}")
+        R0 = R.reshape(3, 3)
+        t0dot, qdd = _k.forward_dynamics(
             self.mdl, R0, _vec(r0, 3, "r0"), _vec(t0, 6, "t0"), _vec(q, self.nq, "q"),
             _vec(qd, self.nq, "qd"), self._z6 if tau0 is None else _vec(tau0, 6, "tau0"),
             self._zq if taum is None else _vec(taum, self.nq, "taum"), self._wrenches(wF),
             self.gravity, bool(fixed))  # fmt: skip
+        if out is None:
+            return t0dot, qdd
+        if not (isinstance(out, np.ndarray) and out.shape == (self._nu,)):
+            raise ValueError(f"FloatingBase: out must be an array of shape ({self._nu},) "
+                             f"([t0dot; qdd]), got {getattr(out, 'shape', type(out))}")  # fmt: skip
+        out[:6], out[6:] = t0dot, qdd
+        return out[:6], out[6:]
 
     def inverse_dynamics(self, R0, r0, t0, q, qd, t0dot, qdd,
                          wF=None) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
