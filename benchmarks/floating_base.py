@@ -6,9 +6,12 @@ The robot is ``diagrams/urdf/spacecraft_panda.urdf`` (the Franka Panda URDF on a
 spacecraft; 7 joints, 6 base coordinates). Printed:
 
 * µs per call (best of ``--repeat`` timeit runs) of ``FloatingBase.forward_dynamics`` (the
-  checked Python API) and of the numba kernel it calls, and of ``pinocchio.aba`` with a
-  free-flyer root when the ``pin`` package is importable (else it says so), with the ratio to
-  the target "within 2x of Pinocchio's aba";
+  Python API, allocating its result, and with ``out=``), of the one-call numba entry point it
+  calls (:mod:`blocksim.robotics.floating.fast_fd`) and of the general kernel
+  (:func:`blocksim.robotics.floating.kernels.forward_dynamics`, which the blocks use), and of
+  ``pinocchio.aba`` with a free-flyer root when the ``pin`` package is importable (else it
+  says so), measured interleaved in the same run, with the ratio to the target "within 2x of
+  Pinocchio's aba";
 * the wall time of ``examples/floating_arm_reach.py`` simulated for ``--T`` seconds (default
   10) with RK45 (rtol 1e-6) on the interpreted back-end and on the compiled back-end (first run
   with its compile time, then a second run), and the ratio.
@@ -39,10 +42,12 @@ def _best_us(fn, repeat: int) -> float:
 
 
 def fd_per_call(repeat: int = 5) -> dict:
-    """µs per forward-dynamics call: blocksim API, blocksim kernel, Pinocchio aba (or None);
-    and the largest difference of the joint accelerations between blocksim and Pinocchio."""
+    """µs per forward-dynamics call: blocksim API (allocating, and with ``out=``), its
+    one-call kernel, the general kernel, Pinocchio aba (or None); the largest difference of
+    the joint accelerations between blocksim and Pinocchio."""
     from blocksim.robotics.floating import FloatingBase
     from blocksim.robotics.floating import kernels as K
+    from blocksim.robotics.floating.fast_fd import fd_kernel
     from blocksim.robotics.floating.state import quat_to_rot
     from blocksim.robotics.urdf import read_urdf
 
@@ -55,32 +60,46 @@ def fd_per_call(repeat: int = 5) -> dict:
     r0, t0 = rng.normal(size=3), rng.normal(size=6)
     q, qd, tau = rng.uniform(-1, 1, 7), rng.normal(size=7), rng.normal(size=7)
     tau0, wF, g = np.zeros(6), np.zeros((tree.n + 1, 6)), np.zeros(3)
-    out = {
-        "api_us": _best_us(lambda: robot.forward_dynamics(R0, r0, t0, q, qd, None, tau), repeat),
-        "kernel_us": _best_us(
-            lambda: K.forward_dynamics(robot.mdl, R0, r0, t0, q, qd, tau0, tau, wF, g, False),
-            repeat,
+    out = np.empty(6 + tree.nq)
+    fd, P = fd_kernel(), robot._fd
+    calls = {
+        "api_us": lambda: robot.forward_dynamics(R0, r0, t0, q, qd, None, tau),
+        "api_out_us": lambda: robot.forward_dynamics(R0, r0, t0, q, qd, None, tau, out=out),
+        "kernel_us": lambda: fd(P, R0, r0, t0, q, qd, tau0, tau, wF, False, out),
+        "general_us": lambda: K.forward_dynamics(
+            robot.mdl, R0, r0, t0, q, qd, tau0, tau, wF, g, False
         ),
-        "pin_us": None,
-        "pin_diff": None,
     }
     try:
         import pinocchio as pin
     except ImportError:
-        return out
-    model = pin.buildModelFromUrdf(str(URDF), pin.JointModelFreeFlyer())
-    model.gravity.linear[:] = 0.0
-    data = model.createData()
-    c = R0 @ tree.base.com
-    qp = np.concatenate([r0 - c, quat[1:], quat[:1], q])  # origin, quaternion x y z w, joints
-    omega_l = R0.T @ t0[:3]
-    v_origin = t0[3:] - np.cross(t0[:3], c)
-    vp = np.concatenate([R0.T @ v_origin, omega_l, qd])
-    taup = np.concatenate([np.zeros(6), tau])
-    out["pin_us"] = _best_us(lambda: pin.aba(model, data, qp, vp, taup), repeat)
-    a = pin.aba(model, data, qp, vp, taup)
-    _, qdd = robot.forward_dynamics(R0, r0, t0, q, qd, None, tau)
-    out["pin_diff"] = float(np.abs(a[6:] - qdd).max())
+        pin = None
+    if pin is not None:
+        model = pin.buildModelFromUrdf(str(URDF), pin.JointModelFreeFlyer())
+        model.gravity.linear[:] = 0.0
+        data = model.createData()
+        c = R0 @ tree.base.com
+        qp = np.concatenate([r0 - c, quat[1:], quat[:1], q])  # origin, quaternion x y z w, joints
+        omega_l = R0.T @ t0[:3]
+        v_origin = t0[3:] - np.cross(t0[:3], c)
+        vp = np.concatenate([R0.T @ v_origin, omega_l, qd])
+        taup = np.concatenate([np.zeros(6), tau])
+        calls["pin_us"] = lambda: pin.aba(model, data, qp, vp, taup)
+    for f in calls.values():
+        f()  # compile / warm up
+    # interleaved: each round times every call once, the best round counts (a load that
+    # comes and goes then hits both sides alike)
+    best = {k: float("inf") for k in calls}
+    for _ in range(repeat):
+        for k, f in calls.items():
+            best[k] = min(best[k], _best_us(f, 1))
+    out = dict(best)
+    out.setdefault("pin_us", None)
+    out["pin_diff"] = None
+    if pin is not None:
+        a = pin.aba(model, data, qp, vp, taup)
+        _, qdd = robot.forward_dynamics(R0, r0, t0, q, qd, None, tau)
+        out["pin_diff"] = float(np.abs(a[6:] - qdd).max())
     return out
 
 
@@ -121,17 +140,20 @@ def report(fd: dict, sim: dict | None) -> str:
     """The measurements as text, side by side."""
     rows = [
         "forward dynamics, 7-joint free-floating arm (spacecraft Panda URDF), per call:",
-        f"  blocksim FloatingBase.forward_dynamics  {fd['api_us']:8.2f} us",
-        f"  blocksim kernel (numba)                 {fd['kernel_us']:8.2f} us",
+        f"  blocksim FloatingBase.forward_dynamics         {fd['api_us']:8.2f} us",
+        f"  blocksim FloatingBase.forward_dynamics(out=)   {fd['api_out_us']:8.2f} us",
+        f"  blocksim one-call kernel (fast_fd, numba)      {fd['kernel_us']:8.2f} us",
+        f"  blocksim general kernel (kernels, numba)       {fd['general_us']:8.2f} us",
     ]
     if fd["pin_us"] is None:
-        rows.append("  pinocchio aba                           (pin not installed)")
+        rows.append("  pinocchio aba                                  (pin not installed)")
     else:
         ratio = fd["api_us"] / fd["pin_us"]
         rows += [
-            f"  pinocchio aba (free flyer)              {fd['pin_us']:8.2f} us",
-            f"  ratio blocksim / pinocchio: {ratio:.2f} (target <= 2: "
-            f"{'met' if ratio <= 2 else 'missed'}); max |qdd difference| "
+            f"  pinocchio aba (free flyer)                     {fd['pin_us']:8.2f} us",
+            f"  ratio blocksim API / pinocchio: {ratio:.2f} (target <= 2: "
+            f"{'met' if ratio <= 2 else 'missed'}; with out= "
+            f"{fd['api_out_us'] / fd['pin_us']:.2f}); max |qdd difference| "
             f"{fd['pin_diff']:.1e}",
         ]
     if sim is not None:

@@ -116,14 +116,15 @@ def pack_fd(tree, gravity) -> np.ndarray:
 
 
 @njit(cache=True)
-def _body_inertia(P, o, B, i, R, px, py, pz):
-    """Row ``i`` of the workspace gets the body's inertia about P, world axes, from its mass
-    ``P[o]``, com ``P[o+1 : o+4]`` and inertia ``P[o+4 : o+13]`` (body frame), its rotation
-    ``R`` (9, row-major view) and link origin ``(px, py, pz)`` relative to P."""
+def _body_inertia(P, o, w):
+    """The workspace row ``w`` gets the body's inertia about P, world axes (columns _WI..),
+    from its mass ``P[o]``, com ``P[o+1 : o+4]`` and inertia ``P[o+4 : o+13]`` (body frame)
+    and its rotation and link origin (columns _WR.., _WP..)."""
+    R = w[_WR : _WR + 9]
     m = P[o]
-    cx = px + R[0] * P[o + 1] + R[1] * P[o + 2] + R[2] * P[o + 3]
-    cy = py + R[3] * P[o + 1] + R[4] * P[o + 2] + R[5] * P[o + 3]
-    cz = pz + R[6] * P[o + 1] + R[7] * P[o + 2] + R[8] * P[o + 3]
+    cx = w[_WP] + R[0] * P[o + 1] + R[1] * P[o + 2] + R[2] * P[o + 3]
+    cy = w[_WP + 1] + R[3] * P[o + 1] + R[4] * P[o + 2] + R[5] * P[o + 3]
+    cz = w[_WP + 2] + R[6] * P[o + 1] + R[7] * P[o + 2] + R[8] * P[o + 3]
     # T = I R^T, then R T (the upper triangle)
     t00 = P[o + 4] * R[0] + P[o + 5] * R[1] + P[o + 6] * R[2]
     t01 = P[o + 4] * R[3] + P[o + 5] * R[4] + P[o + 6] * R[5]
@@ -135,7 +136,6 @@ def _body_inertia(P, o, B, i, R, px, py, pz):
     t21 = P[o + 10] * R[3] + P[o + 11] * R[4] + P[o + 12] * R[5]
     t22 = P[o + 10] * R[6] + P[o + 11] * R[7] + P[o + 12] * R[8]
     cc = cx * cx + cy * cy + cz * cz
-    w = B[i]
     w[_WI] = m
     w[_WI + 1], w[_WI + 2], w[_WI + 3] = m * cx, m * cy, m * cz
     w[_WI + 4] = R[0] * t00 + R[1] * t10 + R[2] * t20 + m * (cc - cx * cx)
@@ -191,88 +191,87 @@ def _fd(P, R0, r0, t0, q, qd, tau0, taum, wF, fixed, out):
                          "q, qd and taum (nq,), wF (n+1, 6) and out (6+nq,) expected")  # fmt: skip
     B = np.empty((nb + 1, _WCOLS))
     H = np.empty((nu, nu + 1))  # lower triangle of H, then the right-hand side
-    # ---------------------------------------------------------- base: pose, inertia, motion
-    w = B[0]
-    for a in range(9):
-        w[_WR + a] = R0[a // 3, a % 3]
-    c0, c1, c2 = P[6], P[7], P[8]
-    w[_WP] = -(R0[0, 0] * c0 + R0[0, 1] * c1 + R0[0, 2] * c2)
-    w[_WP + 1] = -(R0[1, 0] * c0 + R0[1, 1] * c1 + R0[1, 2] * c2)
-    w[_WP + 2] = -(R0[2, 0] * c0 + R0[2, 1] * c1 + R0[2, 2] * c2)
-    _body_inertia(P, 9, B, 0, w[_WR : _WR + 9], w[_WP], w[_WP + 1], w[_WP + 2])
-    for a in range(6):
-        w[_WV + a] = t0[a]
-    # spatial acceleration of the base at P for t0dot = 0, plus gravity
-    w[_WA], w[_WA + 1], w[_WA + 2] = 0.0, 0.0, 0.0
-    w[_WA + 3] = P[3] - (t0[1] * t0[5] - t0[2] * t0[4])
-    w[_WA + 4] = P[4] - (t0[2] * t0[3] - t0[0] * t0[5])
-    w[_WA + 5] = P[5] - (t0[0] * t0[4] - t0[1] * t0[3])
-    _newton_euler(w)
-    # ----------------------------------------------------- outward: kinematics and motion
-    for j in range(nb):
-        o = _H + _T * j
-        p = int(P[o + _PAR])
-        wp = B[p]
-        w = B[j + 1]
-        Rp = wp[_WR : _WR + 9]
-        Q = P[o + _ROT : o + _ROT + 9]
-        j00 = Rp[0] * Q[0] + Rp[1] * Q[3] + Rp[2] * Q[6]
-        j01 = Rp[0] * Q[1] + Rp[1] * Q[4] + Rp[2] * Q[7]
-        j02 = Rp[0] * Q[2] + Rp[1] * Q[5] + Rp[2] * Q[8]
-        j10 = Rp[3] * Q[0] + Rp[4] * Q[3] + Rp[5] * Q[6]
-        j11 = Rp[3] * Q[1] + Rp[4] * Q[4] + Rp[5] * Q[7]
-        j12 = Rp[3] * Q[2] + Rp[4] * Q[5] + Rp[5] * Q[8]
-        j20 = Rp[6] * Q[0] + Rp[7] * Q[3] + Rp[8] * Q[6]
-        j21 = Rp[6] * Q[1] + Rp[7] * Q[4] + Rp[8] * Q[7]
-        j22 = Rp[6] * Q[2] + Rp[7] * Q[5] + Rp[8] * Q[8]
-        x0, x1, x2 = P[o + _POS], P[o + _POS + 1], P[o + _POS + 2]
-        rx = wp[_WP] + Rp[0] * x0 + Rp[1] * x1 + Rp[2] * x2
-        ry = wp[_WP + 1] + Rp[3] * x0 + Rp[4] * x1 + Rp[5] * x2
-        rz = wp[_WP + 2] + Rp[6] * x0 + Rp[7] * x1 + Rp[8] * x2
-        u0, u1, u2 = P[o + _AX], P[o + _AX + 1], P[o + _AX + 2]
-        ex = j00 * u0 + j01 * u1 + j02 * u2
-        ey = j10 * u0 + j11 * u1 + j12 * u2
-        ez = j20 * u0 + j21 * u1 + j22 * u2
-        qk = q[j]
-        if int(P[o + _TYP]) == 1:  # Rodrigues about the world axis: R = Rot(e, q) Rj
-            cq, sq = np.cos(qk), np.sin(qk)
-            C = 1.0 - cq
-            r00, r01, r02 = cq + ex * ex * C, ex * ey * C - ez * sq, ex * ez * C + ey * sq
-            r10, r11, r12 = ey * ex * C + ez * sq, cq + ey * ey * C, ey * ez * C - ex * sq
-            r20, r21, r22 = ez * ex * C - ey * sq, ez * ey * C + ex * sq, cq + ez * ez * C
-            w[_WR] = r00 * j00 + r01 * j10 + r02 * j20
-            w[_WR + 1] = r00 * j01 + r01 * j11 + r02 * j21
-            w[_WR + 2] = r00 * j02 + r01 * j12 + r02 * j22
-            w[_WR + 3] = r10 * j00 + r11 * j10 + r12 * j20
-            w[_WR + 4] = r10 * j01 + r11 * j11 + r12 * j21
-            w[_WR + 5] = r10 * j02 + r11 * j12 + r12 * j22
-            w[_WR + 6] = r20 * j00 + r21 * j10 + r22 * j20
-            w[_WR + 7] = r20 * j01 + r21 * j11 + r22 * j21
-            w[_WR + 8] = r20 * j02 + r21 * j12 + r22 * j22
-            w[_WP], w[_WP + 1], w[_WP + 2] = rx, ry, rz
-            s0, s1, s2 = ex, ey, ez
-            s3, s4, s5 = ry * ez - rz * ey, rz * ex - rx * ez, rx * ey - ry * ex
+    # ----------------------- outward, base first: kinematics, inertia, motion, body forces
+    for i in range(nb + 1):
+        w = B[i]
+        if i == 0:  # the base: pose, twist, acceleration at P for t0dot = 0 plus gravity
+            c0, c1, c2 = P[6], P[7], P[8]
+            for a in range(3):
+                for b in range(3):
+                    w[_WR + 3 * a + b] = R0[a, b]
+                w[_WP + a] = -(R0[a, 0] * c0 + R0[a, 1] * c1 + R0[a, 2] * c2)
+            for a in range(6):
+                w[_WV + a] = t0[a]
+            w[_WA], w[_WA + 1], w[_WA + 2] = 0.0, 0.0, 0.0
+            w[_WA + 3] = P[3] - (t0[1] * t0[5] - t0[2] * t0[4])
+            w[_WA + 4] = P[4] - (t0[2] * t0[3] - t0[0] * t0[5])
+            w[_WA + 5] = P[5] - (t0[0] * t0[4] - t0[1] * t0[3])
+            oi = 9
         else:
-            w[_WR], w[_WR + 1], w[_WR + 2] = j00, j01, j02
-            w[_WR + 3], w[_WR + 4], w[_WR + 5] = j10, j11, j12
-            w[_WR + 6], w[_WR + 7], w[_WR + 8] = j20, j21, j22
-            w[_WP], w[_WP + 1], w[_WP + 2] = rx + ex * qk, ry + ey * qk, rz + ez * qk
-            s0, s1, s2, s3, s4, s5 = 0.0, 0.0, 0.0, ex, ey, ez
-        w[_WS], w[_WS + 1], w[_WS + 2] = s0, s1, s2
-        w[_WS + 3], w[_WS + 4], w[_WS + 5] = s3, s4, s5
-        _body_inertia(P, o + _M, B, j + 1, w[_WR : _WR + 9], w[_WP], w[_WP + 1], w[_WP + 2])
-        # v = v_p + S qd; a = a_p + v x (S qd)
-        v = qd[j]
-        m0, m1, m2, m3, m4, m5 = s0 * v, s1 * v, s2 * v, s3 * v, s4 * v, s5 * v
-        v0, v1, v2 = wp[_WV] + m0, wp[_WV + 1] + m1, wp[_WV + 2] + m2
-        v3, v4, v5 = wp[_WV + 3] + m3, wp[_WV + 4] + m4, wp[_WV + 5] + m5
-        w[_WV], w[_WV + 1], w[_WV + 2], w[_WV + 3], w[_WV + 4], w[_WV + 5] = v0, v1, v2, v3, v4, v5
-        w[_WA] = wp[_WA] + (v1 * m2 - v2 * m1)
-        w[_WA + 1] = wp[_WA + 1] + (v2 * m0 - v0 * m2)
-        w[_WA + 2] = wp[_WA + 2] + (v0 * m1 - v1 * m0)
-        w[_WA + 3] = wp[_WA + 3] + (v1 * m5 - v2 * m4) + (v4 * m2 - v5 * m1)
-        w[_WA + 4] = wp[_WA + 4] + (v2 * m3 - v0 * m5) + (v5 * m0 - v3 * m2)
-        w[_WA + 5] = wp[_WA + 5] + (v0 * m4 - v1 * m3) + (v3 * m1 - v4 * m0)
+            j = i - 1
+            o = _H + _T * j
+            wp = B[int(P[o + _PAR])]
+            Rp = wp[_WR : _WR + 9]
+            Q = P[o + _ROT : o + _ROT + 9]
+            j00 = Rp[0] * Q[0] + Rp[1] * Q[3] + Rp[2] * Q[6]
+            j01 = Rp[0] * Q[1] + Rp[1] * Q[4] + Rp[2] * Q[7]
+            j02 = Rp[0] * Q[2] + Rp[1] * Q[5] + Rp[2] * Q[8]
+            j10 = Rp[3] * Q[0] + Rp[4] * Q[3] + Rp[5] * Q[6]
+            j11 = Rp[3] * Q[1] + Rp[4] * Q[4] + Rp[5] * Q[7]
+            j12 = Rp[3] * Q[2] + Rp[4] * Q[5] + Rp[5] * Q[8]
+            j20 = Rp[6] * Q[0] + Rp[7] * Q[3] + Rp[8] * Q[6]
+            j21 = Rp[6] * Q[1] + Rp[7] * Q[4] + Rp[8] * Q[7]
+            j22 = Rp[6] * Q[2] + Rp[7] * Q[5] + Rp[8] * Q[8]
+            x0, x1, x2 = P[o + _POS], P[o + _POS + 1], P[o + _POS + 2]
+            rx = wp[_WP] + Rp[0] * x0 + Rp[1] * x1 + Rp[2] * x2
+            ry = wp[_WP + 1] + Rp[3] * x0 + Rp[4] * x1 + Rp[5] * x2
+            rz = wp[_WP + 2] + Rp[6] * x0 + Rp[7] * x1 + Rp[8] * x2
+            u0, u1, u2 = P[o + _AX], P[o + _AX + 1], P[o + _AX + 2]
+            ex = j00 * u0 + j01 * u1 + j02 * u2
+            ey = j10 * u0 + j11 * u1 + j12 * u2
+            ez = j20 * u0 + j21 * u1 + j22 * u2
+            qk = q[j]
+            if int(P[o + _TYP]) == 1:  # Rodrigues about the world axis: R = Rot(e, q) Rj
+                cq, sq = np.cos(qk), np.sin(qk)
+                C = 1.0 - cq
+                r00, r01, r02 = cq + ex * ex * C, ex * ey * C - ez * sq, ex * ez * C + ey * sq
+                r10, r11, r12 = ey * ex * C + ez * sq, cq + ey * ey * C, ey * ez * C - ex * sq
+                r20, r21, r22 = ez * ex * C - ey * sq, ez * ey * C + ex * sq, cq + ez * ez * C
+                w[_WR] = r00 * j00 + r01 * j10 + r02 * j20
+                w[_WR + 1] = r00 * j01 + r01 * j11 + r02 * j21
+                w[_WR + 2] = r00 * j02 + r01 * j12 + r02 * j22
+                w[_WR + 3] = r10 * j00 + r11 * j10 + r12 * j20
+                w[_WR + 4] = r10 * j01 + r11 * j11 + r12 * j21
+                w[_WR + 5] = r10 * j02 + r11 * j12 + r12 * j22
+                w[_WR + 6] = r20 * j00 + r21 * j10 + r22 * j20
+                w[_WR + 7] = r20 * j01 + r21 * j11 + r22 * j21
+                w[_WR + 8] = r20 * j02 + r21 * j12 + r22 * j22
+                w[_WP], w[_WP + 1], w[_WP + 2] = rx, ry, rz
+                s0, s1, s2 = ex, ey, ez
+                s3, s4, s5 = ry * ez - rz * ey, rz * ex - rx * ez, rx * ey - ry * ex
+            else:
+                w[_WR], w[_WR + 1], w[_WR + 2] = j00, j01, j02
+                w[_WR + 3], w[_WR + 4], w[_WR + 5] = j10, j11, j12
+                w[_WR + 6], w[_WR + 7], w[_WR + 8] = j20, j21, j22
+                w[_WP], w[_WP + 1], w[_WP + 2] = rx + ex * qk, ry + ey * qk, rz + ez * qk
+                s0, s1, s2, s3, s4, s5 = 0.0, 0.0, 0.0, ex, ey, ez
+            w[_WS], w[_WS + 1], w[_WS + 2] = s0, s1, s2
+            w[_WS + 3], w[_WS + 4], w[_WS + 5] = s3, s4, s5
+            # v = v_p + S qd; a = a_p + v x (S qd)
+            v = qd[j]
+            m0, m1, m2, m3, m4, m5 = s0 * v, s1 * v, s2 * v, s3 * v, s4 * v, s5 * v
+            v0, v1, v2 = wp[_WV] + m0, wp[_WV + 1] + m1, wp[_WV + 2] + m2
+            v3, v4, v5 = wp[_WV + 3] + m3, wp[_WV + 4] + m4, wp[_WV + 5] + m5
+            w[_WV], w[_WV + 1], w[_WV + 2] = v0, v1, v2
+            w[_WV + 3], w[_WV + 4], w[_WV + 5] = v3, v4, v5
+            w[_WA] = wp[_WA] + (v1 * m2 - v2 * m1)
+            w[_WA + 1] = wp[_WA + 1] + (v2 * m0 - v0 * m2)
+            w[_WA + 2] = wp[_WA + 2] + (v0 * m1 - v1 * m0)
+            w[_WA + 3] = wp[_WA + 3] + (v1 * m5 - v2 * m4) + (v4 * m2 - v5 * m1)
+            w[_WA + 4] = wp[_WA + 4] + (v2 * m3 - v0 * m5) + (v5 * m0 - v3 * m2)
+            w[_WA + 5] = wp[_WA + 5] + (v0 * m4 - v1 * m3) + (v3 * m1 - v4 * m0)
+            oi = o + _M
+        _body_inertia(P, oi, w)
         _newton_euler(w)
     # ------------------------------------------- external wrenches [n; f] at the bodies' coms
     o = _H + _T * nb
