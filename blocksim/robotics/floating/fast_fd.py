@@ -53,9 +53,9 @@ GRAVITY = slice(3, 6)
 _T = 31
 _PAR, _TYP, _ROT, _POS, _AX, _M, _COM, _IN, _ARM = 0, 1, 2, 11, 14, 17, 18, 21, 30
 # workspace row per body (base = row 0): R (9), p (3, link origin - P), S (6), v (6), a (6),
-# f (6), composite inertia (10: m, h (3), I_P (xx, xy, xz, yy, yz, zz))
-_WR, _WP, _WS, _WV, _WA, _WF, _WI = 0, 9, 12, 18, 24, 30, 36
-_WCOLS = 46
+# f (6), composite inertia (10: m, h (3), I_P (xx, xy, xz, yy, yz, zz)), scratch (12, 6)
+_WR, _WP, _WS, _WV, _WA, _WF, _WI, _WX, _WY = 0, 9, 12, 18, 24, 30, 36, 46, 58
+_WCOLS = 64
 
 
 def _merge(parts) -> tuple[float, np.ndarray, np.ndarray]:
@@ -115,68 +115,67 @@ def pack_fd(tree, gravity) -> np.ndarray:
     return out
 
 
-@njit(cache=True)
+def _cross(x, xo, y, yo, a):
+    """Component ``a`` of ``x[xo : xo+3] x y[yo : yo+3]``."""
+    b = (a + 1) % 3
+    c = (a + 2) % 3
+    return x[xo + b] * y[yo + c] - x[xo + c] * y[yo + b]
+
+
+def _sym(a, b):
+    """Column of ``I_P[a, b]`` (upper triangle stored) in a workspace row."""
+    if a > b:
+        a, b = b, a
+    return _WI + 4 + 3 * a - (a * (a - 1)) // 2 + b - a
+
+
+def _inertia_times(w, x, xo, y, yo):
+    """``y[yo : yo+6]`` = the spatial inertia of row ``w`` times the motion ``x[xo : xo+6]``:
+    ``[I_P a + h x b; m b - h x a]`` for ``x = [a; b]``."""
+    for a in range(3):
+        s = 0.0
+        for b in range(3):
+            s += w[_sym(a, b)] * x[xo + b]
+        y[yo + a] = s + _cross(w, _WI + 1, x, xo + 3, a)
+        y[yo + 3 + a] = w[_WI] * x[xo + 3 + a] - _cross(w, _WI + 1, x, xo, a)
+
+
 def _body_inertia(P, o, w):
     """The workspace row ``w`` gets the body's inertia about P, world axes (columns _WI..),
     from its mass ``P[o]``, com ``P[o+1 : o+4]`` and inertia ``P[o+4 : o+13]`` (body frame)
     and its rotation and link origin (columns _WR.., _WP..)."""
-    R = w[_WR : _WR + 9]
     m = P[o]
-    cx = w[_WP] + R[0] * P[o + 1] + R[1] * P[o + 2] + R[2] * P[o + 3]
-    cy = w[_WP + 1] + R[3] * P[o + 1] + R[4] * P[o + 2] + R[5] * P[o + 3]
-    cz = w[_WP + 2] + R[6] * P[o + 1] + R[7] * P[o + 2] + R[8] * P[o + 3]
-    # T = I R^T, then R T (the upper triangle)
-    t00 = P[o + 4] * R[0] + P[o + 5] * R[1] + P[o + 6] * R[2]
-    t01 = P[o + 4] * R[3] + P[o + 5] * R[4] + P[o + 6] * R[5]
-    t02 = P[o + 4] * R[6] + P[o + 5] * R[7] + P[o + 6] * R[8]
-    t10 = P[o + 7] * R[0] + P[o + 8] * R[1] + P[o + 9] * R[2]
-    t11 = P[o + 7] * R[3] + P[o + 8] * R[4] + P[o + 9] * R[5]
-    t12 = P[o + 7] * R[6] + P[o + 8] * R[7] + P[o + 9] * R[8]
-    t20 = P[o + 10] * R[0] + P[o + 11] * R[1] + P[o + 12] * R[2]
-    t21 = P[o + 10] * R[3] + P[o + 11] * R[4] + P[o + 12] * R[5]
-    t22 = P[o + 10] * R[6] + P[o + 11] * R[7] + P[o + 12] * R[8]
-    cc = cx * cx + cy * cy + cz * cz
+    cc = 0.0
+    for a in range(3):  # the com, relative to P
+        x = w[_WP + a]
+        for b in range(3):
+            x += w[_WR + 3 * a + b] * P[o + 1 + b]
+        w[_WX + a] = x
+        w[_WI + 1 + a] = m * x
+        cc += x * x
+    for c in range(3):  # T = I R^T
+        for b in range(3):
+            t = 0.0
+            for d in range(3):
+                t += P[o + 4 + 3 * c + d] * w[_WR + 3 * b + d]
+            w[_WX + 3 + 3 * c + b] = t
     w[_WI] = m
-    w[_WI + 1], w[_WI + 2], w[_WI + 3] = m * cx, m * cy, m * cz
-    w[_WI + 4] = R[0] * t00 + R[1] * t10 + R[2] * t20 + m * (cc - cx * cx)
-    w[_WI + 5] = R[0] * t01 + R[1] * t11 + R[2] * t21 - m * cx * cy
-    w[_WI + 6] = R[0] * t02 + R[1] * t12 + R[2] * t22 - m * cx * cz
-    w[_WI + 7] = R[3] * t01 + R[4] * t11 + R[5] * t21 + m * (cc - cy * cy)
-    w[_WI + 8] = R[3] * t02 + R[4] * t12 + R[5] * t22 - m * cy * cz
-    w[_WI + 9] = R[6] * t02 + R[7] * t12 + R[8] * t22 + m * (cc - cz * cz)
+    for a in range(3):  # R T + m (|c|^2 1 - c c^T), upper triangle
+        for b in range(a, 3):
+            s = 0.0
+            for c in range(3):
+                s += w[_WR + 3 * a + c] * w[_WX + 3 + 3 * c + b]
+            w[_sym(a, b)] = s + m * ((cc if a == b else 0.0) - w[_WX + a] * w[_WX + b])
 
 
-@njit(cache=True)
-def _inertia_times(w, x0, x1, x2, x3, x4, x5):
-    """The spatial inertia of row ``w`` (columns _WI..) times the motion ``x``:
-    ``[I_P a + h x b; m b - h x a]`` for ``x = [a; b]``."""
-    m, h0, h1, h2 = w[_WI], w[_WI + 1], w[_WI + 2], w[_WI + 3]
-    ixx, ixy, ixz, iyy, iyz, izz = w[_WI + 4], w[_WI + 5], w[_WI + 6], w[_WI + 7], w[_WI + 8], w[
-        _WI + 9]  # fmt: skip
-    return (
-        ixx * x0 + ixy * x1 + ixz * x2 + h1 * x5 - h2 * x4,
-        ixy * x0 + iyy * x1 + iyz * x2 + h2 * x3 - h0 * x5,
-        ixz * x0 + iyz * x1 + izz * x2 + h0 * x4 - h1 * x3,
-        m * x3 - (h1 * x2 - h2 * x1),
-        m * x4 - (h2 * x0 - h0 * x2),
-        m * x5 - (h0 * x1 - h1 * x0),
-    )
-
-
-@njit(cache=True)
 def _newton_euler(w):
-    """Row ``w``'s force ``f = I a + v x* (I v)`` from its ``v`` and ``a`` (columns _WV, _WA)."""
-    v0, v1, v2, v3, v4, v5 = w[_WV], w[_WV + 1], w[_WV + 2], w[_WV + 3], w[_WV + 4], w[_WV + 5]
-    n0, n1, n2, f0, f1, f2 = _inertia_times(w, v0, v1, v2, v3, v4, v5)
-    b0, b1, b2, b3, b4, b5 = _inertia_times(w, w[_WA], w[_WA + 1], w[_WA + 2], w[_WA + 3],
-                                           w[_WA + 4], w[_WA + 5])  # fmt: skip
-    # [w; u] x* [n; f] = [w x n + u x f; w x f]
-    w[_WF] = b0 + (v1 * n2 - v2 * n1) + (v4 * f2 - v5 * f1)
-    w[_WF + 1] = b1 + (v2 * n0 - v0 * n2) + (v5 * f0 - v3 * f2)
-    w[_WF + 2] = b2 + (v0 * n1 - v1 * n0) + (v3 * f1 - v4 * f0)
-    w[_WF + 3] = b3 + (v1 * f2 - v2 * f1)
-    w[_WF + 4] = b4 + (v2 * f0 - v0 * f2)
-    w[_WF + 5] = b5 + (v0 * f1 - v1 * f0)
+    """Row ``w``'s force ``f = I a + v x* (I v)`` from its ``v`` and ``a`` (columns _WV, _WA);
+    uses the scratch columns _WY."""
+    _inertia_times(w, w, _WV, w, _WY)
+    _inertia_times(w, w, _WA, w, _WF)
+    for a in range(3):  # [w; u] x* [n; f] = [w x n + u x f; w x f]
+        w[_WF + a] += _cross(w, _WV, w, _WY, a) + _cross(w, _WV + 3, w, _WY + 3, a)
+        w[_WF + 3 + a] += _cross(w, _WV, w, _WY + 3, a)
 
 
 def _fd(P, R0, r0, t0, q, qd, tau0, taum, wF, fixed, out):
@@ -195,146 +194,143 @@ def _fd(P, R0, r0, t0, q, qd, tau0, taum, wF, fixed, out):
     for i in range(nb + 1):
         w = B[i]
         if i == 0:  # the base: pose, twist, acceleration at P for t0dot = 0 plus gravity
-            c0, c1, c2 = P[6], P[7], P[8]
             for a in range(3):
+                x = 0.0
                 for b in range(3):
                     w[_WR + 3 * a + b] = R0[a, b]
-                w[_WP + a] = -(R0[a, 0] * c0 + R0[a, 1] * c1 + R0[a, 2] * c2)
+                    x -= R0[a, b] * P[6 + b]
+                w[_WP + a] = x
             for a in range(6):
                 w[_WV + a] = t0[a]
-            w[_WA], w[_WA + 1], w[_WA + 2] = 0.0, 0.0, 0.0
-            w[_WA + 3] = P[3] - (t0[1] * t0[5] - t0[2] * t0[4])
-            w[_WA + 4] = P[4] - (t0[2] * t0[3] - t0[0] * t0[5])
-            w[_WA + 5] = P[5] - (t0[0] * t0[4] - t0[1] * t0[3])
+            for a in range(3):
+                w[_WA + a] = 0.0
+                w[_WA + 3 + a] = P[3 + a] - _cross(t0, 0, t0, 3, a)
             oi = 9
         else:
             j = i - 1
             o = _H + _T * j
             wp = B[int(P[o + _PAR])]
-            Rp = wp[_WR : _WR + 9]
-            Q = P[o + _ROT : o + _ROT + 9]
-            j00 = Rp[0] * Q[0] + Rp[1] * Q[3] + Rp[2] * Q[6]
-            j01 = Rp[0] * Q[1] + Rp[1] * Q[4] + Rp[2] * Q[7]
-            j02 = Rp[0] * Q[2] + Rp[1] * Q[5] + Rp[2] * Q[8]
-            j10 = Rp[3] * Q[0] + Rp[4] * Q[3] + Rp[5] * Q[6]
-            j11 = Rp[3] * Q[1] + Rp[4] * Q[4] + Rp[5] * Q[7]
-            j12 = Rp[3] * Q[2] + Rp[4] * Q[5] + Rp[5] * Q[8]
-            j20 = Rp[6] * Q[0] + Rp[7] * Q[3] + Rp[8] * Q[6]
-            j21 = Rp[6] * Q[1] + Rp[7] * Q[4] + Rp[8] * Q[7]
-            j22 = Rp[6] * Q[2] + Rp[7] * Q[5] + Rp[8] * Q[8]
-            x0, x1, x2 = P[o + _POS], P[o + _POS + 1], P[o + _POS + 2]
-            rx = wp[_WP] + Rp[0] * x0 + Rp[1] * x1 + Rp[2] * x2
-            ry = wp[_WP + 1] + Rp[3] * x0 + Rp[4] * x1 + Rp[5] * x2
-            rz = wp[_WP + 2] + Rp[6] * x0 + Rp[7] * x1 + Rp[8] * x2
-            u0, u1, u2 = P[o + _AX], P[o + _AX + 1], P[o + _AX + 2]
-            ex = j00 * u0 + j01 * u1 + j02 * u2
-            ey = j10 * u0 + j11 * u1 + j12 * u2
-            ez = j20 * u0 + j21 * u1 + j22 * u2
+            for a in range(3):  # joint frame Rj = Rp Q and position rJ = p_p + Rp x
+                x = wp[_WP + a]
+                for b in range(3):
+                    x += wp[_WR + 3 * a + b] * P[o + _POS + b]
+                    t = 0.0
+                    for c in range(3):
+                        t += wp[_WR + 3 * a + c] * P[o + _ROT + 3 * c + b]
+                    w[_WR + 3 * a + b] = t
+                w[_WP + a] = x
+            for a in range(3):  # world axis e = Rj u, into S[:3]
+                x = 0.0
+                for b in range(3):
+                    x += w[_WR + 3 * a + b] * P[o + _AX + b]
+                w[_WS + a] = x
             qk = q[j]
-            if int(P[o + _TYP]) == 1:  # Rodrigues about the world axis: R = Rot(e, q) Rj
+            if int(P[o + _TYP]) == 1:  # R = Rot(e, q) Rj, by Rodrigues on each column
                 cq, sq = np.cos(qk), np.sin(qk)
-                C = 1.0 - cq
-                r00, r01, r02 = cq + ex * ex * C, ex * ey * C - ez * sq, ex * ez * C + ey * sq
-                r10, r11, r12 = ey * ex * C + ez * sq, cq + ey * ey * C, ey * ez * C - ex * sq
-                r20, r21, r22 = ez * ex * C - ey * sq, ez * ey * C + ex * sq, cq + ez * ez * C
-                w[_WR] = r00 * j00 + r01 * j10 + r02 * j20
-                w[_WR + 1] = r00 * j01 + r01 * j11 + r02 * j21
-                w[_WR + 2] = r00 * j02 + r01 * j12 + r02 * j22
-                w[_WR + 3] = r10 * j00 + r11 * j10 + r12 * j20
-                w[_WR + 4] = r10 * j01 + r11 * j11 + r12 * j21
-                w[_WR + 5] = r10 * j02 + r11 * j12 + r12 * j22
-                w[_WR + 6] = r20 * j00 + r21 * j10 + r22 * j20
-                w[_WR + 7] = r20 * j01 + r21 * j11 + r22 * j21
-                w[_WR + 8] = r20 * j02 + r21 * j12 + r22 * j22
-                w[_WP], w[_WP + 1], w[_WP + 2] = rx, ry, rz
-                s0, s1, s2 = ex, ey, ez
-                s3, s4, s5 = ry * ez - rz * ey, rz * ex - rx * ez, rx * ey - ry * ex
-            else:
-                w[_WR], w[_WR + 1], w[_WR + 2] = j00, j01, j02
-                w[_WR + 3], w[_WR + 4], w[_WR + 5] = j10, j11, j12
-                w[_WR + 6], w[_WR + 7], w[_WR + 8] = j20, j21, j22
-                w[_WP], w[_WP + 1], w[_WP + 2] = rx + ex * qk, ry + ey * qk, rz + ez * qk
-                s0, s1, s2, s3, s4, s5 = 0.0, 0.0, 0.0, ex, ey, ez
-            w[_WS], w[_WS + 1], w[_WS + 2] = s0, s1, s2
-            w[_WS + 3], w[_WS + 4], w[_WS + 5] = s3, s4, s5
-            # v = v_p + S qd; a = a_p + v x (S qd)
+                for b in range(3):
+                    ed = 0.0
+                    for a in range(3):
+                        ed += w[_WS + a] * w[_WR + 3 * a + b]
+                    for a in range(3):
+                        w[_WX + a] = w[_WR + 3 * a + b]
+                    for a in range(3):
+                        w[_WR + 3 * a + b] = (cq * w[_WX + a] + sq * _cross(w, _WS, w, _WX, a)
+                                              + (1.0 - cq) * ed * w[_WS + a])  # fmt: skip
+                for a in range(3):  # S = [e; rJ x e]
+                    w[_WS + 3 + a] = _cross(w, _WP, w, _WS, a)
+            else:  # prismatic: p = rJ + e q, S = [0; e]
+                for a in range(3):
+                    w[_WP + a] += w[_WS + a] * qk
+                    w[_WS + 3 + a] = w[_WS + a]
+                    w[_WS + a] = 0.0
             v = qd[j]
-            m0, m1, m2, m3, m4, m5 = s0 * v, s1 * v, s2 * v, s3 * v, s4 * v, s5 * v
-            v0, v1, v2 = wp[_WV] + m0, wp[_WV + 1] + m1, wp[_WV + 2] + m2
-            v3, v4, v5 = wp[_WV + 3] + m3, wp[_WV + 4] + m4, wp[_WV + 5] + m5
-            w[_WV], w[_WV + 1], w[_WV + 2] = v0, v1, v2
-            w[_WV + 3], w[_WV + 4], w[_WV + 5] = v3, v4, v5
-            w[_WA] = wp[_WA] + (v1 * m2 - v2 * m1)
-            w[_WA + 1] = wp[_WA + 1] + (v2 * m0 - v0 * m2)
-            w[_WA + 2] = wp[_WA + 2] + (v0 * m1 - v1 * m0)
-            w[_WA + 3] = wp[_WA + 3] + (v1 * m5 - v2 * m4) + (v4 * m2 - v5 * m1)
-            w[_WA + 4] = wp[_WA + 4] + (v2 * m3 - v0 * m5) + (v5 * m0 - v3 * m2)
-            w[_WA + 5] = wp[_WA + 5] + (v0 * m4 - v1 * m3) + (v3 * m1 - v4 * m0)
+            for a in range(6):  # v = v_p + S qd (S qd in _WY)
+                w[_WY + a] = w[_WS + a] * v
+                w[_WV + a] = wp[_WV + a] + w[_WY + a]
+            for a in range(3):  # a = a_p + v x (S qd)
+                w[_WA + a] = wp[_WA + a] + _cross(w, _WV, w, _WY, a)
+                w[_WA + 3 + a] = (wp[_WA + 3 + a] + _cross(w, _WV, w, _WY + 3, a)
+                                  + _cross(w, _WV + 3, w, _WY, a))  # fmt: skip
             oi = o + _M
         _body_inertia(P, oi, w)
         _newton_euler(w)
     # ------------------------------------------- external wrenches [n; f] at the bodies' coms
     o = _H + _T * nb
     for i in range(n + 1):
-        n0, n1, n2, f0, f1, f2 = wF[i, 0], wF[i, 1], wF[i, 2], wF[i, 3], wF[i, 4], wF[i, 5]
-        if n0 == 0.0 and n1 == 0.0 and n2 == 0.0 and f0 == 0.0 and f1 == 0.0 and f2 == 0.0:
+        nonzero = False
+        for a in range(6):
+            nonzero = nonzero or wF[i, a] != 0.0
+        if not nonzero:
             continue
         w = B[int(P[o + 4 * i])]
-        x0, x1, x2 = P[o + 4 * i + 1], P[o + 4 * i + 2], P[o + 4 * i + 3]
-        cx = w[_WP] + w[_WR] * x0 + w[_WR + 1] * x1 + w[_WR + 2] * x2
-        cy = w[_WP + 1] + w[_WR + 3] * x0 + w[_WR + 4] * x1 + w[_WR + 5] * x2
-        cz = w[_WP + 2] + w[_WR + 6] * x0 + w[_WR + 7] * x1 + w[_WR + 8] * x2
-        w[_WF] -= n0 + (cy * f2 - cz * f1)
-        w[_WF + 1] -= n1 + (cz * f0 - cx * f2)
-        w[_WF + 2] -= n2 + (cx * f1 - cy * f0)
-        w[_WF + 3] -= f0
-        w[_WF + 4] -= f1
-        w[_WF + 5] -= f2
+        for a in range(3):  # the com, relative to P, into the scratch columns
+            x = w[_WP + a]
+            for b in range(3):
+                x += w[_WR + 3 * a + b] * P[o + 4 * i + 1 + b]
+            w[_WX + a] = x
+        wi = wF[i]
+        for a in range(3):
+            w[_WF + a] -= wi[a] + _cross(w, _WX, wi, 3, a)
+            w[_WF + 3 + a] -= wi[3 + a]
     # ------------------------------------ inward: bias forces, composite inertias, H (CRBA)
     for j in range(nb - 1, -1, -1):
         o = _H + _T * j
         p = int(P[o + _PAR])
         w = B[j + 1]
         wp = B[p]
-        s0, s1, s2, s3, s4, s5 = w[_WS], w[_WS + 1], w[_WS + 2], w[_WS + 3], w[_WS + 4], w[
-            _WS + 5]  # fmt: skip
-        F0, F1, F2, F3, F4, F5 = _inertia_times(w, s0, s1, s2, s3, s4, s5)
+        _inertia_times(w, w, _WS, w, _WY)  # F = Ic S
         r = 6 + j
-        H[r, r] = s0 * F0 + s1 * F1 + s2 * F2 + s3 * F3 + s4 * F4 + s5 * F5 + P[o + _ARM]
+        x = P[o + _ARM]
+        for a in range(6):
+            x += w[_WS + a] * w[_WY + a]
+        H[r, r] = x
         for c in range(6, r):
             H[r, c] = 0.0
         k = p
         while k > 0:
             wk = B[k]
-            H[r, 5 + k] = (wk[_WS] * F0 + wk[_WS + 1] * F1 + wk[_WS + 2] * F2
-                           + wk[_WS + 3] * F3 + wk[_WS + 4] * F4 + wk[_WS + 5] * F5)  # fmt: skip
+            x = 0.0
+            for a in range(6):
+                x += wk[_WS + a] * w[_WY + a]
+            H[r, 5 + k] = x
             k = int(P[_H + _T * (k - 1) + _PAR])
-        H[r, 0], H[r, 1], H[r, 2], H[r, 3], H[r, 4], H[r, 5] = F0, F1, F2, F3, F4, F5
-        H[r, nu] = taum[j] - (s0 * w[_WF] + s1 * w[_WF + 1] + s2 * w[_WF + 2]
-                              + s3 * w[_WF + 3] + s4 * w[_WF + 4] + s5 * w[_WF + 5])  # fmt: skip
+        x = taum[j]
+        for a in range(6):
+            H[r, a] = w[_WY + a]
+            x -= w[_WS + a] * w[_WF + a]
+        H[r, nu] = x
         for a in range(10):
             wp[_WI + a] += w[_WI + a]
         for a in range(6):
             wp[_WF + a] += w[_WF + a]
     w = B[0]
-    m, h0, h1, h2 = w[_WI], w[_WI + 1], w[_WI + 2], w[_WI + 3]
-    H[0, 0] = w[_WI + 4]
-    H[1, 0], H[1, 1] = w[_WI + 5], w[_WI + 7]
-    H[2, 0], H[2, 1], H[2, 2] = w[_WI + 6], w[_WI + 8], w[_WI + 9]
-    H[3, 0], H[3, 1], H[3, 2], H[3, 3] = 0.0, h2, -h1, m
-    H[4, 0], H[4, 1], H[4, 2], H[4, 3], H[4, 4] = -h2, 0.0, h0, 0.0, m
-    H[5, 0], H[5, 1], H[5, 2], H[5, 3], H[5, 4], H[5, 5] = h1, -h0, 0.0, 0.0, 0.0, m
+    for a in range(3):
+        for b in range(a + 1):
+            H[a, b] = w[_sym(a, b)]
+            H[3 + a, 3 + b] = w[_WI] if a == b else 0.0
+    h0, h1, h2 = w[_WI + 1], w[_WI + 2], w[_WI + 3]
+    H[3, 0], H[3, 1], H[3, 2] = 0.0, h2, -h1  # -[h]x
+    H[4, 0], H[4, 1], H[4, 2] = -h2, 0.0, h0
+    H[5, 0], H[5, 1], H[5, 2] = h1, -h0, 0.0
     for a in range(6):
         H[a, nu] = tau0[a] - w[_WF + a]
     # -------------------------------------------- solve by Cholesky (in place, lower part)
-    s = 6 if fixed else 0
+    _solve(H, 6 if fixed else 0, out)
+
+
+def _solve(H, s, out):
+    """``out[s:]`` = the solution of ``H[s:, s:] x = H[s:, nu]`` (H's lower triangle, factored
+    in place), ``out[:s] = 0``; NaN in ``out[s:]`` if H is not positive definite."""
+    nu = H.shape[0]
+    for a in range(s):
+        out[a] = 0.0
     for c in range(s, nu):
         d = H[c, c]
         for k in range(s, c):
             d -= H[c, k] * H[c, k]
         if not d > 0.0:
-            for a in range(nu):
-                out[a] = 0.0 if (fixed and a < 6) else np.nan
+            for a in range(s, nu):
+                out[a] = np.nan
             return
         d = np.sqrt(d)
         H[c, c] = d
@@ -353,22 +349,33 @@ def _fd(P, R0, r0, t0, q, qd, tau0, taum, wF, fixed, out):
         for k in range(i + 1, nu):
             x -= H[k, i] * out[k]
         out[i] = x / H[i, i]
-    for a in range(s):
-        out[a] = 0.0
 
 
 _V = "float64[::1]"
 _SIG = f"void({_V}, float64[:, ::1], {', '.join([_V] * 6)}, float64[:, ::1], boolean, {_V})"
+# the helpers get explicit signatures too: called with constant offsets, numba would compile
+# one specialisation per constant (Literal[int]) otherwise
+_HELPERS = {
+    "_cross": f"float64({_V}, int64, {_V}, int64, int64)",
+    "_sym": "int64(int64, int64)",
+    "_inertia_times": f"void({_V}, {_V}, int64, {_V}, int64)",
+    "_body_inertia": f"void({_V}, int64, {_V})",
+    "_newton_euler": f"void({_V})",
+    "_solve": f"void(float64[:, ::1], int64, {_V})",
+}
 _COMPILED: list = []
 
 
 def fd_kernel():
-    """The compiled entry point ``fd(P, R0, r0, t0, q, qd, tau0, taum, wF, fixed, out)``: writes
-    ``[t0dot; qdd]`` (6 + nq,) into ``out`` (``t0dot = 0`` when ``fixed``; NaN where H is not
-    positive definite) for ``P`` from :func:`pack_fd`, ``R0`` (3, 3), ``r0`` (3,; only
-    checked), ``t0`` and ``tau0``
-    (6,), ``q``, ``qd`` and ``taum`` (nq,), ``wF`` (n+1, 6); compiled or loaded from numba's
-    cache on the first call."""
+    """The compiled entry point ``fd(P, R0, r0, t0, q, qd, tau0, taum, wF, fixed, out)``:
+    writes ``[t0dot; qdd]`` (6 + nq,) into ``out`` (``t0dot = 0`` when ``fixed``; NaN where H
+    is not positive definite) for ``P`` from :func:`pack_fd`, ``R0`` (3, 3), ``r0`` (3,; only
+    checked), ``t0`` and ``tau0`` (6,), ``q``, ``qd`` and ``taum`` (nq,), ``wF`` (n+1, 6);
+    compiled (or loaded from numba's cache) on the first call, with its helpers (plain Python
+    functions until then, so importing this module compiles nothing)."""
     if not _COMPILED:
+        g = globals()
+        for name, sig in _HELPERS.items():
+            g[name] = njit(sig, cache=True, error_model="numpy")(g[name])
         _COMPILED.append(njit(_SIG, cache=True, error_model="numpy")(_fd))
     return _COMPILED[0]
