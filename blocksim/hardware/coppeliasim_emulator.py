@@ -65,7 +65,12 @@ def _vec(v: Any, n: int, what: str) -> np.ndarray:
 
 def _frozen(v: Any) -> Any:
     """``v`` with every list made a tuple (what :attr:`CoppeliaSimEmulator.requests` keeps)."""
-    return tuple(_frozen(x) for x in v) if isinstance(v, (list, tuple)) else v
+    if not isinstance(v, (list, tuple)):
+        return v
+    t = tuple(v)
+    if list in map(type, t) or tuple in map(type, t):  # nested: the rare case
+        return tuple(_frozen(x) for x in t)
+    return t
 
 
 def _matrix12(T: np.ndarray) -> list[float]:
@@ -248,6 +253,12 @@ class CoppeliaSimEmulator:
             return {"success": True, "ret": ret}, fault
 
     def _call(self, func: str, args: list[Any]) -> list[Any]:
+        fn = self._funcs.get(func[4:]) if func.startswith("sim.") else None
+        if fn is not None:  # the common case first
+            if self.scene.state == "running" and not self.scene.stepping:
+                self._follow_wall_clock()
+            out = fn(*args)
+            return list(out) if isinstance(out, tuple) else [] if out is None else [out]
         if func == "zmqRemoteApi.require":
             if args != ["sim"]:
                 raise KeyError(f"module {args[0] if args else None!r} is not available")
@@ -256,11 +267,7 @@ class CoppeliaSimEmulator:
             info: dict[str, Any] = {k: {"func": {}} for k in self._funcs}
             info.update({k: {"const": v} for k, v in CONSTANTS.items()})
             return [info]
-        if not func.startswith("sim.") or func[4:] not in self._funcs:
-            raise KeyError(f"function {func!r} is not served by the emulator")
-        self._follow_wall_clock()
-        out = self._funcs[func[4:]](*args)
-        return list(out) if isinstance(out, tuple) else [] if out is None else [out]
+        raise KeyError(f"function {func!r} is not served by the emulator")
 
     def _follow_wall_clock(self) -> None:
         """Outside stepping mode a running simulation follows the wall clock."""

@@ -218,24 +218,26 @@ class Scene:
         """Advance one time step (when running)."""
         if self.state != "running":
             return
-        for o in self.objects.values():
-            if o.kind != "joint":
-                continue
-            if o.mode == "velocity":
-                v = max(-o.vmax, min(o.vmax, o.velocity))
-                o.q += v * self.dt
-            else:
-                q0 = o.q
-                o.q = move(o.q, o.target, o.vmax, o.tau, self.dt)
-                o.velocity = (o.q - q0) / self.dt
-        for h, o in list(self.objects.items()):
-            if o.mecanum is not None:
-                self._drive(h, o)
-        self.nsteps += 1
-        self.t = self.nsteps * self.dt
+        dt = self.dt
+        bases, lasers = [], []
         for h, o in self.objects.items():
+            if o.kind == "joint":
+                if o.mode == "velocity":
+                    o.q += max(-o.vmax, min(o.vmax, o.velocity)) * dt
+                else:
+                    q0 = o.q
+                    o.q = move(q0, o.target, o.vmax, o.tau, dt)
+                    o.velocity = (o.q - q0) / dt
+            if o.mecanum is not None:
+                bases.append((h, o))
             if o.laser is not None:
-                self.signals[o.laser[3]] = self.scan(h)
+                lasers.append((h, o))
+        for h, o in bases:  # after every joint moved: the wheels' speeds of this step
+            self._drive(h, o)
+        self.nsteps += 1
+        self.t = self.nsteps * dt
+        for h, o in lasers:  # after the bases moved
+            self.signals[o.laser[3]] = self.scan(h)
 
     def _drive(self, h: int, base: SceneObject) -> None:
         """Move a mecanum base by its wheels' speeds over one step (exact for a constant
