@@ -4,6 +4,8 @@ import importlib.util
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -28,3 +30,11 @@ def test_hil_benchmark_measures_and_reports():
     text = "\n".join(lines)
     assert "Arbotix getpos" in text and "highest rate without overrun" in text
     assert text.count("target:") == 2 and "Arbotix SYNC_READ" in text
+    # the V-REP rows alone (--vrep-only), with the moving-command diagram: it sends 6 targets
+    # per hit more than the held command (sent once)
+    moving = bench.max_rate("vrep-moving", [20.0], 0.2)
+    extra = moving[20.0]["calls_per_hit"] - vrep[20.0]["calls_per_hit"]
+    assert extra == pytest.approx(6 * 4 / 5)  # 6 more at each of the 4 hits after the first
+    text = "\n".join(bench.report(None, step, None, vrep, 0.2, moving_rates=moving))
+    assert "Arbotix" not in text and "V-REP moving cmd" in text and "calls/hit" in text
+    assert text.count("target:") == 1
