@@ -10,7 +10,9 @@ Public API
   ``DiffKinematics``, ``Velocities``, ``Jacob``, ``Accelerations``, ``I_I``, ``MCB``, ``GIM``,
   ``CIM``, ``FD``, ``ID``, ``Floating_ID``, ``NOC``, ``NOCdot``, ``Center_of_Mass``,
   ``urdf2robot``, ``DH_Serial2robot``, ``ConnectivityMap``, ``Angles321_DCM``, ...).
-* Numba kernels: :mod:`.kernels`, :mod:`.kernels_jac`, :mod:`.state` (the block state).
+* Numba kernels: :mod:`.kernels`, :mod:`.kernels_jac`, :mod:`.state` (the block state), and
+  :mod:`.fast_fd`, the one-call forward dynamics ``FloatingBase.forward_dynamics`` uses (fixed
+  bodies merged, world-frame spatial algebra; about Pinocchio's ``aba`` per call).
 
 Inside, one convention: twists ``[omega; rdot_com]`` and wrenches ``[n; f]`` in the world
 frame; SPART's mixed-frame base velocity and blocksim's RTB-ordered ``(v, omega)`` are

@@ -87,8 +87,11 @@ class FloatingBase:
 
     @property
     def gravity(self) -> np.ndarray:
-        """RTB gravity vector (3,) (m/s^2, the upward acceleration equivalent to gravity)."""
-        return self._gravity
+        """RTB gravity vector (3,) (m/s^2, the upward acceleration equivalent to gravity);
+        read-only: assign a new vector to change it (the packed model follows)."""
+        g = self._gravity.view()
+        g.flags.writeable = False
+        return g
 
     @gravity.setter
     def gravity(self, value) -> None:
@@ -213,7 +216,7 @@ class FloatingBase:
             self.mdl, R0, _vec(r0, 3, "r0"), _vec(t0, 6, "t0"), _vec(q, self.nq, "q"),
             _vec(qd, self.nq, "qd"), self._z6 if tau0 is None else _vec(tau0, 6, "tau0"),
             self._zq if taum is None else _vec(taum, self.nq, "taum"), self._wrenches(wF),
-            self.gravity, bool(fixed))  # fmt: skip
+            self._gravity, bool(fixed))  # fmt: skip
         if out is None:
             return t0dot, qdd
         if not (isinstance(out, np.ndarray) and out.shape == (self._nu,)):
@@ -229,7 +232,7 @@ class FloatingBase:
             self.mdl, np.ascontiguousarray(R0, dtype=float).reshape(3, 3), _vec(r0, 3, "r0"),
             _vec(t0, 6, "t0"), _vec(q, self.nq, "q"), _vec(qd, self.nq, "qd"),
             _vec(t0dot, 6, "t0dot"), _vec(qdd, self.nq, "qdd"), self._wrenches(wF),
-            self.gravity)  # fmt: skip
+            self._gravity)  # fmt: skip
 
     def floating_inverse_dynamics(self, R0, r0, t0, q, qd, qdd,
                                   wF=None) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
