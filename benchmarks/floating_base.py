@@ -5,18 +5,18 @@ free-floating reach diagram interpreted and compiled.
 The robot is ``diagrams/urdf/spacecraft_panda.urdf`` (the Franka Panda URDF on a 60 kg
 spacecraft; 7 joints, 6 base coordinates). Printed:
 
-* µs per call (best of ``--repeat`` timeit runs) of ``FloatingBase.forward_dynamics`` (the
-  Python API, allocating its result, and with ``out=``), of the one-call numba entry point it
-  calls (:mod:`blocksim.robotics.floating.fast_fd`) and of the general kernel
-  (:func:`blocksim.robotics.floating.kernels.forward_dynamics`, which the blocks use), and of
+* µs per call of ``FloatingBase.forward_dynamics`` (the Python API, allocating its result,
+  and with ``out=``), of the one-call numba entry point it calls
+  (:mod:`blocksim.robotics.floating.fast_fd`), of the general kernel
+  (:func:`blocksim.robotics.floating.kernels.forward_dynamics`, which the blocks use) and of
   ``pinocchio.aba`` with a free-flyer root when the ``pin`` package is importable (else it
-  says so), measured interleaved in the same run, with the ratio to the target "within 2x of
-  Pinocchio's aba";
+  says so), timed interleaved in the same run (best of ``--repeat`` rounds of ~0.05 s
+  timings), with the ratio to the target "within 2x of Pinocchio's aba";
 * the wall time of ``examples/floating_arm_reach.py`` simulated for ``--T`` seconds (default
   10) with RK45 (rtol 1e-6) on the interpreted back-end and on the compiled back-end (first run
   with its compile time, then a second run), and the ratio.
 
-Run: ``python benchmarks/floating_base.py [--repeat 5] [--T 10]``. The machine is shared and
+Run: ``python benchmarks/floating_base.py [--repeat 15] [--T 10]``. The machine is shared and
 noisy: compare best-of numbers, rerun when another job is busy.
 """
 
@@ -35,13 +35,7 @@ ROOT = Path(__file__).resolve().parents[1]
 URDF = ROOT / "diagrams" / "urdf" / "spacecraft_panda.urdf"
 
 
-def _best_us(fn, repeat: int) -> float:
-    timer = timeit.Timer(fn)
-    number, _ = timer.autorange()
-    return min(timer.repeat(repeat=repeat, number=number)) / number * 1e6
-
-
-def fd_per_call(repeat: int = 5) -> dict:
+def fd_per_call(repeat: int = 15) -> dict:
     """µs per forward-dynamics call: blocksim API (allocating, and with ``out=``), its
     one-call kernel, the general kernel, Pinocchio aba (or None); the largest difference of
     the joint accelerations between blocksim and Pinocchio."""
@@ -85,14 +79,17 @@ def fd_per_call(repeat: int = 5) -> dict:
         vp = np.concatenate([R0.T @ v_origin, omega_l, qd])
         taup = np.concatenate([np.zeros(6), tau])
         calls["pin_us"] = lambda: pin.aba(model, data, qp, vp, taup)
-    for f in calls.values():
+    timers = {}
+    for k, f in calls.items():
         f()  # compile / warm up
-    # interleaved: each round times every call once, the best round counts (a load that
-    # comes and goes then hits both sides alike)
+        timer = timeit.Timer(f)
+        timers[k] = (timer, max(1, timer.autorange()[0] // 4))  # calls per timing: ~0.05 s
+    # interleaved: each round times every call once (short timings), the best round counts:
+    # a load that comes and goes then hits both sides alike
     best = {k: float("inf") for k in calls}
     for _ in range(repeat):
-        for k, f in calls.items():
-            best[k] = min(best[k], _best_us(f, 1))
+        for k, (timer, number) in timers.items():
+            best[k] = min(best[k], timer.timeit(number) / number * 1e6)
     out = dict(best)
     out.setdefault("pin_us", None)
     out["pin_diff"] = None
@@ -175,7 +172,7 @@ def report(fd: dict, sim: dict | None) -> str:
 
 def main(argv=None) -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--repeat", type=int, default=5)
+    p.add_argument("--repeat", type=int, default=15)
     p.add_argument("--T", type=float, default=10.0)
     args = p.parse_args(argv)
     print(report(fd_per_call(args.repeat), simulation(args.T)))
