@@ -1,7 +1,7 @@
 """The integration loop of the compiled back-end: its types, its helpers and its source.
 
-The loop calls a diagram's own functions (``evaluate``, ``rhs``, ``rhs_record``, ``update``,
-``crossings``, ``fire``: see :mod:`blocksim.engine.compiled.render`) directly, as globals of
+The loop calls a diagram's own functions (``evaluate``, ``update``, ``crossings``, ``fire``:
+see :mod:`blocksim.engine.compiled.render`) directly, as globals of
 the diagram's generated module, so that numba can inline them and cache the loop on disk
 (numba refuses to cache a function that receives another compiled function as an argument,
 and its IR-level inlining of a loop this size takes over a minute). So the functions that call
@@ -47,6 +47,15 @@ class Status(IntEnum):
     INTERRUPTED = 5  # the caller set ``LoopOptions.interrupt[0]`` (Ctrl-C)
     FULL = 6  # run_fixed: the record buffers (``LoopOptions.cap`` rows) are full; the back-end
     #           sizes them for every row, so this is a sizing bug, rerun with more rows
+
+
+class Mode(IntEnum):
+    """What a generated ``evaluate`` computes (see :mod:`blocksim.engine.compiled.render`);
+    solver stages call the diagram's ``rhs`` instead."""
+
+    RECORD = 1  # every continuous-rate output, stored in ``sig``
+    HIT = 2  # RECORD and the outputs of the clocks that fire
+    INIT = 3  # every output (t = 0)
 
 
 class LoopOptions(NamedTuple):

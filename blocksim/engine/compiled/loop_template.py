@@ -3,13 +3,22 @@
 This module is not imported: :func:`blocksim.engine.compiled.loop.loop_source` copies its text
 after the marker line into each generated module, where ``evaluate``, ``rhs``,
 ``rhs_record``, ``update``, ``crossings``, ``fire`` (the diagram's functions, see
-:mod:`blocksim.engine.compiled.render`), ``NX``, ``NSIG`` and ``NZ`` (its numbers of continuous
-states, signal-buffer elements and zero-crossing functions) and ``METHOD`` (the run's
+:mod:`blocksim.engine.compiled.render`), ``NX``, ``NSIG``, ``NZ`` and ``NUPDATES`` (its
+numbers of continuous states, signal-buffer elements, zero-crossing functions and discrete
+updates) and ``METHOD`` (the run's
 :class:`~blocksim.engine.compiled.steps.Method`) are defined. There the calls are direct calls
-of module globals, which numba compiles, inlines and caches on disk. The constants are
-compile-time constants: LLVM unrolls the loops over the state, and numba drops the branches
-they rule out before typing them (no crossing code in a diagram without crossings, one step
-method per module), which halves the time a diagram's loop takes to compile.
+of module globals, which numba compiles and caches on disk. The constants are compile-time
+constants: LLVM unrolls the loops over the state, and numba drops the branches they rule out
+before typing them (no crossing code in a diagram without crossings, no update call without
+updates, one step method per module), which halves the time a diagram's loop takes to compile.
+
+Every function here but the entry points (``run``, ``run_fixed``, ``run_batch``,
+``run_batch_fixed``) is ``inline="always"``: numba inlines it into the loop (its IR) instead of
+compiling it on its own. A function compiled on its own links every kernel it reaches, and
+numba optimises and generates machine code for all of them again in it: with the steps, the
+event handling and ``major`` each compiled apart, a diagram's kernels went through LLVM ten
+times over (87 s of CPU to compile the floating-arm diagram with warm kernels; inlined, and
+with ``evaluate`` compiled for one ``mode`` type, about 34 s).
 
 * :func:`euler_step`, :func:`rk4_step`, :func:`dopri_step` — one step of each method, the
   only step code; :func:`step` picks the run's;
@@ -26,13 +35,14 @@ there, and the result is recorded under ``times[i]`` where ``record[i]``. A zero
 located within ``SNAP_ULPS`` ulp before the end of a segment (or after its ``left_times``)
 takes effect at that major time. Status codes: :class:`blocksim.engine.compiled.loop.Status`.
 """
-# ruff: noqa: F821 - evaluate, rhs, rhs_record, update, crossings, fire, NX: see above
+# ruff: noqa: F821 - evaluate, rhs, rhs_record, update, crossings, fire, NX, ...: see above
 
 # ---- copied into every generated module from here ----
 import numpy as np
 from numba import njit
 
 from blocksim.engine.compiled.loop import (
+    Mode,
     Status,
     any_crossed,
     copy_into,
@@ -90,16 +100,29 @@ _STOPPED = int(Status.STOPPED)
 _ZENO = int(Status.ZENO)
 _INTERRUPTED = int(Status.INTERRUPTED)
 _FULL = int(Status.FULL)
+#: ``evaluate``'s modes (:class:`~blocksim.engine.compiled.loop.Mode`) as numpy integers,
+#: which numba types as int64 where a literal ``1`` would be typed ``Literal[int](1)`` and
+#: compile ``evaluate`` a second time (with every kernel linked and optimised once more)
+_RECORD = np.int64(Mode.RECORD)
+_HIT = np.int64(Mode.HIT)
+_INIT = np.int64(Mode.INIT)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
+def outputs(t, x, xd, pv, pi, sig, nf):
+    """Every continuous-rate signal at ``(t, x)``, stored in ``sig`` (to record a row, or for
+    the zero crossings)."""
+    evaluate(t, x, xd, pv, pi, sig, _RECORD, nf)
+
+
+@njit(cache=True, inline="always")
 def euler_step(t, x, f0, hh, ynew):
     """One explicit Euler step of size ``hh`` from ``(t, x)`` with ``f0 = f(t, x)``."""
     for j in range(NX):
         ynew[j] = x[j] + hh * f0[j]
 
 
-@njit(cache=True, inline="always")  # inlined (numba IR) into the lean loop: ~15 % faster
+@njit(cache=True, inline="always")
 def rk4_step(t, x, f0, hh, t_left, xd, pv, pi, sig, k2, k3, k4, y, ynew):
     """One classical RK4 step of size ``hh`` from ``(t, x)`` with ``f0 = f(t, x)`` into
     ``ynew`` (3 rhs evaluations; stage times ``min(t, t_left)``)."""
@@ -120,7 +143,7 @@ def rk4_step(t, x, f0, hh, t_left, xd, pv, pi, sig, k2, k3, k4, y, ynew):
         ynew[j] = x[j] + h6 * (f0[j] + 2.0 * (k2[j] + k3[j]) + k4[j])
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def dopri_step(t, x, f0, hh, t_left, xd, pv, pi, sig, k2, k3, k4, k5, k6, k7, y, err, scale,
                ynew, rtol, atol):
     """One Dormand-Prince 5(4) step (scipy's RK45) of size ``hh`` from ``(t, x)`` with ``f0 =
@@ -153,7 +176,7 @@ def dopri_step(t, x, f0, hh, t_left, xd, pv, pi, sig, k2, k3, k4, k5, k6, k7, y,
     return rms(err, scale)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def step(t, x, f0, hh, t_left, xd, pv, pi, sig, k2, k3, k4, k5, k6, k7, y, err, scale, ynew,
          rtol, atol):
     """One step of the module's method ``METHOD`` (:func:`euler_step`, :func:`rk4_step` or
@@ -169,7 +192,7 @@ def step(t, x, f0, hh, t_left, xd, pv, pi, sig, k2, k3, k4, k5, k6, k7, y, err, 
                       scale, ynew, rtol, atol), 6
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def initial_step(t, x, f, t_end, t_left, xd, pv, pi, sig, f1, ytmp, err, scale, rtol, atol):
     """scipy's ``select_initial_step`` for an order-4 error estimate: the first step size of
     the adaptive method (one rhs evaluation, into the work array ``f1``)."""
@@ -193,7 +216,7 @@ def initial_step(t, x, f, t_end, t_left, xd, pv, pi, sig, f1, ytmp, err, scale, 
     return min(100 * h0, h1)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def locate(t, x, f, hh, t_end, t_left, xd, pv, pi, sig, k2, k3, k4, k5, k6, k7, y, err,
            scale, ynew, ytry, g_prev, g_now, opts):
     """A crossing happened in the step of length ``hh`` from ``(t, x)``: bisect the step
@@ -202,6 +225,7 @@ def locate(t, x, f, hh, t_end, t_left, xd, pv, pi, sig, k2, k3, k4, k5, k6, k7, 
     that ends the step (:func:`blocksim.engine.schedule.snaps_to`), the whole step, leaving
     the crossing to that major time. Returns ``(step length, crossing inside, rhs
     evaluations)``; ``g_prev`` ends as the crossing values just before the crossing."""
+    nf = opts.none_fired
     nfev = 0
     a, b = 0.0, hh
     tol = opts.event_tol * max(1.0, abs(t + hh))
@@ -213,7 +237,7 @@ def locate(t, x, f, hh, t_end, t_left, xd, pv, pi, sig, k2, k3, k4, k5, k6, k7, 
         _, ne = step(t, x, f, c, t_left, xd, pv, pi, sig, k2, k3, k4, k5, k6, k7, y, err,
                      scale, ytry, opts.rtol, opts.atol)
         nfev += ne
-        evaluate(min(t + c, t_left), ytry, xd, pv, pi, sig, 1, opts.none_fired)
+        outputs(min(t + c, t_left), ytry, xd, pv, pi, sig, nf)
         crossings(t + c, ytry, xd, pv, pi, sig, g_now)
         if last:
             copy_into(g_prev, g_now)
@@ -230,7 +254,7 @@ def locate(t, x, f, hh, t_end, t_left, xd, pv, pi, sig, k2, k3, k4, k5, k6, k7, 
     return length, inside, nfev + ne
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def major(t, mode, row, x, xd, x_new, xd_new, pv, pi, sig, g_prev, g_now, mask, first,
           events, opts):
     """Outputs, events and discrete updates at a major instant ``t`` (mode 3 at t = 0, 2 at a
@@ -238,6 +262,7 @@ def major(t, mode, row, x, xd, x_new, xd_new, pv, pi, sig, g_prev, g_now, mask, 
     time of the last]`` is updated in place. Returns a status (DONE, STOPPED or ZENO)."""
     status = _DONE
     nz = NZ
+    nup = NUPDATES
     evaluate(t, x, xd, pv, pi, sig, mode, row)
     if nz > 0:
         crossings(t, x, xd, pv, pi, sig, g_now)
@@ -257,14 +282,14 @@ def major(t, mode, row, x, xd, x_new, xd_new, pv, pi, sig, g_prev, g_now, mask, 
             stop = fire(t, x, xd, pv, pi, sig, mask, x_new, xd_new)
             copy_into(x, x_new)
             copy_into(xd, xd_new)
-            evaluate(t, x, xd, pv, pi, sig, 2 if mode == 3 else mode, row)
+            evaluate(t, x, xd, pv, pi, sig, _HIT if mode == 3 else mode, row)
             crossings(t, x, xd, pv, pi, sig, g_now)
             if stop:
                 status = _STOPPED
             elif events[1] >= opts.zeno_count:
                 status = _ZENO
         copy_into(g_prev, g_now)
-    if mode >= 2:
+    if nup > 0 and mode >= 2:  # without discrete updates numba drops this before typing
         any_fired = False
         for c in range(row.size):
             any_fired = any_fired or row[c]
@@ -284,6 +309,7 @@ def run(pv, pi, x0, xd0, sig0, sched, opts):
     n = NX
     nz = NZ
     method = METHOD
+    nf = opts.none_fired  # no clock fires (solver stages, recorded rows)
     x = x0.copy()
     xd = xd0.copy()
     x_new = x0.copy()
@@ -316,11 +342,11 @@ def run(pv, pi, x0, xd0, sig0, sched, opts):
         on_schedule = i < nmajor and t == times[i]
         if on_schedule:
             te = sched.eval_times[i]
-            status = major(te, 3 if i == 0 else 2, sched.fired[i], x, xd, x_new, xd_new, pv,
+            status = major(te, _INIT if i == 0 else _HIT, sched.fired[i], x, xd, x_new, xd_new, pv,
                            pi, sig, g_prev, g_now, mask, i == 0, events, opts)
         else:  # an event inside a segment
             te = t
-            status = major(t, 1, opts.none_fired, x, xd, x_new, xd_new, pv, pi, sig, g_prev,
+            status = major(t, _RECORD, opts.none_fired, x, xd, x_new, xd_new, pv, pi, sig, g_prev,
                            g_now, mask, False, events, opts)
         if sched.record[i] if on_schedule else opts.record_steps:
             if nrec == t_rec.size:
@@ -361,7 +387,7 @@ def run(pv, pi, x0, xd0, sig0, sched, opts):
             else:  # Dormand-Prince: first same as last
                 copy_into(f, k7)
                 if record_here:
-                    evaluate(min(t, t_left), x, xd, pv, pi, sig, 1, opts.none_fired)
+                    outputs(min(t, t_left), x, xd, pv, pi, sig, nf)
             if record_here:
                 if nrec == t_rec.size:
                     t_rec, x_rec, s_rec = grow_records(t_rec, x_rec, s_rec)
@@ -398,7 +424,7 @@ def run(pv, pi, x0, xd0, sig0, sched, opts):
                     # back-end stops at the first non-finite value. The row holds the signals
                     # at the new time from the old state (a block that fails with the time
                     # names itself) and the new state (a diverging state names itself)
-                    evaluate(min(t_new, t_left), x, xd, pv, pi, sig, 1, opts.none_fired)
+                    outputs(min(t_new, t_left), x, xd, pv, pi, sig, nf)
                     if nrec == t_rec.size:
                         t_rec, x_rec, s_rec = grow_records(t_rec, x_rec, s_rec)
                     write_row(t_rec, x_rec, s_rec, nrec, t_new, ynew, sig)
@@ -417,7 +443,7 @@ def run(pv, pi, x0, xd0, sig0, sched, opts):
                 break
             nsteps += 1
             if nz > 0:
-                evaluate(min(t_new, t_left), ynew, xd, pv, pi, sig, 1, opts.none_fired)
+                outputs(min(t_new, t_left), ynew, xd, pv, pi, sig, nf)
                 crossings(t_new, ynew, xd, pv, pi, sig, g_now)
                 if any_crossed(g_prev, g_now, opts.directions):
                     hh, event, ne = locate(t, x, f, hh, t_end, t_left, xd, pv, pi, sig, k2, k3,
@@ -430,7 +456,7 @@ def run(pv, pi, x0, xd0, sig0, sched, opts):
             t = t_new
             copy_into(x, ynew)
             if not opts.record_steps and not finite(x):  # not recorded below: record it here
-                evaluate(min(t, t_left), x, xd, pv, pi, sig, 1, opts.none_fired)
+                outputs(min(t, t_left), x, xd, pv, pi, sig, nf)
                 if nrec == t_rec.size:
                     t_rec, x_rec, s_rec = grow_records(t_rec, x_rec, s_rec)
                 write_row(t_rec, x_rec, s_rec, nrec, t, x, sig)
@@ -455,6 +481,7 @@ def run_fixed(pv, pi, x0, xd0, sig0, sched, opts):
     hold the run: the buffers never grow here (a reassigned buffer costs reference counting
     at every step), the back-end sizes them from the schedule."""
     n = NX
+    nf = opts.none_fired
     x = x0.copy()
     xd = xd0.copy()
     x_new = x0.copy()
@@ -478,7 +505,7 @@ def run_fixed(pv, pi, x0, xd0, sig0, sched, opts):
     status = _DONE
     for i in range(nmajor):
         t = sched.eval_times[i]
-        major(t, 3 if i == 0 else 2, sched.fired[i], x, xd, x_new, xd_new, pv, pi, sig,
+        major(t, _INIT if i == 0 else _HIT, sched.fired[i], x, xd, x_new, xd_new, pv, pi, sig,
               no_crossings, no_crossings, no_mask, i == 0, events, opts)
         if sched.record[i]:
             if nrec == t_rec.size:
@@ -523,7 +550,7 @@ def run_fixed(pv, pi, x0, xd0, sig0, sched, opts):
                 rhs(min(t, t_left), x, xd, pv, pi, sig, f)
                 if opts.record_steps or finite(x):
                     continue
-                evaluate(min(t, t_left), x, xd, pv, pi, sig, 1, opts.none_fired)
+                outputs(min(t, t_left), x, xd, pv, pi, sig, nf)
             if nrec == t_rec.size:
                 status = _FULL
                 break

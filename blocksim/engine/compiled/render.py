@@ -4,13 +4,14 @@ The generated module of a diagram defines, all ``@njit(cache=True)``:
 
 * ``evaluate(t, x, xd, pv, pi, sig, mode, fired)`` — the outputs in evaluation order, each
   signal in a local named after its ``block.port`` and stored in the flat buffer ``sig``.
-  ``mode`` selects what runs: 0 inside solver stages (only the statements that feed
-  derivatives), 1 every continuous-rate statement (recording), 2 those and the statements on
-  ``fired`` clocks (a sample hit), 3 everything (t = 0). Signals not recomputed are read back
-  from ``sig`` (held);
-* ``rhs(t, x, xd, pv, pi, sig, dx)`` — the mode-0 statements, then every continuous block's
-  derivative into ``dx`` (signals stay in locals: nothing reads the buffer after it);
-* ``rhs_record`` — the same with the mode-1 statements, storing every signal (one pass gives
+  ``mode`` (a :class:`~blocksim.engine.compiled.loop.Mode`) selects what runs: RECORD (1)
+  every continuous-rate statement; HIT (2) those and the statements on ``fired`` clocks (a
+  sample hit); INIT (3) everything (t = 0). Signals not recomputed are read back from
+  ``sig`` (held);
+* ``rhs(t, x, xd, pv, pi, sig, dx)`` — a solver stage: only the statements that feed
+  derivatives, then every continuous block's derivative into ``dx`` (signals stay in locals:
+  nothing reads the buffer after it);
+* ``rhs_record`` — the same with the RECORD statements, storing every signal (one pass gives
   the derivatives and a row to record);
 * ``update(t, x, xd, pv, pi, sig, fired, xd_new)`` — discrete updates of the fired clocks;
 * ``crossings(t, x, xd, pv, pi, sig, g)`` and ``fire(t, x, xd, pv, pi, sig, mask, x_new,
@@ -18,8 +19,16 @@ The generated module of a diagram defines, all ``@njit(cache=True)``:
 * ``run`` and ``run_batch`` — the loop, whose source
   (:mod:`blocksim.engine.compiled.loop_template`) is copied in so that it calls these
   functions directly;
-* the constants ``NX``, ``NXD``, ``NSIG``, ``NZ`` (sizes) and ``METHOD`` (the integration
-  method: a module serves one method, so the loop compiles only that method's step).
+* the constants ``NX``, ``NXD``, ``NSIG``, ``NZ`` (sizes), ``NUPDATES`` (discrete updates:
+  without any the loop never compiles ``update``) and ``METHOD`` (the integration method: a
+  module serves one method, so the loop compiles only that method's step).
+
+Each of these functions that calls the kernels links them, and numba optimises and generates
+their machine code once more in it: the compile time of a diagram with large kernels (an arm's
+dynamics) grows with the number of such functions, so there are no more than these, each
+compiled for one signature. ``rhs_record`` could be ``evaluate`` followed by the derivatives,
+one function fewer, but the two calls cost the PID loop 45 % of its run time (0.93 against
+0.64 ms), as LLVM no longer inlines the recording step into the loop.
 
 Block parameters come from the flat vectors ``pv``/``pi`` (see :mod:`.params`), never from
 the source: the source depends on the diagram's structure only.
@@ -275,7 +284,8 @@ def render(program: Program, layout: ParamLayout, method: Method) -> str:
         head.append(f"# source {m}: {_fingerprint(m)}")
     parts = ["\n".join(head),
              f"NX = {program.nx}\nNXD = {program.nxd}\nNSIG = {program.nsig}\n"
-             f"NZ = {len(program.directions)}\nMETHOD = {int(method)}  # {method.name}\n"
+             f"NZ = {len(program.directions)}\nNUPDATES = {len(program.updates)}\n"
+             f"METHOD = {int(method)}  # {method.name}\n"
              f"DIRECTIONS = {program.directions!r}\nSTOP_MASK = {program.stop_mask!r}\n"
              "_EMPTY = np.zeros(0)",
              _function("evaluate(t, x, xd, pv, pi, sig, mode, fired)",
