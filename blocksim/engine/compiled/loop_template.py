@@ -18,7 +18,7 @@ compiling it on its own. A function compiled on its own links every kernel it re
 numba optimises and generates machine code for all of them again in it: with the steps, the
 event handling and ``major`` each compiled apart, a diagram's kernels went through LLVM ten
 times over (87 s of CPU to compile the floating-arm diagram with warm kernels; inlined, and
-with ``evaluate`` compiled for one ``mode`` type, about 34 s).
+with ``evaluate`` compiled for one ``mode`` type, 39 s).
 
 * :func:`euler_step`, :func:`rk4_step`, :func:`dopri_step` — one step of each method, the
   only step code; :func:`step` picks the run's;
