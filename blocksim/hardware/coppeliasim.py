@@ -213,7 +213,7 @@ class CoppeliaSim:
             raise HardwareError(
                 self.device, f"the connection is closed (calling {func})", self.last_call
             )
-        plain = [a if type(a) in _SCALARS else _plain(a) for a in args]
+        plain = [_plain(a) for a in args]
         self._last = (func, plain)
         self.ncalls += 1
         try:

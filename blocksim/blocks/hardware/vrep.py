@@ -366,12 +366,12 @@ class VrepArm(_VrepBlock):
             session.arm.setqd(np.zeros(self.njoints))  # type: ignore[attr-defined]
 
     def output(self, t: float, x: np.ndarray, u: Any) -> tuple[Any, ...]:
-        def read() -> tuple[np.ndarray]:
-            s: Any = self._session
-            get = s.vrep.getjoint
-            return (np.array([get(h) for h in s.joints]),)
-
-        return self._exchange(t, "y", read, (self.q0.copy(),))
+        return self._exchange(
+            t,
+            "y",
+            lambda: (self._session.arm.getq(),),  # type: ignore[union-attr]
+            (self.q0.copy(),),
+        )
 
     def update(self, t: float, x: np.ndarray, u: Any) -> np.ndarray:
         q = np.asarray(u[0], dtype=float).reshape(-1)
