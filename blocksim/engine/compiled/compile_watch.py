@@ -42,9 +42,9 @@ class CompileWatch(numba_event.Listener):
         Used in the announcement of a diagram compile.
     """
 
-    #: the functions of loop_template.py, copied into every generated module
-    LOOP_FUNCTIONS = ("euler_step", "rk4_step", "dopri_step", "step", "initial_step", "locate",
-                      "major", "run", "run_fixed", "run_batch", "run_batch_fixed")
+    #: the functions of loop_template.py that compile on their own (the entry points; the
+    #: steps, ``locate`` and ``major`` are inlined into them)
+    LOOP_FUNCTIONS = ("run", "run_fixed", "run_batch", "run_batch_fixed")
 
     def __init__(self, module_name: str, diagram_name: str):
         self.module_name = module_name
