@@ -4,7 +4,10 @@ The public API: build a :class:`Diagram` of blocks (:mod:`blocksim.blocks`), the
 :func:`simulate` it into a :class:`SimResult`.
 """
 
-import blocksim._startup  # noqa: F401  (first: a quiet Ctrl-C while the command starts)
+import blocksim._startup  # (first: a quiet Ctrl-C while the command starts)
+
+# isort: split
+import blocksim._exit  # noqa: F401  (no garbage collection of the whole heap at exit)
 from blocksim.engine.batch import BatchResult, grid, monte_carlo, simulate_batch, with_overrides
 from blocksim.engine.block import Block, Port
 from blocksim.engine.clock import Clock
