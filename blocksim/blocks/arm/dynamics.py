@@ -17,8 +17,9 @@ acceleration [m/s^2] (``[0, 0, 9.81]``: gravity acts along -z).
 Units: q [rad or m], qd [rad/s or m/s], qdd [rad/s^2 or m/s^2], tau [N m or N].
 
 The interpreted blocks call the ``SerialLink`` methods (``rne``, ``accel``, ``inertia``, ...);
-the compiled kernels (:mod:`blocksim.blocks.arm.arm_dynamics_kernels`) call the same numba
-kernels with the same arrays, so both back-ends agree to rounding. :class:`CartesianInertia`
+the compiled kernels (:mod:`blocksim.blocks.arm.arm_dynamics_kernels`) do the same arithmetic
+without allocating (:mod:`blocksim.robotics.arm.dynamics_into`), so both back-ends agree to
+rounding. :class:`CartesianInertia`
 calls its kernel in both back-ends (tested equal to ``robot.cinertia``).
 """
 
@@ -43,6 +44,7 @@ from blocksim.engine.block import Block, Port
 from blocksim.engine.compiled.kernels import Kernels
 from blocksim.engine.errors import BlockParameterError
 from blocksim.robotics.arm import SerialLink
+from blocksim.robotics.arm.fast_calls import pack_dynamics
 
 __all__ = ["CartesianInertia", "Coriolis", "ForwardDynamics", "Friction", "Gravload",
            "Inertia", "InverseDynamics"]
@@ -76,6 +78,12 @@ class _ArmBlock(Block):
 
     def _kin_dyn(self) -> tuple[np.ndarray, np.ndarray]:
         return param_array(self.robot.kin), param_array(self.robot.arrays.dyn)
+
+    def _packed(self, gravity: np.ndarray | None = None) -> tuple[np.ndarray]:
+        """``(P,)``: the packed dynamics of the robot with ``gravity`` (default the robot's;
+        :func:`~blocksim.robotics.arm.fast_calls.pack_dynamics`)."""
+        g = self.robot.gravity if gravity is None else gravity
+        return (param_array(pack_dynamics(self.robot.kin, self.robot.arrays.dyn, g)),)
 
 
 class InverseDynamics(_ArmBlock):
@@ -126,9 +134,7 @@ class InverseDynamics(_ArmBlock):
         if self._fext_in:
             ins.append(Port("fext", shape=(6,), doc="end wrench [f; m] (N, N m), tool frame"))
         self.set_ports(inputs=ins, outputs=(joint_port("tau", n, _TAU),))
-        kin, dyn = self._kin_dyn()
-        self._kp = (kin, dyn, param_array(np.zeros(3) if g is None else g),
-                        np.zeros(6))
+        self._kp = self._packed(np.zeros(3) if g is None else g)
 
     def output(self, t: float, x: np.ndarray, u: Sequence[Any]) -> tuple[np.ndarray]:
         k = 3
@@ -141,8 +147,8 @@ class InverseDynamics(_ArmBlock):
 
     def kernels(self) -> Kernels:
         """``rne_kernel`` (``rne_gravity_kernel``, ``rne_fext_kernel``,
-        ``rne_gravity_fext_kernel`` with the optional inputs), params ``(kin, dyn, gravity,
-        fext0)``."""
+        ``rne_gravity_fext_kernel`` with the optional inputs), params ``(P,)`` (the packed
+        dynamics with the block's gravity)."""
         kernel = {(False, False): dk.rne_kernel, (True, False): dk.rne_gravity_kernel,
                   (False, True): dk.rne_fext_kernel,
                   (True, True): dk.rne_gravity_fext_kernel}[(self._grav_in, self._fext_in)]
@@ -210,8 +216,7 @@ class ForwardDynamics(_ArmBlock):
         if self._qdd:
             outs.append(joint_port("qdd", n, _QDD))
         self.set_ports(inputs=(joint_port("tau", n, _TAU),), outputs=outs)
-        kin, dyn = self._kin_dyn()
-        self._kp = (kin, dyn, param_array(self.robot.gravity), np.zeros(6))
+        self._kp = self._packed()
 
     def output(self, t: float, x: np.ndarray, u: Sequence[Any]) -> tuple[np.ndarray, ...]:
         n = self._n
@@ -227,7 +232,7 @@ class ForwardDynamics(_ArmBlock):
 
     def kernels(self) -> Kernels:
         """``fdyn_output_kernel`` (``fdyn_output_state_kernel`` without ``qdd``) and
-        ``fdyn_deriv_kernel``, params ``(kin, dyn, gravity, fext0)``."""
+        ``fdyn_deriv_kernel``, params ``(P,)`` (the packed dynamics)."""
         out = dk.fdyn_output_kernel if self._qdd else dk.fdyn_output_state_kernel
         return Kernels(params=self._kp, output=out, deriv=dk.fdyn_deriv_kernel)
 
@@ -259,13 +264,13 @@ class Inertia(_ArmBlock):
         n = self._setup(robot)
         self.set_ports(inputs=(joint_port("q", n, _Q),),
                        outputs=(Port("inertia", shape=(n, n), doc="joint-space inertia"),))
-        self._kp = self._kin_dyn()
+        self._kp = self._packed()
 
     def output(self, t: float, x: np.ndarray, u: Sequence[Any]) -> tuple[np.ndarray]:
         return (self.robot.inertia(signal(u[0])),)
 
     def kernels(self) -> Kernels:
-        """``inertia_kernel``, params ``(kin, dyn)``."""
+        """``inertia_kernel``, params ``(P,)`` (the packed dynamics)."""
         return Kernels(params=self._kp, output=dk.inertia_kernel)
 
 
@@ -298,13 +303,13 @@ class Coriolis(_ArmBlock):
         n = self._setup(robot)
         self.set_ports(inputs=(joint_port("q", n, _Q), joint_port("qd", n, _QD)),
                        outputs=(Port("coriolis", shape=(n, n), doc="Coriolis matrix"),))
-        self._kp = self._kin_dyn()
+        self._kp = self._packed()
 
     def output(self, t: float, x: np.ndarray, u: Sequence[Any]) -> tuple[np.ndarray]:
         return (self.robot.coriolis(signal(u[0]), signal(u[1])),)
 
     def kernels(self) -> Kernels:
-        """``coriolis_kernel``, params ``(kin, dyn)``."""
+        """``coriolis_kernel``, params ``(P,)`` (the packed dynamics)."""
         return Kernels(params=self._kp, output=dk.coriolis_kernel)
 
 
@@ -337,14 +342,14 @@ class Gravload(_ArmBlock):
         self._g = check_vector(type(self).__name__, "gravity", gravity, 3,
                                self.robot.gravity)
         self.set_ports(inputs=(joint_port("q", n, _Q),), outputs=(joint_port("tau", n, _TAU),))
-        kin, dyn = self._kin_dyn()
-        self._kp = (kin, dyn, param_array(self._g), np.zeros(6))
+        self._kp = self._packed(self._g)
 
     def output(self, t: float, x: np.ndarray, u: Sequence[Any]) -> tuple[np.ndarray]:
         return (self.robot.gravload(signal(u[0]), gravity=self._g),)
 
     def kernels(self) -> Kernels:
-        """``gravload_kernel``, params ``(kin, dyn, gravity, fext0)``."""
+        """``gravload_kernel``, params ``(P,)`` (the packed dynamics with the block's
+        gravity)."""
         return Kernels(params=self._kp, output=dk.gravload_kernel)
 
 

@@ -16,9 +16,9 @@ argument handling. For one configuration the ``SerialLink`` methods ``rne``, ``i
   a read-only or 2-D array) raises ``TypeError`` at once and the method falls back to its
   general path.
 
-The arithmetic is the general kernels' own (``link_transforms``, ``rne_core``, ``chol_solve``
-and the one-pass ``crba_into`` and ``jacob0_into`` of :mod:`~.world_frame`), in the same
-order, so the results are the same numbers.
+The arithmetic is :mod:`~.dynamics_into` (shared with the compiled arm dynamics blocks) and
+``jacob0_into`` of :mod:`~.world_frame`: the general kernels' own, in the same order, so the
+results are the same numbers.
 Each kernel is compiled (or loaded from numba's cache) on its first use (:func:`kernel`).
 """
 
@@ -27,10 +27,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .dynamics import chol_solve
-from .dynamics_rne import WORK, base_acceleration, joint_friction, link_transforms, rne_core
-from .layout import GR, JM
-from .world_frame import SCRATCH, crba_into, is_dh_chain, jacob0_into
+from .dynamics_into import SCRATCH, WORK, accel_into, inertia_into, rne_into, unpack, work
+from .world_frame import is_dh_chain, jacob0_into
 
 __all__ = ["FAST", "kernel", "pack_dynamics"]
 
@@ -55,49 +53,23 @@ def pack_dynamics(kin: np.ndarray, dyn: np.ndarray, gravity: np.ndarray) -> np.n
     return np.concatenate((kin, np.ravel(dyn), g, np.zeros(max(n, 6)), [dh]))
 
 
-@njit(cache=True, inline="always")
-def _unpack(P, k):
-    """``(n, kin, dyn, gravity, zeros, dh)``: views of the packed vector and its DH flag;
-    ValueError unless ``k`` (a joint vector's length) is n."""
-    n = int(P[0])
-    if k != n:
-        raise ValueError("dynamics: q, qd, qdd and tau must have one element per joint (robot.n)")
-    nk = 25 + 26 * n
-    nd = nk + 15 * n
-    return n, P[:nk], P[nk:nd].reshape((n, 15)), P[nd : nd + 3], P[nd + 3 : -1], P[-1] == 1.0
-
-
 def _rne(P, q, qd, qdd, out):
-    n, kin, dyn, g, zeros, _ = _unpack(P, q.shape[0])
+    n, _, _, g, zeros, _ = unpack(P, q.shape[0])
     if qd.shape[0] != n or qdd.shape[0] != n or out.shape[0] != n:
         raise ValueError("rne: q, qd and qdd must have one element per joint (robot.n)")
-    W = np.empty((n, WORK))
-    link_transforms(kin, q, W)
-    rne_core(kin, dyn, W, qd, qd, True, qdd, base_acceleration(kin, g), zeros, out)
-    for i in range(n):
-        gr = dyn[i, GR]
-        out[i] += gr * gr * dyn[i, JM] * qdd[i] - joint_friction(dyn, i, qd[i])
+    rne_into(P, q, qd, qdd, g, zeros, np.empty((n, WORK)), out)
 
 
 def _inertia(P, q, out):
-    n = int(P[0])  # P starts with the packed kinematics: no views needed (crba_into checks)
-    crba_into(P, P, 25 + 26 * n, q, out, np.empty((n, SCRATCH)), P[P.shape[0] - 1] == 1.0)
+    inertia_into(P, q, out, np.empty((int(P[0]), SCRATCH)))  # crba_into checks the sizes
 
 
 def _accel(P, q, qd, tau, out):
-    n, kin, dyn, g, zeros, dh = _unpack(P, q.shape[0])
-    if qd.shape[0] != n or tau.shape[0] != n or out.shape[0] != n:
+    n = int(P[0])
+    if q.shape[0] != n or qd.shape[0] != n or tau.shape[0] != n or out.shape[0] != n:
         raise ValueError("accel: q, qd and tau must have one element per joint (robot.n)")
-    W = np.empty((n, WORK))
-    M = np.empty((n, n))
-    crba_into(kin, P, 25 + 26 * n, q, M, np.empty((n, SCRATCH)), dh)
-    link_transforms(kin, q, W)
-    rne_core(kin, dyn, W, qd, qd, True, zeros, base_acceleration(kin, g), zeros, out)
-    for i in range(n):
-        gr = dyn[i, GR]
-        out[i] += gr * gr * dyn[i, JM] * 0.0 - joint_friction(dyn, i, qd[i])
-        out[i] = tau[i] - out[i]
-    chol_solve(M, out)
+    W, M, S = work(n)
+    accel_into(P, q, qd, tau, W, M, S, out)
 
 
 def _jacob0(P, q, out):
