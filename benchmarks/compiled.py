@@ -24,7 +24,8 @@ The first compiled call of each diagram in this process prints its compile stats
 cached). ``--cold`` adds a simulated fresh installation (new process, empty numba and blocksim
 caches: the first compiled run of the PID diagram file; takes a minute or more).
 
-Run: ``python benchmarks/compiled.py [--quick] [--cold] [--full]``. The machine may be
+Run: ``python benchmarks/compiled.py [--quick] [--cold] [--full] [--only SECTION ...]`` (sections
+pid, puma, new-process, compile, discrete, sweep, cold). The machine may be
 shared: compare ratios measured in the same run, and look at the load printed at the top.
 """
 
@@ -80,6 +81,8 @@ TARGET_NEW_PROCESS = 1.0
 TARGET_COMPILE_30 = 3.0
 TARGET_PER_MEMBER = 0.2e-3
 COMPILE_SIZES = (10, 30, 100, 300)
+#: the sections, in the order they run (``--only NAME`` runs some of them)
+SECTIONS = ("pid", "puma", "new-process", "compile", "discrete", "sweep", "cold")
 
 
 # ---------------------------------------------------------------- the hand-written baseline
@@ -259,11 +262,32 @@ print(json.dumps(dict(imports=t1 - t0, load=t2 - t1, simulate=t3 - t2, wall_time
 """
 
 
+#: the numba floor: one cached njit function, loaded in a new process (numba's own start-up)
+FLOOR_MODULE = """
+import numba
+
+
+@numba.njit(cache=True)
+def f(x):
+    return x + 1.0
+"""
+
+
+def _child_env(env: dict[str, str] | None = None) -> dict[str, str]:
+    """The environment of a new process: bytecode caches on (``PYTHONDONTWRITEBYTECODE`` set
+    in a CI or sandbox shell would recompile every blocksim module in every process, ~0.1 s
+    that no installation pays)."""
+    env = dict(os.environ if env is None else env)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    return env
+
+
 def _process(args: list[str], env: dict[str, str] | None = None) -> tuple[float, str]:
     """Run a new Python process from the repository root; (its wall time, its stdout)."""
     t0 = time.perf_counter()
-    done = subprocess.run([sys.executable, *args], cwd=ROOT, capture_output=True, text=True,
-                          env=env)
+    done = subprocess.run(
+        [sys.executable, *args], cwd=ROOT, capture_output=True, text=True, env=_child_env(env)
+    )
     elapsed = time.perf_counter() - t0
     if done.returncode != 0:
         raise RuntimeError(f"{args[:2]} failed:\n{done.stderr[-2000:]}")
@@ -278,6 +302,15 @@ def new_process(files: tuple[str, ...] = ("pid_mass_spring_damper.json",
     out: dict[str, Any] = {}
     out["python"] = min(_process(["-c", "pass"])[0] for _ in range(repeat))
     out["import"] = min(_process(["-c", "import blocksim"])[0] for _ in range(repeat))
+    with tempfile.TemporaryDirectory(prefix="blocksim-floor-") as tmp:
+        (Path(tmp) / "floor_njit.py").write_text(FLOOR_MODULE)
+        floor = [
+            "-c",
+            f"import sys; sys.path.insert(0, {tmp!r}); import floor_njit; floor_njit.f(1.0)",
+        ]
+        _process(floor)  # compiles and caches f
+        out["numba"] = min(_process(["-c", "import numba"])[0] for _ in range(repeat))
+        out["floor"] = min(_process(floor)[0] for _ in range(repeat))
     for name in files:
         path = str(ROOT / "diagrams" / name)
         warm = json.loads(_process(["-c", CHILD_JSON, path])[1])  # fills the caches if cold
@@ -291,10 +324,15 @@ def new_process(files: tuple[str, ...] = ("pid_mass_spring_damper.json",
 
 
 def new_process_lines(m: dict[str, Any], targets: Targets) -> list[str]:
-    lines = ["3. A JSON diagram in a new process, warm caches (import blocksim.io + load + "
-             "simulate(..., backend='compiled'), timed from outside)",
-             f"  python -c pass          {m['python']:6.2f} s  (the interpreter alone)",
-             f"  python -c 'import blocksim' {m['import']:6.2f} s"]
+    lines = [
+        "3. A JSON diagram in a new process, warm caches (import blocksim.io + load + "
+        "simulate(..., backend='compiled'), timed from outside)",
+        f"  python -c pass          {m['python']:6.2f} s  (the interpreter alone)",
+        f"  python -c 'import blocksim' {m['import']:6.2f} s",
+        f"  python -c 'import numba' {m['numba']:6.2f} s; one cached njit function loaded "
+        f"and called {m['floor']:6.2f} s (numba's own floor: its import, then its target "
+        f"context and registries, scipy.linalg included, on the first cached load)",
+    ]
     for name, r in m.items():
         if not isinstance(r, dict):
             continue
@@ -501,6 +539,12 @@ def main(argv: list[str] | None = None) -> None:
                     help="compile every size of section 4 whatever it takes")
     ap.add_argument("--compile-budget", type=float, default=150.0,
                     help="seconds for section 4 without --full (default 150)")
+    ap.add_argument(
+        "--only",
+        choices=SECTIONS,
+        action="append",
+        help="run only this section (repeatable), e.g. --only new-process",
+    )
     ap.add_argument("--compile-child", type=int, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.compile_child:
@@ -512,19 +556,25 @@ def main(argv: list[str] | None = None) -> None:
     print(f"blocksim compiled back-end benchmark; {os.cpu_count()} CPUs, load average "
           f"{' '.join(f'{v:.2f}' for v in os.getloadavg())} at start; numba {numba.__version__}, "
           f"numpy {np.__version__}, Python {sys.version.split()[0]}")
-    sections = [
-        lambda: pid_lines(pid(repeat=rep), targets),
-        lambda: puma_lines(puma.measure(repeat=max(3, rep // 2)), targets),
-        lambda: new_process_lines(new_process(repeat=2 if args.quick else 3), targets),
-        lambda: compile_lines(compile_new(COMPILE_SIZES[:3] if args.quick else COMPILE_SIZES,
-                                          math.inf if args.full else args.compile_budget),
-                              targets),
-        lambda: discrete_lines(discrete(repeat=max(3, rep // 2))),
-        lambda: sweep_lines(sweep(repeat=1 if args.quick else 2), targets),
-    ]
-    if args.cold:
-        sections.append(lambda: cold_lines(cold()))
-    for section in sections:
+    sections = {
+        "pid": lambda: pid_lines(pid(repeat=rep), targets),
+        "puma": lambda: puma_lines(puma.measure(repeat=max(3, rep // 2)), targets),
+        "new-process": lambda: new_process_lines(
+            new_process(repeat=2 if args.quick else 3), targets
+        ),
+        "compile": lambda: compile_lines(
+            compile_new(
+                COMPILE_SIZES[:3] if args.quick else COMPILE_SIZES,
+                math.inf if args.full else args.compile_budget,
+            ),
+            targets,
+        ),
+        "discrete": lambda: discrete_lines(discrete(repeat=max(3, rep // 2))),
+        "sweep": lambda: sweep_lines(sweep(repeat=1 if args.quick else 2), targets),
+        "cold": lambda: cold_lines(cold()),
+    }
+    chosen = args.only or [k for k in SECTIONS if k != "cold" or args.cold]
+    for section in (sections[k] for k in SECTIONS if k in chosen):
         print()
         print("\n".join(section()), flush=True)
     print()

@@ -25,12 +25,10 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import math
-import multiprocessing
 import os
 import time
 import zlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -289,6 +287,11 @@ def _from_compiled(run: Any) -> BatchResult:
 
 def _run_batch_interpreted(plan: Plan, members: list[dict[str, Any]], config: RunConfig,
                            workers: int | None) -> BatchResult:
+    # imported here, not at the top: multiprocessing and concurrent.futures.process cost a new
+    # process ~30 ms of import that only an interpreted batch on several CPUs uses
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
     global _POOL_PLAN
     sched = schedule(plan, config)
     times = sched.times[sched.record]  # the recorded major times, as the compiled batch's

@@ -17,9 +17,8 @@ added) and the continuous and discrete states are laid out in one vector each.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import networkx as nx
 import numpy as np
 
 from blocksim.engine.block import Block, Port, PortRef, as_ports
@@ -28,6 +27,9 @@ from blocksim.engine.diagram import Diagram, End, Wire
 from blocksim.engine.errors import DiagramError, suggest
 from blocksim.engine.plan import BlockEntry, Plan, Step
 from blocksim.engine.subsystem import Subsystem
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 
 def _ports(block: Block, kind: str) -> tuple[Port, ...]:
@@ -167,6 +169,10 @@ def compile_diagram(diagram: Diagram) -> Plan:
 
     # -- 3: port-level algebraic loops
     feed = {n: diagram.blocks[n].output_feedthrough() for n in names}
+    # networkx is imported on the first compile, not with blocksim: its import is ~0.14 s of a
+    # new process (`import blocksim` to load or save a file, `blocksim blocks`, ... never use it)
+    import networkx as nx
+
     graph = nx.DiGraph()
     for n in names:
         innames = [p.name for p in res.ins[n]]
@@ -374,6 +380,8 @@ def _port_label(node: tuple[str, str, int], res: _Resolver) -> str:
 
 def _algebraic_loops(graph: nx.DiGraph, res: _Resolver) -> list[str]:
     """One message per strongly connected component of the port graph that holds a cycle."""
+    import networkx as nx  # (imported on first use: see compile_diagram)
+
     messages = []
     order = {n: k for k, n in enumerate(res.outs)}
     for comp in sorted(nx.strongly_connected_components(graph),
@@ -404,6 +412,8 @@ def _evaluation_order(graph: nx.DiGraph, names: list[str], index: dict[str, int]
                       res: _Resolver, diagram: Diagram) -> tuple[Step, ...]:
     """Topological order of output calls; one call per block unless partial feedthrough
     forces a block's outputs to be computed in several calls."""
+    import networkx as nx  # (imported on first use: see compile_diagram)
+
     bgraph = nx.DiGraph()
     bgraph.add_nodes_from(n for n in names if res.outs[n])
     for u, v in graph.edges:
