@@ -16,18 +16,32 @@ import sys
 from collections.abc import Sequence
 
 
+class _Version(argparse.Action):
+    """``--version``: the installed version, looked up only when asked (importlib.metadata
+    scans the installed distributions: ~25 ms that every other command line would pay)."""
+
+    def __init__(self, option_strings: list[str], dest: str = argparse.SUPPRESS,
+                 default: str = argparse.SUPPRESS, help: str | None = None) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=default, help=help)
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: object, option_string: str | None = None) -> None:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            ver = version("blocksim")
+        except PackageNotFoundError:  # pragma: no cover - running from a source tree
+            ver = "unknown"
+        print(f"blocksim {ver}")
+        parser.exit()
+
+
 def parser() -> argparse.ArgumentParser:
     """The argument parser of the ``blocksim`` command."""
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        ver = version("blocksim")
-    except PackageNotFoundError:  # pragma: no cover - running from a source tree
-        ver = "unknown"
     p = argparse.ArgumentParser(
         prog="blocksim", description="Block-diagram simulation from diagram files (JSON).",
         epilog="Run `blocksim COMMAND --help` for a command's options.")
-    p.add_argument("--version", action="version", version=f"blocksim {ver}")
+    p.add_argument("--version", action=_Version, help="show the version and exit")
     sub = p.add_subparsers(title="commands", metavar="COMMAND")
     from blocksim.cli import blocks, check, compare, draw, hw, run, sweep, warmup
 

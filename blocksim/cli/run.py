@@ -25,7 +25,6 @@ from blocksim.cli.common import (
     output_path,
     run_settings,
 )
-from blocksim.engine.compiled import compile_watch
 from blocksim.engine.config import RunConfig
 from blocksim.engine.errors import BlocksimError, SimulationError
 from blocksim.engine.limits import RunLimitError, check_limits
@@ -133,6 +132,10 @@ def compile_status(enabled: bool) -> Iterator[CompileStatus]:
     if not enabled:
         yield status
         return
+    # imported here: compile_watch imports numba (~0.3 s), which only a compiled run needs and
+    # which every other command (check, blocks, draw, ...) would pay when the parser is built
+    from blocksim.engine.compiled import compile_watch
+
     saved = compile_watch.announce
     compile_watch.announce = status
     try:

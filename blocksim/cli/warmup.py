@@ -17,20 +17,19 @@ import sys
 import time
 from collections.abc import Callable, Iterable
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from blocksim.cli.common import FAILED, OK, CliError, echo
 from blocksim.engine.block import Block
-from blocksim.engine.compiled import compile_watch
-from blocksim.engine.compiled.warmup import (
-    BlockWarmup,
-    WarmupReport,
-    kernel_signatures,
-    precompile,
-)
 from blocksim.engine.errors import suggest
+
+# The compiled back-end's modules import numba (~0.3 s): they are imported by the functions
+# that use them, so that building the command's parser (every `blocksim` command line does)
+# does not load numba.
+if TYPE_CHECKING:
+    from blocksim.engine.compiled.warmup import BlockWarmup, WarmupReport
 
 #: block types that cannot have a sample here, and why (reported as skipped)
 NO_SAMPLE = {
@@ -147,6 +146,7 @@ def library_types() -> dict[str, type[Block]]:
 def _one(type_name: str, cls: type[Block]) -> BlockWarmup:
     from blocksim.engine.compile import compile_diagram
     from blocksim.engine.compiled.kernels import kernels_of
+    from blocksim.engine.compiled.warmup import BlockWarmup, kernel_signatures, precompile
 
     t0 = time.perf_counter()
     if type_name in NO_SAMPLE:
@@ -247,6 +247,8 @@ def warmup(types: Iterable[str] | None = None,
     KeyError
         For an unknown type name (with a did-you-mean suggestion).
     """
+    from blocksim.engine.compiled.warmup import WarmupReport
+
     t0 = time.perf_counter()
     known = library_types()
     names = list(known) if types is None else list(types)
@@ -291,6 +293,7 @@ def add_parser(sub: Any) -> None:
 def run_warmup(args: argparse.Namespace) -> int:
     """The ``warmup`` command."""
     from blocksim.cli.common import BAD_INPUT
+    from blocksim.engine.compiled import compile_watch
 
     bar: Any = None
     if not args.quiet:
