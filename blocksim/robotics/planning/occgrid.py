@@ -15,7 +15,6 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
-from scipy import ndimage
 
 __all__ = ["OccupancyGrid", "as_grid", "kcircle"]
 
@@ -153,6 +152,10 @@ class OccupancyGrid:
             raise ValueError(f"OccupancyGrid.inflate: radius must be >= 0 [m], got {radius!r}")
         if r == 0:
             return OccupancyGrid(self.occ, self.cellsize, self.origin)
+        # scipy.ndimage imported here: ~0.2-0.5 s of import that every planning diagram would
+        # pay when the package loads, used only to inflate a map
+        from scipy import ndimage
+
         grown = ndimage.binary_dilation(self.occ, structure=kcircle(r / self.cellsize))
         return OccupancyGrid(grown, self.cellsize, self.origin)
 
