@@ -13,8 +13,8 @@ own (:func:`~.dynamics_rne.link_transforms`, :func:`~.dynamics_rne.rne_core`, th
 results are the numbers of :func:`~.dynamics_rne.rne_nb`, :func:`~.dynamics.accel_nb`,
 :func:`~.dynamics.inertia_nb` and :func:`~.dynamics.coriolis_nb`.
 
-Work arrays: ``W`` (n, :data:`WORK`) for the recursion, ``S`` (n, :data:`SCRATCH`) and
-``M`` (n, n) for the inertia matrix; :func:`work` allocates all three at once. Sizes are
+Work arrays: ``W`` (n, :data:`WORK`) for the recursion, ``S`` (n, >= :data:`SCRATCH`) and
+``M`` (n, n) for the inertia matrix; :func:`work` allocates them. Sizes are
 checked by :func:`unpack` (joint vectors) and by the caller (outputs, work arrays).
 
 Units: SI; q in rad (revolute) or m (prismatic), torques N m or N, gravity m/s^2 (RTB's
@@ -30,6 +30,9 @@ from .dynamics import chol_solve
 from .dynamics_rne import WORK, base_acceleration, joint_friction, link_transforms, rne_core
 from .layout import GR, JM
 from .world_frame import SCRATCH, crba_into
+
+if SCRATCH > WORK:  # work(n) gives S as many columns as W
+    raise ImportError("dynamics_into: the CRBA scratch is wider than the RNE work array")
 
 __all__ = [
     "SCRATCH",
@@ -58,11 +61,11 @@ def unpack(P, k):
 
 @njit(cache=True)
 def work(n):
-    """The work arrays ``(W (n, WORK), M (n, n), S (n, SCRATCH))`` as views of one allocation."""
-    buf = np.empty(n * (WORK + n + SCRATCH))
-    a = n * WORK
-    b = a + n * n
-    return buf[:a].reshape((n, WORK)), buf[a:b].reshape((n, n)), buf[b:].reshape((n, SCRATCH))
+    """The work arrays ``(W (n, WORK), M (n, n), S (n, WORK))`` (``S`` wider than the
+    ``SCRATCH`` columns it needs): ``W`` and ``S`` are the two halves of one allocation,
+    taken by indexing (a reshape would call numba's C helper, about 30 ns)."""
+    ws = np.empty((2, n, WORK))
+    return ws[0], np.empty((n, n)), ws[1]
 
 
 @njit(cache=True)
@@ -82,7 +85,7 @@ def rne_into(P, q, qd, qdd, gravity, fext, W, out):
 @njit(cache=True)
 def inertia_into(P, q, M, S):
     """Joint-space inertia ``M`` (n, n) at q (n,) (kg m^2, kg m, kg), rotor inertias on the
-    diagonal (:func:`~.world_frame.crba_into`); ``S`` (n, SCRATCH) work."""
+    diagonal (:func:`~.world_frame.crba_into`); ``S`` (n, >= SCRATCH) work."""
     n = int(P[0])  # P starts with the packed kinematics: no views needed (crba_into checks)
     crba_into(P, P, 25 + 26 * n, q, M, S, P[P.shape[0] - 1] == 1.0)
 
