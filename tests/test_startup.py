@@ -43,10 +43,15 @@ def test_a_diagram_file_imports_only_the_families_and_libraries_it_uses():
         "import json, sys\n"
         "import blocksim\n"
         "first = sorted(sys.modules)\n"
-        "import blocksim.io\n"
+        "import blocksim.cli\n"
+        "blocksim.cli.parser()\n"
+        "cli = sorted(sys.modules)\n"
         "f = blocksim.io.load('diagrams/pid_mass_spring_damper.json')\n"
         "types = sorted({type(b).__name__ for b in f.diagram.blocks.values()})\n"
-        "print(json.dumps({'import': first, 'load': sorted(sys.modules), 'types': types}))"
+        "load = sorted(sys.modules)\n"
+        "import blocksim.blocks.planning\n"
+        "print(json.dumps({'import': first, 'cli': cli, 'load': load, 'types': types,\n"
+        "                  'planning': sorted(sys.modules)}))"
     )
     out = json.loads(_child(code))
     assert out["types"] == ["Gain", "Integrator", "PID", "Scope", "Step", "Sum"]
@@ -68,6 +73,11 @@ def test_a_diagram_file_imports_only_the_families_and_libraries_it_uses():
     assert not families(out["load"]) & OTHER
     assert not any(m.startswith("blocksim.robotics") for m in out["load"])
     assert [m for m in ("networkx", "matplotlib") if m in out["load"]] == []
+    # the command's parser (every command line builds it): no numba
+    assert "numba" not in out["cli"]
+    # the planning family: scipy's image and spatial modules only when a map is inflated or
+    # a PRM planned
+    assert [m for m in ("scipy.ndimage", "scipy.spatial") if m in out["planning"]] == []
 
 
 @pytest.mark.parametrize("name", sorted(blocksim.blocks.__all__))
