@@ -127,9 +127,11 @@ def fdyn_output_kernel(t, x, tau, p):
 
 @_njit
 def fdyn_output_state_kernel(t, x, tau, p):
-    """``(q, qd)`` only (the block without a ``qdd`` output): never reads ``tau``."""
+    """``(q, qd)`` only (the block without a ``qdd`` output): never reads ``tau``. Both are
+    views of one copy of the state (one allocation)."""
     n = x.shape[0] // 2
-    return x[:n].copy(), x[n:].copy()
+    c = x.copy()
+    return c[:n], c[n:]
 
 
 @_njit
