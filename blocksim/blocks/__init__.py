@@ -204,6 +204,8 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
+    """A block (or ``discretize``, or a family subpackage) on first access: imports its family
+    only; raises AttributeError for any other name."""
     module = _EXPORTS.get(name)
     if module is not None:
         value = getattr(importlib.import_module(module), name)
@@ -216,4 +218,5 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
+    """Every block and family, imported or not."""
     return sorted({*globals(), *__all__, *_FAMILIES})
