@@ -204,8 +204,14 @@ class Recorder:
     def result(self, state_names: Sequence[str], stats: dict[str, Any],
                aliases: dict[str, str], status: str = "success",
                message: str = "") -> SimResult:
-        """Build the :class:`SimResult` of what was recorded so far."""
-        n = len(self.t)
+        """Build the :class:`SimResult` of what was recorded so far.
+
+        A run interrupted inside :meth:`record` (Ctrl-C arrives between two statements) may
+        have appended the time but not yet the state or the signals: the point it was
+        recording is dropped, so the result's time, states and signals have the same length.
+        """
+        n = min(len(self.t), len(self.x), len(self.rows))
+        del self.t[n:], self.x[n:], self.rows[n:]
         signals: dict[str, np.ndarray] = {}
         for k, name in enumerate(self.names):
             if k in self.constant_slots:
