@@ -131,8 +131,11 @@ def test_an_overrun_is_a_period_of_wall_time_at_the_runs_speed():
     d, _ = _diagram(work=0.004)
     r1 = simulate(d, T, realtime=1.0, overrun="skip")
     r8 = simulate(d, T, realtime=8.0, overrun="skip")
-    assert r8.stats["realtime"]["clocks"]["clock 0.01 s"]["overruns"] >= 11
-    assert r1.stats["realtime"]["clocks"]["clock 0.01 s"]["overruns"] <= 3  # a loaded machine
+    fast = r8.stats["realtime"]["clocks"]["clock 0.01 s"]["overruns"]
+    assert fast >= 11
+    # in real time none should overrun; a loaded machine (5 of 11 seen at load 5 on 2 cores)
+    # may delay some hits, but not most of them
+    assert r1.stats["realtime"]["clocks"]["clock 0.01 s"]["overruns"] <= fast // 2
 
 
 def test_without_realtime_nothing_is_paced_whatever_the_policy():
