@@ -10,8 +10,10 @@ Rows (run times are ``stats["wall_time"]``, the run itself, best of several, war
    interpreted (target >= 40x) and vs a hand-written ``solve_ivp`` (target >= 5x).
 3. A JSON diagram in a new process, warm caches: the whole process (``import blocksim.io``,
    load, ``simulate(..., backend="compiled")``), timed from outside. Target <= 1.0 s. Also the
-   interpreter alone, ``import blocksim`` alone, and the child's own split (import / load /
-   compile_load / run).
+   interpreter alone, ``import blocksim`` alone, numba's own floor (``import numba`` and one
+   cached njit function loaded in a new process, with Python's exit and with the heap frozen
+   at exit as blocksim does), and the child's own split (import / load / compile_load / run).
+   The children run with bytecode caches on (``PYTHONDONTWRITEBYTECODE`` removed).
 4. New diagram, warm kernel caches: compile time of chains of 10, 30, 100, 300 blocks, each
    in a new process with a fresh ``BLOCKSIM_CACHE_DIR`` (so its generated module is new while
    numba's kernel caches stay warm), split into kernels / diagram / loop / load. Target <= 3 s
