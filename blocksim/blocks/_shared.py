@@ -96,3 +96,19 @@ def _element(v: Any, i: int) -> float:
 def _compiled_only(*args: Any) -> Any:
     """The Python body of a function that has a compiled implementation only (an overload)."""
     raise NotImplementedError("compiled code only (a numba overload)")
+
+
+def unrolled(name: str, params: str, lines: list[str], names: dict[str, Any]) -> Any:
+    """A function ``name(params)`` whose body is ``lines``, for a numba overload to return.
+
+    The variadic kernels unroll over a tuple of inputs whose types differ (floats and arrays),
+    one statement per input. Written as recursion (the head, then an overload of the tail),
+    numba compiles one function per level, each linking the next: a 16-input Mux compiled 16
+    functions, and in every one LLVM optimised all those below it again. Written out flat, it
+    is one function whatever the arity. ``names`` are the globals ``lines`` refer to. The text
+    comes from the number and the kinds of the inputs only, never from user data.
+    """
+    src = f"def {name}({params}):\n" + "\n".join(f"    {ln}" for ln in lines) + "\n"
+    scope = dict(names)
+    exec(compile(src, f"<blocksim unrolled {name}>", "exec"), scope)
+    return scope[name]

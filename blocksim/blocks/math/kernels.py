@@ -13,7 +13,7 @@ from numba import types
 from numba.cpython.unsafe.tuple import tuple_setitem
 from numba.extending import overload, register_jitable
 
-from blocksim.blocks._shared import _array, _compiled_only, _scalar
+from blocksim.blocks._shared import _array, _compiled_only, _scalar, unrolled
 
 
 # ---------------------------------------------------------------------------- kernels
@@ -223,12 +223,10 @@ def _merge_shapes(shape: tuple[int, ...], values: tuple[Any, ...]) -> tuple[int,
 
 @overload(_merge_shapes)
 def _merge_shapes_compiled(shape, values):  # type: ignore[no-untyped-def]
-    if len(values) == 0:
-        return lambda shape, values: shape
-    if isinstance(values[0], types.Array):
-        return lambda shape, values: _merge_shapes(_merge_shape(shape, values[0].shape),
-                                                   values[1:])
-    return lambda shape, values: _merge_shapes(shape, values[1:])
+    lines = [f"shape = _merge_shape(shape, values[{i}].shape)" for i, ty in enumerate(values)
+             if isinstance(ty, types.Array)]
+    return unrolled("merge_shapes", "shape, values", [*lines, "return shape"],
+                    {"_merge_shape": _merge_shape})
 
 
 @register_jitable
@@ -325,11 +323,9 @@ def _apply_rest_compiled(flat, shape, values, ops):  # type: ignore[no-untyped-d
 
         return same
 
-    def mixed(flat, shape, values, ops):  # type: ignore[no-untyped-def]
-        _apply_next(flat, shape, values[0], ops[0])
-        _apply_rest(flat, shape, values[1:], ops[1:])
-
-    return mixed
+    return unrolled("apply_rest", "flat, shape, values, ops",
+                    [f"_apply_next(flat, shape, values[{i}], ops[{i}])"
+                     for i in range(len(values))], {"_apply_next": _apply_next})
 
 
 def _fold(values: tuple[Any, ...], ops: tuple[int, ...]) -> Any:
@@ -384,10 +380,10 @@ def _matrix_chain(y: Any, values: tuple[Any, ...], ops: tuple[Any, ...]) -> Any:
 
 @overload(_matrix_chain)
 def _matrix_chain_compiled(y, values, ops):  # type: ignore[no-untyped-def]
-    if len(values) == 0:
-        return lambda y, values, ops: y
-    return lambda y, values, ops: _matrix_chain(_matrix_times(y, values[0], ops[0]),
-                                                values[1:], ops[1:])
+    # one name per product: the type changes along the chain
+    lines = [f"y{i + 1} = _matrix_times(y{i}, values[{i}], ops[{i}])" for i in range(len(values))]
+    return unrolled("matrix_chain", "y, values, ops", ["y0 = y", *lines, f"return y{len(values)}"],
+                    {"_matrix_times": _matrix_times})
 
 
 @numba.njit(cache=True, error_model="numpy")

@@ -10,7 +10,7 @@ import numpy as np
 from numba import types
 from numba.extending import overload
 
-from blocksim.blocks._shared import _compiled_only
+from blocksim.blocks._shared import _compiled_only, unrolled
 
 
 # ---------------------------------------------------------------------------- kernels
@@ -74,7 +74,9 @@ def _total_size_compiled(values):  # type: ignore[no-untyped-def]
             return n
 
         return same
-    return lambda values: _size(values[0]) + _total_size(values[1:])
+    return unrolled("total_size", "values",
+                    ["return " + " + ".join(f"_size(values[{i}])" for i in range(len(values)))],
+                    {"_size": _size})
 
 
 def _put_all(y: np.ndarray, k: int, values: tuple[Any, ...]) -> int:
@@ -93,7 +95,9 @@ def _put_all_compiled(y, k, values):  # type: ignore[no-untyped-def]
             return k
 
         return same
-    return lambda y, k, values: _put_all(y, _put(y, k, values[0]), values[1:])
+    return unrolled("put_all", "y, k, values",
+                    [*(f"k = _put(y, k, values[{i}])" for i in range(len(values))), "return k"],
+                    {"_put": _put})
 
 
 @numba.njit(cache=True, error_model="numpy")
@@ -133,9 +137,8 @@ def _parts(a: np.ndarray, parts: tuple[Any, ...]) -> Any:
 
 @overload(_parts)
 def _parts_compiled(a, parts):  # type: ignore[no-untyped-def]
-    if len(parts) == 0:
-        return lambda a, parts: ()
-    return lambda a, parts: (_part(a, parts[0]),) + _parts(a, parts[1:])  # noqa: RUF005
+    items = "".join(f"_part(a, parts[{i}]), " for i in range(len(parts)))
+    return unrolled("parts", "a, parts", [f"return ({items})"], {"_part": _part})
 
 
 def _demux_result(a: np.ndarray, parts: tuple[Any, ...]) -> Any:
@@ -204,9 +207,8 @@ def _vectors(values: tuple[Any, ...]) -> tuple[np.ndarray, ...]:
 
 @overload(_vectors)
 def _vectors_compiled(values):  # type: ignore[no-untyped-def]
-    if len(values) == 0:
-        return lambda values: ()
-    return lambda values: (_vector(values[0]),) + _vectors(values[1:])  # noqa: RUF005
+    items = "".join(f"_vector(values[{i}]), " for i in range(len(values)))
+    return unrolled("vectors", "values", [f"return ({items})"], {"_vector": _vector})
 
 
 @numba.njit(cache=True, error_model="numpy")
