@@ -64,6 +64,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not hasattr(args, "command"):
             p.print_help(sys.stderr)
             return BAD_INPUT
+        from blocksim._startup import command_starts
+
+        command_starts()  # Ctrl-C raises KeyboardInterrupt from here (partial results kept)
         try:
             return int(args.command(args))
         except CliError as exc:

@@ -55,6 +55,24 @@ def _wait_for(proc, words, timeout=120.0):
     raise AssertionError(f"never saw {words!r}; stderr: {seen!r}")
 
 
+def _cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process so far (Linux: /proc/<pid>/stat)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _wait_for_cpu(proc, seconds: float, timeout: float = 120.0) -> None:
+    """Wait until the process has used ``seconds`` of CPU (wall time where there is no
+    /proc)."""
+    if not Path(f"/proc/{proc.pid}/stat").exists():
+        time.sleep(seconds)
+        return
+    end = time.monotonic() + timeout
+    while _cpu_seconds(proc.pid) < seconds:
+        assert proc.poll() is None and time.monotonic() < end
+        time.sleep(0.05)
+
+
 def test_ctrl_c_during_an_interpreted_run_writes_the_partial_result(tmp_path):
     path = tmp_path / "long.json"
     path.write_text(json.dumps(LONG))
@@ -147,8 +165,9 @@ def test_ctrl_c_during_a_compiled_run_writes_the_partial_result(tmp_path):
     )
     try:
         # the progress bar moves only when a compiled run ends: wait past the start (imports,
-        # the cached loop loaded) into the run, which would take minutes
-        time.sleep(8.0)
+        # the cached loop loaded: about 1.5 s of CPU) into the run, which would take hours.
+        # Counted in the child's CPU time, not wall time: a loaded machine starts it slowly
+        _wait_for_cpu(proc, 5.0)
         assert proc.poll() is None
         t0 = time.monotonic()
         proc.send_signal(signal.SIGINT)
@@ -186,3 +205,26 @@ def test_ctrl_c_while_a_compiled_run_compiles_exits_cleanly(tmp_path):
     err = seen + err.decode()
     assert proc.returncode == 130, err
     assert waited < 10 and "Traceback" not in err and "interrupted" in err
+
+
+def test_ctrl_c_while_the_command_starts_exits_even_if_an_import_swallows_it(tmp_path):
+    # a library that catches the KeyboardInterrupt raised inside its import (numpy makes an
+    # ImportError of it) must not let the command go on as if nothing had been pressed
+    script = tmp_path / "blocksim"
+    script.write_text(
+        "import sys, time\nimport blocksim\n"
+        "sys.stderr.write('ready\\n')\nsys.stderr.flush()\n"
+        "try:\n    time.sleep(30)\nexcept BaseException:\n    pass\n"
+        "sys.stderr.write('went on\\n')\n"
+    )
+    proc = subprocess.Popen([sys.executable, str(script)], stderr=subprocess.PIPE,
+                            stdout=subprocess.PIPE, env=ENV, cwd=tmp_path,
+                            preexec_fn=sigint_default)
+    try:
+        seen = _wait_for(proc, "ready\n")
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=20)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130
+    assert (seen + err.decode()).splitlines() == ["ready", "blocksim: interrupted"]

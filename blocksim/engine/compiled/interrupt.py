@@ -14,6 +14,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any, TypeVar
 
 import numpy as np
@@ -57,7 +58,12 @@ def interruptible(call: Callable[[], R], flag: np.ndarray) -> tuple[R, bool]:
     interrupted = False
     while True:
         try:
-            return future.result(), interrupted
+            # a bounded wait: the kernel may deliver SIGINT to the worker thread, which does
+            # not wake a main thread blocked without a timeout, and Python runs its handler
+            # only in the main thread; woken every 50 ms, it runs the handler then
+            return future.result(timeout=0.05), interrupted
+        except FutureTimeout:
+            continue
         except KeyboardInterrupt:
             flag[0] = 1
             interrupted = True
