@@ -94,7 +94,9 @@ class _Writer:
         s = self.p.signals[slot]
         if not s.shape:
             return f"sig[{s.start}] = {s.ident}"
-        return f"store(sig, {s.start}, {s.ident})"
+        # np.int64: a literal offset would compile store once per offset (numba types a literal
+        # argument as its own type): 156 specialisations of it in one run of the test suite
+        return f"store(sig, np.int64({s.start}), {s.ident})"
 
     def unpack(self, entries: list[int]) -> list[str]:
         """``p_block = (...)``: each block's parameter tuple rebuilt from pv/pi."""

@@ -108,6 +108,28 @@ def test_a_module_compiles_each_diagram_function_once_and_only_the_code_it_needs
         assert len(module.evaluate.signatures) == 1
 
 
+def test_vector_stores_compile_store_once_whatever_their_offsets():
+    """The generated code stores each vector signal with ``store(sig, offset, value)``; a
+    literal offset would make numba compile ``store`` once per offset (156 times in one run
+    of the test suite), so offsets are passed as int64 values."""
+    import re
+
+    from blocksim.engine.compiled import loop
+
+    d = Diagram("vectors")
+    prev = d.add(Constant(np.array([1.0, 2.0, 3.0])), name="c")
+    for k in range(4):
+        g = d.add(Gain(1.5 + k), name=f"g{k}")
+        d.connect(prev, g)
+        prev = g
+    r = simulate(d, 0.1, "rk4", dt=0.05, backend="compiled")
+    np.testing.assert_allclose(r["g3.y"][-1], np.array([1.0, 2.0, 3.0]) * 1.5 * 2.5 * 3.5 * 4.5)
+    source = prepare(compile_diagram(d), "rk4").generated.source
+    offsets = re.findall(r"store\(sig, (np\.int64\(\d+\)|[^,]+), ", source)
+    assert len(offsets) >= 4 and all(o.startswith("np.int64(") for o in offsets), offsets
+    assert not any("Literal" in str(sig) for sig in loop.store.signatures)
+
+
 def test_specialize_is_a_deprecated_no_op():
     plain = simulate(lag(), 0.5, "rk4", dt=1e-2, backend="compiled")
     with pytest.warns(DeprecationWarning, match="specialize"):
