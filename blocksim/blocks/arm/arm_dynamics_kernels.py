@@ -27,6 +27,7 @@ from blocksim.robotics.arm.dynamics_into import (
     WORK,
     accel_into,
     coriolis_into,
+    gravity_zeros,
     inertia_into,
     rne_into,
     unpack,
@@ -51,13 +52,6 @@ def _row(v):
 
 # ---------------------------------------------------------------------------- inverse dynamics
 @_njit
-def _gravity_zeros(P):
-    """The packed gravity (3,) and zeros (max(n, 6),) of ``P`` (slices: no reshape)."""
-    nd = 25 + 41 * int(P[0])
-    return P[nd : nd + 3], P[nd + 3 : P.shape[0] - 1]
-
-
-@_njit
 def _rne(P, q, qd, qdd, g, f):
     """Joint torques (n,) into a fresh array; ValueError unless q, qd, qdd are (n,)."""
     n = int(P[0])
@@ -71,21 +65,21 @@ def _rne(P, q, qd, qdd, g, f):
 @_njit
 def rne_kernel(t, x, q, qd, qdd, p):
     """Joint torques (n,); params ``(P,)`` (gravity from P, no end wrench)."""
-    g, zeros = _gravity_zeros(p[0])
+    g, zeros = gravity_zeros(p[0])
     return _rne(p[0], q, qd, qdd, g, zeros)
 
 
 @_njit
 def rne_gravity_kernel(t, x, q, qd, qdd, g, p):
     """Joint torques (n,) with the gravity vector as an input (3,)."""
-    _, zeros = _gravity_zeros(p[0])
+    _, zeros = gravity_zeros(p[0])
     return _rne(p[0], q, qd, qdd, g, zeros)
 
 
 @_njit
 def rne_fext_kernel(t, x, q, qd, qdd, f, p):
     """Joint torques (n,) with the end wrench as an input (6,)."""
-    g, _ = _gravity_zeros(p[0])
+    g, _ = gravity_zeros(p[0])
     return _rne(p[0], q, qd, qdd, g, f)
 
 
@@ -98,7 +92,7 @@ def rne_gravity_fext_kernel(t, x, q, qd, qdd, g, f, p):
 @_njit
 def gravload_kernel(t, x, q, p):
     """Gravity torques ``rne(q, 0, 0)`` (n,); params ``(P,)``."""
-    g, zeros = _gravity_zeros(p[0])
+    g, zeros = gravity_zeros(p[0])
     z = zeros[: q.shape[0]]
     return _rne(p[0], q, z, z, g, zeros)
 

@@ -39,11 +39,20 @@ __all__ = [
     "WORK",
     "accel_into",
     "coriolis_into",
+    "gravity_zeros",
     "inertia_into",
     "rne_into",
     "unpack",
     "work",
 ]
+
+
+@njit(cache=True, inline="always")
+def gravity_zeros(P):
+    """The packed gravity (3,) and zeros (max(n, 6),) of ``P``: slices, no reshape (numba's
+    reshape calls a C helper, ~30 ns), for callers that need no other part."""
+    nd = 25 + 41 * int(P[0])  # after kin (25 + 26 n) and dyn (15 n)
+    return P[nd : nd + 3], P[nd + 3 : P.shape[0] - 1]
 
 
 @njit(cache=True, inline="always")
@@ -55,8 +64,8 @@ def unpack(P, k):
     if k != n:
         raise ValueError("dynamics: q, qd, qdd and tau must have one element per joint (robot.n)")
     nk = 25 + 26 * n
-    nd = nk + 15 * n
-    return n, P[:nk], P[nk:nd].reshape((n, 15)), P[nd : nd + 3], P[nd + 3 : -1], P[-1] == 1.0
+    g, zeros = gravity_zeros(P)
+    return n, P[:nk], P[nk : nk + 15 * n].reshape((n, 15)), g, zeros, P[-1] == 1.0
 
 
 @njit(cache=True)
