@@ -31,14 +31,19 @@ def _is_command() -> bool:
     return name in ("blocksim", "blocksim.exe", "blocksim-script.py")
 
 
+def _exit_interrupted() -> None:
+    """One line on stderr, then status 130 at once."""
+    try:
+        sys.stderr.write("blocksim: interrupted\n")
+        sys.stderr.flush()
+    finally:
+        os._exit(STATUS)
+
+
 def _hook(previous):  # type: ignore[no-untyped-def]
     def hook(kind: type[BaseException], value: BaseException, tb: TracebackType | None) -> None:
         if issubclass(kind, KeyboardInterrupt):
-            try:
-                sys.stderr.write("blocksim: interrupted\n")
-                sys.stderr.flush()
-            finally:
-                os._exit(STATUS)
+            _exit_interrupted()
         previous(kind, value, tb)
 
     hook.blocksim_quiet_interrupt = True  # type: ignore[attr-defined]
@@ -46,12 +51,8 @@ def _hook(previous):  # type: ignore[no-untyped-def]
 
 
 def _quiet_exit(signum: int, frame: object) -> None:
-    """SIGINT while the command starts: one line, status 130, nothing raised."""
-    try:
-        sys.stderr.write("blocksim: interrupted\n")
-        sys.stderr.flush()
-    finally:
-        os._exit(STATUS)
+    """SIGINT while the command starts: the same exit, nothing raised."""
+    _exit_interrupted()
 
 
 def install(force: bool = False) -> bool:
