@@ -152,7 +152,12 @@ def test_ctrl_c_during_a_compiled_run_writes_the_partial_result(tmp_path):
     from blocksim import io, simulate
 
     path = tmp_path / "long.json"
-    doc = {**LONG, "simulation": {"T": 1e6, "solver": "rk4", "dt": 1e-4, "record_dt": 1.0}}
+    # hours of 1e-4 s steps, but few clock hits and recorded points: the schedule of major
+    # times is computed before the run starts (a 0.1 s clock over 1e6 s: 1e7 hits, 3 s of
+    # CPU, and a Ctrl-C then came before the run had begun)
+    blocks = {**LONG["blocks"], "z": {"type": "UnitDelay", "params": {"clock": 100.0}}}
+    doc = {**LONG, "blocks": blocks,
+           "simulation": {"T": 1e6, "solver": "rk4", "dt": 1e-4, "record_dt": 100.0}}
     path.write_text(json.dumps(doc))
     # compiled here first (the same structure): the child loads it from the disk cache
     simulate(io.load(path).diagram, 0.01, solver="rk4", dt=1e-4, backend="compiled")
@@ -165,7 +170,7 @@ def test_ctrl_c_during_a_compiled_run_writes_the_partial_result(tmp_path):
     )
     try:
         # the progress bar moves only when a compiled run ends: wait past the start (imports,
-        # the cached loop loaded: about 1.5 s of CPU) into the run, which would take hours.
+        # the cached loop loaded: about 1.7 s of CPU) into the run, which would take minutes.
         # Counted in the child's CPU time, not wall time: a loaded machine starts it slowly
         _wait_for_cpu(proc, 5.0)
         assert proc.poll() is None
