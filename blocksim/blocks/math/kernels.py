@@ -269,42 +269,57 @@ def _source_index(shape: Any, src: Any) -> np.ndarray:
     return index
 
 
-@register_jitable
-def _flat_operand(v: Any, shape: Any) -> Any:
-    """An array operand as ``(flat array, source index or None)``: read element ``i`` of the
-    broadcast result as ``flat[index[i]]``; a float as it is."""
-    if isinstance(v, float):
-        return _scalar(v), np.zeros(0, dtype=np.int64)
-    a = _array(v)
-    if a.shape == shape:
-        return np.ravel(a), np.zeros(0, dtype=np.int64)
-    return np.ravel(a), _source_index(shape, a.shape)
+def _flat(a: np.ndarray) -> np.ndarray:
+    """``a`` as a flat array: ``a`` itself when 1-D (no reshape: numba's calls a C helper,
+    some 30 ns), else ``np.ravel(a)``."""
+    return _compiled_only()
 
 
-@register_jitable
-def _read(a: Any, index: np.ndarray, i: int) -> float:
-    """Element ``i`` of the broadcast operand ``a`` (see :func:`_flat_operand`)."""
-    if isinstance(a, float):
-        return _scalar(a)
-    if index.size == 0:
-        return _array(a)[i]
-    return _array(a)[index[i]]
+@overload(_flat)
+def _flat_compiled(a):  # type: ignore[no-untyped-def]
+    if isinstance(a, types.Array) and a.ndim == 1:
+        return lambda a: a
+    return lambda a: np.ravel(a)
 
 
 @register_jitable
 def _apply_first(flat: np.ndarray, shape: Any, v: Any, op: int) -> None:
-    """``flat[i] = op(v[i])`` (the first operand)."""
-    a, index = _flat_operand(v, shape)
+    """``flat[i] = op(v[i])`` (the first operand), ``v`` broadcast to ``shape``. An operand of
+    the result's shape (the usual case) is read in place: no index, no allocation."""
+    if isinstance(v, float):
+        s = _scalar(v)
+        for i in range(flat.size):
+            flat[i] = _unary_ieee(s, op)
+        return
+    a = _array(v)
+    src = _flat(a)
+    if a.shape == shape:
+        for i in range(flat.size):
+            flat[i] = _unary_ieee(src[i], op)
+        return
+    index = _source_index(shape, a.shape)
     for i in range(flat.size):
-        flat[i] = _unary_ieee(_read(a, index, i), op)
+        flat[i] = _unary_ieee(src[index[i]], op)
 
 
 @register_jitable
 def _apply_next(flat: np.ndarray, shape: Any, v: Any, op: int) -> None:
-    """``flat[i] = flat[i] op v[i]``."""
-    a, index = _flat_operand(v, shape)
+    """``flat[i] = flat[i] op v[i]``, ``v`` broadcast to ``shape`` (read in place when it has
+    the result's shape)."""
+    if isinstance(v, float):
+        s = _scalar(v)
+        for i in range(flat.size):
+            flat[i] = _binary_ieee(flat[i], s, op)
+        return
+    a = _array(v)
+    src = _flat(a)
+    if a.shape == shape:
+        for i in range(flat.size):
+            flat[i] = _binary_ieee(flat[i], src[i], op)
+        return
+    index = _source_index(shape, a.shape)
     for i in range(flat.size):
-        flat[i] = _binary_ieee(flat[i], _read(a, index, i), op)
+        flat[i] = _binary_ieee(flat[i], src[index[i]], op)
 
 
 def _apply_rest(flat: np.ndarray, shape: Any, values: tuple[Any, ...], ops: Any) -> None:
@@ -348,7 +363,7 @@ def _fold_compiled(values, ops):  # type: ignore[no-untyped-def]
     def arrays(values, ops):  # type: ignore[no-untyped-def]
         shape = _shape_of(values)
         y = np.empty(shape)
-        flat = y.reshape(-1)
+        flat = _flat(y)
         _apply_first(flat, shape, values[0], ops[0])
         _apply_rest(flat, shape, values[1:], ops[1:])
         return y

@@ -65,6 +65,9 @@ def test_sum_arrays():
 def test_sum_broadcasts_as_numpy():
     check(Sum("+-"), (V, M))                     # (3,) and (2, 3)
     check(Sum("-+-"), (M[:1], 2.0, M))           # (1, 3), a float and (2, 3)
+    check(Sum("+-"), (np.array([2.0]), V))       # (1,) and (3,)
+    check(Sum("-+"), (M[:, 1], M[:, 2]))         # strided views, read in place
+    check(Sum("+-+"), (M.T, V[:2], 1.5))         # (3, 2) non-contiguous, (2,), a float
     with pytest.raises(ValueError, match="broadcast"):
         kernel_output(Sum("++"), 0.0, (V, np.ones(2)))
 
