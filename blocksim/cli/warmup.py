@@ -41,6 +41,9 @@ NO_SAMPLE = {
 }
 
 
+_NO_KERNELS = "no compiled kernels (interpreted back-end only, or runs after the simulation)"
+
+
 @cache
 def _puma() -> Any:
     from blocksim.robotics.models import puma560
@@ -151,6 +154,9 @@ def _one(type_name: str, cls: type[Block]) -> BlockWarmup:
     t0 = time.perf_counter()
     if type_name in NO_SAMPLE:
         return BlockWarmup(type_name, "skipped", reason=NO_SAMPLE[type_name])
+    if getattr(cls, "kernels", None) is None:  # decided by the type: no sample needed (a
+        # hardware block cannot even be built without its device)
+        return BlockWarmup(type_name, "skipped", reason=_NO_KERNELS)
     try:
         d = sample_diagram(type_name, cls)
         plan = compile_diagram(d)
@@ -159,9 +165,7 @@ def _one(type_name: str, cls: type[Block]) -> BlockWarmup:
                            reason=f"sample diagram: {type(exc).__name__}: {exc}")
     block = d["block"]
     if kernels_of(block) is None:
-        return BlockWarmup(type_name, "skipped", reason="no compiled kernels (interpreted "
-                                                        "back-end only, or runs after the "
-                                                        "simulation)")
+        return BlockWarmup(type_name, "skipped", reason=_NO_KERNELS)
     if not kernel_signatures(plan, "block"):
         routes = kernels_of(block).routes is not None  # type: ignore[union-attr]
         return BlockWarmup(type_name, "skipped", reason="a routing block: compiled code copies "
