@@ -15,6 +15,13 @@ import numpy as np
 from numba import types
 from numba.extending import overload, register_jitable
 
+#: The state argument of a stateless block's kernel as the generated code passes it: its
+#: module constant ``_EMPTY``, which numba types as a read-only array. An interpreted method
+#: that calls the kernel passes this, so numba does not compile the kernel a second time for a
+#: writable empty array (the IBVS kernel: some 6 s cold).
+NO_STATE = np.zeros(0)
+NO_STATE.flags.writeable = False
+
 
 def _short(value: Any) -> str:
     """A repr of ``value`` short enough for an error message."""

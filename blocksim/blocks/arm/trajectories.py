@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from blocksim.blocks._shared import NO_STATE
 from blocksim.blocks.arm import trajectory_kernels as jk
 from blocksim.blocks.arm.transforms import check_choice, check_pose
 from blocksim.engine.block import Block, Port
@@ -34,7 +35,7 @@ from blocksim.robotics.trajectory.timebase import as_axes
 
 __all__ = ["LSPB", "CTraj", "CirclePath", "JTraj", "MSTraj", "MTraj"]
 
-_EMPTY = np.zeros(0)
+_EMPTY = NO_STATE  # read-only, as the generated code passes it
 _PROFILES = ("quintic", "trapezoidal")
 
 

@@ -82,6 +82,10 @@ def _link(owner: str, robot: FloatingBase, ee: Any) -> int:
     except ValueError as exc:
         raise BlockParameterError(f"{owner}: parameter 'ee': {exc}") from None
 
+#: the inputs the output kernel does not read (it depends on the state only), typed as the
+#: generated code passes inputs (writable arrays): numba then compiles the kernel once
+_UNREAD = np.zeros(0)
+
 
 class FloatingBaseDynamics(Block):
     """A robot on a free-floating base as a continuous plant (SPART ``FD``).
@@ -181,7 +185,7 @@ class FloatingBaseDynamics(Block):
                     param_array(np.eye(4).ravel()))  # fmt: skip
 
     def output(self, t: float, x: np.ndarray, u: Sequence[Any]) -> tuple[np.ndarray, ...]:
-        return fk.fb_output_kernel(t, signal(x), EMPTY, EMPTY, self._kp)
+        return fk.fb_output_kernel(t, signal(x), _UNREAD, _UNREAD, self._kp)
 
     def deriv(self, t: float, x: np.ndarray, u: Sequence[Any]) -> np.ndarray:
         return fk.fb_deriv_kernel(t, signal(x), signal(u[0]), signal(u[1]), self._kp)

@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from blocksim.blocks._shared import NO_STATE
 from blocksim.engine.block import Block, Port
 from blocksim.engine.compiled.kernels import Kernels
 from blocksim.engine.errors import BlockParameterError
@@ -16,7 +17,7 @@ from ._params import as_input, flag
 
 __all__ = ["CameraMount"]
 
-_X = np.zeros(0)
+_X = NO_STATE  # read-only, as the generated code passes it
 
 
 class CameraMount(Block):

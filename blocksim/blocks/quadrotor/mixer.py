@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from blocksim.blocks._shared import NO_STATE
 from blocksim.engine.block import Block, Port
 from blocksim.engine.compiled.kernels import Kernels
 from blocksim.engine.errors import BlockParameterError
@@ -18,7 +19,7 @@ from ._params import ModelArg, model_of, number
 
 __all__ = ["ControlMixer"]
 
-_X = np.zeros(0)
+_X = NO_STATE  # read-only, as the generated code passes it
 
 
 class ControlMixer(Block):

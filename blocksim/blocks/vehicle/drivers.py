@@ -13,9 +13,10 @@ from typing import Any
 
 import numpy as np
 
+from blocksim.blocks._shared import NO_STATE
 from blocksim.blocks.sources.random_streams import MASK64
 from blocksim.blocks.vehicle import driver_kernels as dk
-from blocksim.blocks.vehicle._checks import as_key, finite, finites, positive, vector
+from blocksim.blocks.vehicle._checks import as_input, as_key, finite, finites, positive, vector
 from blocksim.engine.block import Block, Port
 from blocksim.engine.clock import as_clock
 from blocksim.engine.compiled.kernels import Kernels
@@ -73,7 +74,7 @@ class DriveToPoint(Block):
         )
 
     def output(self, t: float, x: np.ndarray, u: Sequence[Any]) -> tuple[float, float]:
-        return drv.drive_to_point(u[0], *self._p)
+        return drv.drive_to_point(as_input(u[0]), *self._p)
 
     def kernels(self) -> Kernels:
         """Params ``(gx, gy, Kv, Kh)``."""
@@ -131,7 +132,7 @@ class DriveToPose(Block):
         )
 
     def output(self, t: float, x: np.ndarray, u: Sequence[Any]) -> tuple[float, float]:
-        return drv.drive_to_pose(u[0], *self._p)
+        return drv.drive_to_pose(as_input(u[0]), *self._p)
 
     def kernels(self) -> Kernels:
         """Params ``(goal (3,), Krho, Kalpha, Kbeta, L, direction)``."""
@@ -177,7 +178,7 @@ class FollowLine(Block):
         )
 
     def output(self, t: float, x: np.ndarray, u: Sequence[Any]) -> tuple[float, float]:
-        return self._p[5], drv.follow_line(u[0], *self._p[:5])
+        return self._p[5], drv.follow_line(as_input(u[0]), *self._p[:5])
 
     def kernels(self) -> Kernels:
         """Params ``(a, b, c, Kd, Kh, speed)``."""
@@ -227,11 +228,11 @@ class PurePursuit(Block):
         self.set_state([0.0], ("ie",))
 
     def output(self, t: float, x: np.ndarray, u: Sequence[Any]) -> tuple[float, float]:
-        e, h = drv.pursuit_error(u[0], u[1][0], u[1][1], self._p[0])
+        e, h = drv.pursuit_error(as_input(u[0]), u[1][0], u[1][1], self._p[0])
         return self._p[1] * e + self._p[2] * float(x[0]), self._p[3] * h
 
     def deriv(self, t: float, x: np.ndarray, u: Sequence[Any]) -> tuple[float]:
-        return (drv.pursuit_error(u[0], u[1][0], u[1][1], self._p[0])[0],)
+        return (drv.pursuit_error(as_input(u[0]), u[1][0], u[1][1], self._p[0])[0],)
 
     def kernels(self) -> Kernels:
         """Params ``(dstar, Kv, Ki, Kh)``."""
@@ -289,7 +290,7 @@ class Braitenberg(Block):
         )
 
     def output(self, t: float, x: np.ndarray, u: Sequence[Any]) -> tuple[float, float]:
-        return dk.braitenberg_output(t, x, u[0], self._p)
+        return dk.braitenberg_output(t, NO_STATE, as_input(u[0]), self._p)
 
     def kernels(self) -> Kernels | None:
         """Params ``(xc, yc, A, V, K, ahead, side)``."""
@@ -335,7 +336,7 @@ class BraitenbergField(Block):
         self._p = finites(o, V=V, K=K, ahead=ahead, side=side)
 
     def output(self, t: float, x: np.ndarray, u: Sequence[Any]) -> tuple[float, float]:
-        s = drv.sensor_positions(np.asarray(u[0], dtype=float), self._p[2], self._p[3])
+        s = drv.sensor_positions(as_input(u[0]), self._p[2], self._p[3])
         sl = float(self.field(s[0, 0], s[0, 1]))
         sr = float(self.field(s[1, 0], s[1, 1]))
         return drv.braitenberg(sl, sr, self._p[0], self._p[1])
@@ -400,10 +401,10 @@ class RandomPath(Block):
         self.clock = as_clock(positive(o, "dt", dt), o)
 
     def output(self, t: float, x: np.ndarray, u: Sequence[Any]) -> tuple[float, float]:
-        return self._p[1], drv.random_path_steer(u[0], float(x[0]), float(x[1]))
+        return self._p[1], drv.random_path_steer(as_input(u[0]), float(x[0]), float(x[1]))
 
     def update(self, t: float, x: np.ndarray, u: Sequence[Any]) -> np.ndarray:
-        return dk.random_path_update(t, x, np.asarray(u[0], dtype=float), self._p)
+        return dk.random_path_update(t, x, as_input(u[0]), self._p)
 
     def kernels(self) -> Kernels:
         """Params ``(dim, speed, dthresh, key)``."""

@@ -17,7 +17,14 @@ from typing import Any
 import numpy as np
 
 from blocksim.blocks.vehicle import estimator_kernels as ek
-from blocksim.blocks.vehicle._checks import as_key, covariance, finite, landmarks, positive
+from blocksim.blocks.vehicle._checks import (
+    as_input,
+    as_key,
+    covariance,
+    finite,
+    landmarks,
+    positive,
+)
 from blocksim.engine.block import Block, Port
 from blocksim.engine.clock import as_clock
 from blocksim.engine.compiled.kernels import Kernels
@@ -133,7 +140,7 @@ class RangeBearingSensor(Block):
         self.clock = as_clock(positive(o, "dt", dt), o)
 
     def output(self, t: float, x: np.ndarray, u: Sequence[Any]) -> tuple[Any, ...]:
-        return ek.rb_sensor_output(t, x, np.asarray(u[0], dtype=float), self._p)
+        return ek.rb_sensor_output(t, x, as_input(u[0]), self._p)
 
     def update(self, t: float, x: np.ndarray, u: Sequence[Any]) -> np.ndarray:
         return np.array([x[0] + 1.0])
@@ -413,7 +420,10 @@ class _Memo:
         self._last: tuple[Any, np.ndarray] | None = None
 
     def step(self, t: float, x: np.ndarray, u: Sequence[Any]) -> np.ndarray:
-        args = tuple(np.asarray(v, dtype=float) if np.ndim(v) else float(v) for v in u)
+        # writable copies: the engine hands read-only signals, and numba would compile the
+        # step a second time for read-only arrays (the compiled kernels pass writable ones;
+        # the EKF's step takes some 14 s to compile cold)
+        args = tuple(np.array(v, dtype=float) if np.ndim(v) else float(v) for v in u)
         key = (x.tobytes(), *(a.tobytes() if isinstance(a, np.ndarray) else a for a in args))
         last = self._last
         if last is not None and last[0] == key:

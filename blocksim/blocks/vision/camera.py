@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from blocksim.blocks._shared import NO_STATE
 from blocksim.engine.block import Block, Port
 from blocksim.engine.compiled.kernels import Kernels
 from blocksim.engine.errors import BlockParameterError
@@ -21,7 +22,7 @@ from .kernels import (
     camera_points_kernel,
 )
 
-_X = np.zeros(0)
+_X = NO_STATE  # read-only, as the generated code passes it
 
 
 def _world_points(P: Any, name: str) -> np.ndarray:

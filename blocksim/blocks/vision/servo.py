@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from blocksim.blocks._shared import NO_STATE
 from blocksim.engine.block import Block, Port
 from blocksim.engine.compiled.kernels import Kernels
 from blocksim.engine.errors import BlockParameterError
@@ -17,7 +18,7 @@ from blocksim.robotics.camera._args import depths, image_points
 from ._params import as_input, checked, intrinsics, packed
 from .kernels import ibvs_fixed_depth_kernel, ibvs_kernel, image_jacobian_kernel
 
-_X = np.zeros(0)
+_X = NO_STATE  # read-only, as the generated code passes it
 
 _UV_DOC = "image points (2, N) or flattened (2N,) [u0, v0, u1, v1, ...]"
 _DEPTH_DOC = "depth of the points in the camera frame: a float or (N,)"

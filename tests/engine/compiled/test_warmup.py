@@ -84,3 +84,43 @@ def test_hardware_blocks_are_skipped_not_failed():
     assert {b.type for b in report.skipped} == {"ArbotixArm", "ArbotixPath", "VrepArm",
                                                  "VrepCamera"}
     assert all("no compiled kernels" in b.reason for b in report.skipped)
+
+
+def _readonly(sig) -> bool:
+    from numba import types
+
+    return any(isinstance(a, types.Array) and not a.mutable for a in sig)
+
+
+def _mutability(sig) -> tuple:
+    from numba import types
+
+    return tuple(a.mutable if isinstance(a, types.Array) else None for a in sig)
+
+
+@pytest.mark.parametrize("name", ["IBVS", "CTraj", "FloatingBaseDynamics", "Braitenberg",
+                                  "RangeBearingSensor", "ControlMixer", "Camera", "CameraMount",
+                                  "AttitudeController", "DriveToPose", "PurePursuit"])
+def test_the_interpreted_methods_call_kernels_with_the_compiled_types(name):
+    # the engine hands interpreted methods read-only signals; a method that passed them (or a
+    # writable empty state) to its kernel made numba compile the kernel a second time: every
+    # signature the kernel has after both paths ran has the compiled run's (im)mutable arrays
+    from blocksim.io.registry import block_types
+
+    d = sample_diagram(name, block_types()[name])
+    plan = compile_diagram(d)  # its dry run calls the interpreted methods
+    simulate(plan, 0.05, "euler", dt=0.01)
+    k = kernels_of(d["block"])
+    for kind, sig in kernel_signatures(plan, "block").items():
+        getattr(k, kind).compile(sig)
+        for s in getattr(k, kind).signatures:
+            assert _mutability(s) == _mutability(sig), (kind, s)
+
+
+def test_the_ekf_steps_with_writable_inputs_as_its_kernels_do():
+    from blocksim.io.registry import block_types
+
+    d = sample_diagram("EKF", block_types()["EKF"])
+    simulate(d, 0.25, "euler", dt=0.05)
+    step = d["block"]._k[0]
+    assert step.signatures and not any(_readonly(s) for s in step.signatures)
