@@ -7,11 +7,19 @@ splits the time into *kernels* (the blocks' kernels and the numerics they call),
 with the integration loop inlined), each exclusive of what it called. The first compile of
 each kind in a process is announced with one line (by default on stderr), since a cold
 compile takes long enough that silence looks like a hang.
+
+Ctrl-C while it compiles: numba calls back into Python from LLVM (ctypes callbacks), and a
+KeyboardInterrupt raised inside such a callback is printed as "Exception ignored" and lost: the
+compile went on and the run with it. In the main thread, with Python's own SIGINT handler in
+place, the watch remembers the signal and raises KeyboardInterrupt again at the next compile
+event, or when the compile ends.
 """
 
 from __future__ import annotations
 
+import signal
 import sys
+import threading
 import time
 from collections.abc import Callable
 from typing import Any
@@ -53,6 +61,9 @@ class CompileWatch(numba_event.Listener):
         self.compiled: list[str] = []
         self.by_function: dict[str, float] = {}
         self._stack: list[list[Any]] = []
+        #: a SIGINT arrived while compiling (see the module docstring)
+        self.interrupted = False
+        self._saved_handler: Any = None
 
     def _kind(self, dispatcher: Any) -> str:
         fn = getattr(dispatcher, "py_func", None)
@@ -60,7 +71,16 @@ class CompileWatch(numba_event.Listener):
             return "kernels"
         return "loop" if fn.__name__ in self.LOOP_FUNCTIONS else "diagram"
 
+    def _on_sigint(self, signum: int, frame: Any) -> None:
+        self.interrupted = True
+        raise KeyboardInterrupt
+
+    def _raise_if_interrupted(self) -> None:
+        if self.interrupted:
+            raise KeyboardInterrupt
+
     def on_start(self, event: Any) -> None:
+        self._raise_if_interrupted()
         dispatcher = event.data.get("dispatcher")
         kind = self._kind(dispatcher)
         fn = getattr(dispatcher, "py_func", None)
@@ -75,6 +95,7 @@ class CompileWatch(numba_event.Listener):
         self._stack.append([kind, time.perf_counter(), 0.0, self.compiled[-1]])
 
     def on_end(self, event: Any) -> None:
+        self._raise_if_interrupted()
         if not self._stack:
             return
         kind, start, inner, name = self._stack.pop()
@@ -85,8 +106,16 @@ class CompileWatch(numba_event.Listener):
             self._stack[-1][2] += total
 
     def __enter__(self) -> CompileWatch:
+        if (threading.current_thread() is threading.main_thread()
+                and signal.getsignal(signal.SIGINT) is signal.default_int_handler):
+            self._saved_handler = signal.signal(signal.SIGINT, self._on_sigint)
         numba_event.register("numba:compile", self)
         return self
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, exc_type: Any, *exc: object) -> None:
         numba_event.unregister("numba:compile", self)
+        if self._saved_handler is not None:
+            signal.signal(signal.SIGINT, self._saved_handler)
+            self._saved_handler = None
+        if self.interrupted and exc_type is None:  # the KeyboardInterrupt was swallowed
+            raise KeyboardInterrupt
