@@ -23,6 +23,21 @@ NO_STATE = np.zeros(0)
 NO_STATE.flags.writeable = False
 
 
+_F64 = np.dtype(np.float64)
+
+
+def as_input(a: Any) -> Any:
+    """An input signal in the layout the kernels are compiled for: a C-contiguous, writable
+    float64 array (the engine hands the interpreted methods read-only signals, and a numba
+    function called with one compiles a second, read-only version of itself); anything but
+    an array unchanged."""
+    if type(a) is np.ndarray:
+        f = a.flags
+        if not (f.c_contiguous and f.writeable and a.dtype is _F64):
+            return np.array(a, dtype=np.float64, order="C")
+    return a
+
+
 def _short(value: Any) -> str:
     """A repr of ``value`` short enough for an error message."""
     text = repr(value)

@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from blocksim.blocks._shared import as_input  # noqa: F401 (the family's modules import it from here)
 from blocksim.engine.errors import BlockParameterError
 from blocksim.robotics.aerial.model import MultirotorModel, model_by_name
 
@@ -67,16 +68,3 @@ def flag(owner: str, name: str, value: Any) -> bool:
             f"{owner}: parameter '{name}' must be True or False, got {value!r}"
         )
     return bool(value)
-
-
-_F64 = np.dtype(np.float64)
-
-
-def as_input(a: Any) -> Any:
-    """An input signal as a C-contiguous writeable float64 array (the layout the kernels are
-    compiled for, so the interpreted path adds no compiled signatures); floats unchanged."""
-    if type(a) is np.ndarray:
-        f = a.flags
-        if not (f.c_contiguous and f.writeable and a.dtype is _F64):
-            return np.array(a, dtype=np.float64, order="C")
-    return a

@@ -100,13 +100,3 @@ def as_key(seed: Any, owner: str, name: str | None) -> int:
     if s < 0:
         raise BlockParameterError(f"{owner}: parameter 'seed' must be >= 0, got {seed!r}")
     return signed_key(stream_key(s & 0xFFFF_FFFF_FFFF_FFFF))
-
-
-def as_input(a: Any) -> np.ndarray:
-    """An input signal as a writable C-contiguous float64 array, the type the compiled code
-    passes: the engine hands the interpreted methods read-only signals, and a numba function
-    called with one compiles a second, read-only version of itself."""
-    if isinstance(a, np.ndarray) and a.dtype == np.float64 and a.flags.c_contiguous \
-            and a.flags.writeable:
-        return a
-    return np.array(a, dtype=np.float64, order="C")

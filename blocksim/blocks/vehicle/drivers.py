@@ -13,10 +13,10 @@ from typing import Any
 
 import numpy as np
 
-from blocksim.blocks._shared import NO_STATE
+from blocksim.blocks._shared import NO_STATE, as_input
 from blocksim.blocks.sources.random_streams import MASK64
 from blocksim.blocks.vehicle import driver_kernels as dk
-from blocksim.blocks.vehicle._checks import as_input, as_key, finite, finites, positive, vector
+from blocksim.blocks.vehicle._checks import as_key, finite, finites, positive, vector
 from blocksim.engine.block import Block, Port
 from blocksim.engine.clock import as_clock
 from blocksim.engine.compiled.kernels import Kernels

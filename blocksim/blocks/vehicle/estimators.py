@@ -16,9 +16,9 @@ from typing import Any
 
 import numpy as np
 
+from blocksim.blocks._shared import as_input
 from blocksim.blocks.vehicle import estimator_kernels as ek
 from blocksim.blocks.vehicle._checks import (
-    as_input,
     as_key,
     covariance,
     finite,

@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from blocksim.blocks._shared import as_input  # noqa: F401 (the family's modules import it from here)
 from blocksim.engine.errors import BlockParameterError
 from blocksim.robotics.camera import CentralCamera
 
@@ -39,12 +40,3 @@ def checked(owner: str, name: str, value: Any, convert: Callable[..., np.ndarray
     if not np.all(np.isfinite(arr)):
         raise BlockParameterError(f"{owner}: parameter '{name}' must be finite")
     return arr
-
-
-def as_input(a: Any) -> Any:
-    """An input signal in the layout the kernels are compiled for (C-contiguous, writeable
-    float64 arrays; floats unchanged), so the interpreted path adds no compiled signatures."""
-    if isinstance(a, np.ndarray) and not (a.flags.c_contiguous and a.flags.writeable
-                                          and a.dtype == np.float64):
-        return np.array(a, dtype=np.float64, order="C")
-    return a
