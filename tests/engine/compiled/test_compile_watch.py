@@ -10,10 +10,15 @@ import pytest
 
 from blocksim.engine.compiled.compile_watch import CompileWatch
 
-pytestmark = pytest.mark.skipif(
-    threading.current_thread() is not threading.main_thread()
-    or signal.getsignal(signal.SIGINT) is not signal.default_int_handler,
-    reason="needs Python's own SIGINT handler in the main thread")
+
+@pytest.fixture(autouse=True)
+def _python_sigint_handler():
+    """Python's own SIGINT handler for the test (a job started in the background of a
+    non-interactive shell, as CI may run pytest, inherits SIGINT ignored)."""
+    assert threading.current_thread() is threading.main_thread()
+    saved = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, saved)
 
 
 def _sigint_inside_a_ctypes_callback() -> list[str]:
