@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from blocksim.blocks._shared import NO_STATE
 from blocksim.engine.block import Port
 from blocksim.engine.errors import BlockParameterError, suggest
 from blocksim.robotics.arm import SerialLink
@@ -23,9 +24,8 @@ __all__ = ["EMPTY", "check_bool", "check_choice", "check_real", "check_vector", 
            "param_array", "robot_copy", "signal"]
 
 #: the empty state of a stateless block, read-only like the compiled back-end's (one numba
-#: signature for both back-ends)
-EMPTY = np.zeros(0)
-EMPTY.flags.writeable = False
+#: signature for both back-ends): :data:`blocksim.blocks._shared.NO_STATE`
+EMPTY = NO_STATE
 
 
 def robot_copy(owner: str, robot: Any) -> SerialLink:
