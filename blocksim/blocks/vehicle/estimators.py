@@ -18,13 +18,7 @@ import numpy as np
 
 from blocksim.blocks._shared import as_input
 from blocksim.blocks.vehicle import estimator_kernels as ek
-from blocksim.blocks.vehicle._checks import (
-    as_key,
-    covariance,
-    finite,
-    landmarks,
-    positive,
-)
+from blocksim.blocks.vehicle._checks import as_key, covariance, finite, landmarks, positive
 from blocksim.engine.block import Block, Port
 from blocksim.engine.clock import as_clock
 from blocksim.engine.compiled.kernels import Kernels
