@@ -79,6 +79,13 @@ class RunConfig:
         (:mod:`blocksim.engine.realtime`).
     backend : {"interpreted", "compiled", "auto"}
         Which back-end runs the diagram (``"auto"``: compiled when it can).
+    fuse : {"auto", True, False}
+        The compiled back-end's tier: ``False`` the data-wired tier (loops and block entries
+        compiled once per installation: a new diagram compiles nothing), ``True`` the fused
+        tier (one numba module generated and compiled per diagram structure: the fastest run,
+        seconds of compile the first time), ``"auto"`` (default) the fused tier when that
+        diagram's module is already compiled, else the data-wired one (and a batch of many
+        members fused). See ``docs/conventions.md``.
     max_steps : int
         Most solver steps, major times (clock hits, source breakpoints) or recorded points
         the run may take (default :data:`MAX_STEPS`); a run estimated to need more is refused
@@ -110,6 +117,7 @@ class RunConfig:
     realtime: float | None = None
     overrun: str = "warn"
     backend: str = "interpreted"
+    fuse: bool | str = "auto"
     max_steps: int = MAX_STEPS
     max_memory: float = MAX_MEMORY
 
@@ -147,6 +155,10 @@ class RunConfig:
         if not isinstance(backend, str) or backend not in BACKENDS:
             raise ValueError(f"`backend` must be 'interpreted', 'compiled' or 'auto', got "
                              f"{backend!r}{suggest(str(backend), BACKENDS)}")
+        if self.fuse not in (True, False, "auto") or isinstance(self.fuse, int) and \
+                not isinstance(self.fuse, bool):
+            raise ValueError(f"`fuse` (the compiled tier) must be True, False or 'auto', got "
+                             f"{self.fuse!r}")
         if self.realtime is not None and backend == "compiled":
             raise ValueError("real-time pacing (`realtime`) needs the interpreted back-end, "
                              "not backend='compiled'")

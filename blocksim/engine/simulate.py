@@ -64,7 +64,8 @@ def simulate(diagram: Diagram | Plan, T: float | RunConfig | None = None,
              max_step: float = math.inf, dt: float | None = None,
              record_dt: float | None = None, event_tol: float = 1e-10,
              realtime: float | None = None, overrun: str = "warn",
-             backend: str = "interpreted", max_steps: int = MAX_STEPS,
+             backend: str = "interpreted", fuse: bool | str = "auto",
+             max_steps: int = MAX_STEPS,
              max_memory: float = MAX_MEMORY, config: RunConfig | None = None,
              progress: Callable[[float], None] | None = None,
              specialize: bool | None = None) -> SimResult:
@@ -107,6 +108,12 @@ def simulate(diagram: Diagram | Plan, T: float | RunConfig | None = None,
         code for the diagram and integrates it in a numba loop (solvers ``euler``, ``rk4``,
         ``RK45`` = Dormand-Prince 5(4)); it refuses blocks without kernels, naming them;
         ``"auto"`` picks compiled when every block has kernels and the solver is one of those.
+    fuse : {"auto", True, False}
+        The compiled back-end's tier: ``False`` data-wired (compiles nothing for a new
+        diagram of known block forms), ``True`` fused (one numba module per diagram
+        structure: the fastest run, seconds of compile once), ``"auto"`` fused when the
+        diagram's fused module is already compiled, else data-wired. ``stats["tier"]`` says
+        which ran and ``stats["compiled"]`` what compiled.
     max_steps : int
         Most solver steps, major times (clock hits, breakpoints) or recorded points (default
         10**7): a run estimated to need more is refused before it starts, naming the
@@ -146,7 +153,7 @@ def simulate(diagram: Diagram | Plan, T: float | RunConfig | None = None,
     warn_specialize(specialize)
     config = resolve_config(T, config, dict(
         solver=solver, rtol=rtol, atol=atol, max_step=max_step, dt=dt, record_dt=record_dt,
-        event_tol=event_tol, realtime=realtime, overrun=overrun, backend=backend,
+        event_tol=event_tol, realtime=realtime, overrun=overrun, backend=backend, fuse=fuse,
         max_steps=max_steps, max_memory=max_memory))
     return run_config(diagram, config, progress)
 

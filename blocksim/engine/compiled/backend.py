@@ -18,6 +18,8 @@ import re
 import time
 import weakref
 from collections.abc import Iterator
+from pathlib import Path
+from types import ModuleType
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
@@ -31,11 +33,19 @@ from blocksim.engine.compiled.compile_watch import CompileWatch
 from blocksim.engine.compiled.interrupt import interrupt_flag, interrupted, interruptible
 from blocksim.engine.compiled.kernels import Kernels, kernels_of
 from blocksim.engine.compiled.loop import LoopOptions, Status
-from blocksim.engine.compiled.modules import GeneratedModule, load_generated
+from blocksim.engine.compiled.modules import GeneratedModule, cache_dir, load_generated
 from blocksim.engine.compiled.params import ParamLayout, pack_block, pack_params, param_layout
 from blocksim.engine.compiled.steps import METHODS, Method
+from blocksim.engine.compiled.wired import ENTRY_FAILED
+from blocksim.engine.compiled.wiring import Wiring, build_wiring, wired_module
 from blocksim.engine.config import RunConfig
-from blocksim.engine.errors import BlocksimError, NonFiniteError, SolverError, ZenoError
+from blocksim.engine.errors import (
+    BlocksimError,
+    BlockRuntimeError,
+    NonFiniteError,
+    SolverError,
+    ZenoError,
+)
 from blocksim.engine.plan import Plan
 from blocksim.engine.record import SimResult
 from blocksim.engine.schedule import Schedule, schedule
@@ -49,6 +59,10 @@ ZENO_COUNT = 50
 #: second even for heavy diagrams); the others run on a worker thread that Ctrl-C can stop
 #: (:mod:`blocksim.engine.compiled.interrupt`), which costs some 20-50 us per run
 IN_PLACE_STEPS = 20_000
+
+#: a batch of at least this many members runs on the fused tier when ``fuse="auto"`` (its
+#: compile, seconds once per structure, is paid back by the faster members)
+FUSE_MEMBERS = 256
 
 #: a run's ``status`` by how its loop ended (every other ending is "failed")
 STATUS_TEXT = {Status.DONE: "success", Status.STOPPED: "stopped",
@@ -118,39 +132,90 @@ def _params(kernels: list[Kernels | None]) -> list[tuple[Any, ...]]:
     return [k.params if k is not None else () for k in kernels]
 
 
+#: the compiled tiers: data-wired (loops and block entries compiled once per installation,
+#: the diagram as tables) and fused (one generated module per diagram structure)
+TIERS = ("wired", "fused")
+
+
 @dataclass(frozen=True)
 class Prepared:
-    """A plan ready to run: its program, parameter layout and generated module."""
+    """A plan ready to run on one tier: its program, parameter layout, the module whose
+    ``run``/``run_batch`` it calls, and (fused) the generated module or (wired) its wiring."""
 
     program: ir.Program
     layout: ParamLayout
-    generated: GeneratedModule
     kernels: list[Kernels | None]
+    tier: str
+    module: ModuleType
+    generated: GeneratedModule | None = None
+    wiring: Wiring | None = None
+
+    @property
+    def name(self) -> str:
+        return self.module.__name__
+
+    def pi(self, pi: np.ndarray) -> np.ndarray:
+        """The int vector(s) the loop takes: the block int parameters, after the program on
+        the wired tier."""
+        return pi if self.wiring is None else self.wiring.with_params(pi)
 
 
-#: prepared plans by (id(plan), solver), dropped when the plan is garbage-collected
-_PREPARED: dict[tuple[int, str], Prepared] = {}
+#: prepared plans by (id(plan), solver, tier), dropped when the plan is garbage-collected
+_PREPARED: dict[tuple[int, str, str], Prepared] = {}
 
 
-def prepare(plan: Plan, solver: str) -> Prepared:
-    """Check, build, render and load the generated module of ``plan`` (nothing compiled
-    yet: numba compiles, or loads from its cache, at the first call). A plan is immutable,
-    so this is done once per plan and solver; runs of the same plan reuse it."""
-    key = (id(plan), solver)
+def prepare(plan: Plan, solver: str, tier: str = "wired") -> Prepared:
+    """Check and build ``plan`` for ``tier``: on the fused tier render and load its generated
+    module (numba compiles, or loads from its cache, at the first call), on the wired tier
+    build its tables and load its block entries (compiled here the first time a block form
+    is seen). A plan is immutable, so this is done once per plan, solver and tier."""
+    key = (id(plan), solver, tier)
     if key not in _PREPARED:
-        _PREPARED[key] = _prepare(plan, solver)
+        _PREPARED[key] = _prepare(plan, solver, tier)
         weakref.finalize(plan, _PREPARED.pop, key, None)
     return _PREPARED[key]
 
 
-def _prepare(plan: Plan, solver: str) -> Prepared:
+def _prepare(plan: Plan, solver: str, tier: str) -> Prepared:
     kernels = kernels_for(plan, solver)
     try:
         program = ir.build(plan, kernels)
     except ValueError as exc:
         raise CompileError(f"the compiled back-end cannot run this diagram: {exc}") from None
     layout = param_layout(_params(kernels))
-    return Prepared(program, layout, load_generated(program, layout, METHODS[solver]), kernels)
+    if tier == "fused":
+        generated = load_generated(program, layout, METHODS[solver])
+        return Prepared(program, layout, kernels, tier, generated.module, generated=generated)
+    with _typing_errors(plan):
+        wiring = build_wiring(plan, program, kernels, layout)
+    return Prepared(program, layout, kernels, tier, wired_module(METHODS[solver]),
+                    wiring=wiring)
+
+
+def fused_ready(plan: Plan, solver: str) -> bool:
+    """Whether the fused module of ``plan`` has been compiled before (by any process): its
+    marker file is in the cache folder, so a fused run loads instead of compiling."""
+    try:
+        prep = prepare(plan, solver, "fused")
+    except CompileError:
+        return False
+    return ready_marker(prep.name).exists()
+
+
+def ready_marker(module_name: str) -> Path:
+    """The file that says a generated module's loop has been compiled and cached."""
+    return cache_dir() / f"{module_name}.ready"
+
+
+def choose_tier(plan: Plan, config: RunConfig) -> str:
+    """The tier of a compiled run: ``config.fuse`` True -> fused, False -> wired, "auto" ->
+    fused when its module is already compiled, else wired (which compiles nothing new for
+    known block forms)."""
+    if config.fuse is True:
+        return "fused"
+    if config.fuse is False:
+        return "wired"
+    return "fused" if fused_ready(plan, config.solver) else "wired"
 
 
 def _schedule(plan: Plan, config: RunConfig) -> Schedule:
@@ -184,6 +249,22 @@ def _typing_errors(plan: Plan) -> Iterator[None]:
                            f"follows:\n{text}") from None
 
 
+@contextlib.contextmanager
+def _entry_errors(plan: Plan, prep: Prepared, stats: dict[str, Any] | None) -> Iterator[None]:
+    """A block entry that failed (its kernel raised, on the wired tier) as a
+    BlockRuntimeError naming the block."""
+    try:
+        yield
+    except RuntimeError as exc:
+        if prep.wiring is None or not exc.args or exc.args[0] != ENTRY_FAILED:
+            raise
+        e = plan.entries[prep.wiring.entry_of(int(exc.args[1]))]
+        raise BlockRuntimeError(
+            f"block '{e.name}' ({e.kind}): its compiled kernel raised an exception (run it "
+            f"with backend='interpreted', or fuse=True, to see the kernel's message)",
+            block=e.name) from None
+
+
 def _lean(program: ir.Program, config: RunConfig) -> bool:
     """Whether the lean loop ``run_fixed`` serves the run: a fixed-step method and no zero
     crossings (else the general ``run``)."""
@@ -195,15 +276,18 @@ def _first(sched: Schedule) -> Schedule:
     return Schedule(*(a[:1] for a in sched))
 
 
-def _compile_stats(watch: CompileWatch, total: float, generated: GeneratedModule
-                   ) -> dict[str, Any]:
+def _compile_stats(watch: CompileWatch, total: float, prep: Prepared) -> dict[str, Any]:
     s = watch.seconds
+    if prep.tier == "fused" and not watch.compiled:
+        ready_marker(prep.name).touch()
     return {"compile_time": total, "compile_kernels": s["kernels"],
             "compile_diagram": s["diagram"], "compile_loop": s["loop"],
+            "compile_entries": s["entries"],
             "compile_load": max(0.0, total - sum(s.values())),
             "compiled_functions": len(watch.compiled),
+            "compiled": list(watch.compiled),
             "compile_cache": "cold" if watch.compiled else "cached",
-            "generated_module": generated.name}
+            "tier": prep.tier, "generated_module": prep.name}
 
 
 def _signals(program: ir.Program, flat: np.ndarray) -> dict[str, np.ndarray]:
@@ -221,10 +305,14 @@ def run_compiled(plan: Plan, config: RunConfig, stats: dict[str, Any]) -> SimRes
     """Simulate ``plan`` in the compiled back-end; returns the result (partial on failure,
     raised as the matching SimulationError with ``.result``)."""
     t0 = time.perf_counter()
-    prep = prepare(plan, config.solver)
-    program, module = prep.program, prep.generated.module
-    pv, pi = pack_params(_params(prep.kernels), prep.layout)
-    sched = _schedule(plan, config)
+    tier = choose_tier(plan, config)
+    with CompileWatch("", plan.name) as watch:
+        prep = prepare(plan, config.solver, tier)
+        program, module = prep.program, prep.module
+        watch.module_name = prep.name
+        pv, pi = pack_params(_params(prep.kernels), prep.layout)
+        pi = prep.pi(pi)
+        sched = _schedule(plan, config)
     T, dt = config.T, float(config.dt or 0.0)
     every_step = dt and config.record_dt is None  # else only major times are recorded
     cap = max(16, sched.times.size * 2 + (int(T / dt) + 2 if every_step else 0))
@@ -232,16 +320,18 @@ def run_compiled(plan: Plan, config: RunConfig, stats: dict[str, Any]) -> SimRes
     args = (pv, pi, np.ascontiguousarray(plan.x0, dtype=float),
             np.ascontiguousarray(plan.xd0, dtype=float), np.zeros(program.nsig))
     loop = module.run_fixed if _lean(program, config) else module.run
-    with CompileWatch(prep.generated.name, plan.name) as watch, _typing_errors(plan):
+    with watch, _typing_errors(plan), _entry_errors(plan, prep, None):
         loop(*args, _first(sched), opts._replace(cap=2))
-    stats.update(_compile_stats(watch, time.perf_counter() - t0, prep.generated))
+    stats.update(_compile_stats(watch, time.perf_counter() - t0, prep))
     t1 = time.perf_counter()
     while True:
         if dt and T / dt <= IN_PLACE_STEPS:  # short: Ctrl-C waits for its end
-            nrec, t_rec, x_rec, s_rec, counters, status = loop(*args, sched, opts)
+            with _entry_errors(plan, prep, stats):
+                nrec, t_rec, x_rec, s_rec, counters, status = loop(*args, sched, opts)
         else:
-            (nrec, t_rec, x_rec, s_rec, counters, status), _ = interruptible(
-                lambda o=opts: loop(*args, sched, o), opts.interrupt)
+            with _entry_errors(plan, prep, stats):
+                (nrec, t_rec, x_rec, s_rec, counters, status), _ = interruptible(
+                    lambda o=opts: loop(*args, sched, o), opts.interrupt)
         if status != Status.FULL:  # cap holds every row (the lean loop never grows it)
             break
         opts = opts._replace(cap=2 * opts.cap)
@@ -379,9 +469,14 @@ def run_batch_compiled(plans: list[Plan], config: RunConfig,
     one per CPU) that run without the GIL."""
     plan = plans[0]
     t0 = time.perf_counter()
-    prep = prepare(plan, config.solver)
-    program, module = prep.program, prep.generated.module
+    tier = choose_tier(plan, config) if config.fuse != "auto" or len(plans) < FUSE_MEMBERS \
+        else "fused"
+    with CompileWatch("", plan.name) as watch:
+        prep = prepare(plan, config.solver, tier)
+        watch.module_name = prep.name
+    program, module = prep.program, prep.module
     PV, PI = member_params(plans, prep.kernels, prep.layout)
+    PI = prep.pi(PI)
     X0 = np.ascontiguousarray(np.stack([p.x0 for p in plans]).reshape(len(plans), plan.nx))
     XD0 = np.ascontiguousarray(np.stack([p.xd0 for p in plans]).reshape(len(plans), -1)
                                if plan.xd0.size else np.zeros((len(plans), 0)))
@@ -399,9 +494,9 @@ def run_batch_compiled(plans: list[Plan], config: RunConfig,
     s_last = np.full((M, program.nsig), np.nan)
     outputs = (t_out, x_out, s_out, counts, status, t_last, x_last, s_last)
     batch = module.run_batch_fixed if _lean(program, config) else module.run_batch
-    with CompileWatch(prep.generated.name, plan.name) as watch, _typing_errors(plan):
+    with watch, _typing_errors(plan), _entry_errors(plan, prep, None):
         batch(PV, PI, X0, XD0, sig0, _first(sched), opts, outputs, 0, 1)
-    stats = _compile_stats(watch, time.perf_counter() - t0, prep.generated)
+    stats = _compile_stats(watch, time.perf_counter() - t0, prep)
     t1 = time.perf_counter()
     workers = max(1, min(threads or os.cpu_count() or 1, M))
     bounds = np.linspace(0, M, workers + 1).astype(int)
@@ -409,7 +504,9 @@ def run_batch_compiled(plans: list[Plan], config: RunConfig,
     with ThreadPoolExecutor(workers) as pool:  # run_batch releases the GIL
         chunks = [pool.submit(batch, PV, PI, X0, XD0, sig0, sched, opts, outputs, bounds[k],
                               bounds[k + 1]) for k in range(workers)]
-        _, interrupted = interruptible(lambda: [c.result() for c in chunks], opts.interrupt)
+        with _entry_errors(plan, prep, None):
+            _, interrupted = interruptible(lambda: [c.result() for c in chunks],
+                                           opts.interrupt)
     wall = time.perf_counter() - t1
     stats.update(run_time=wall, run_per_member=wall / len(plans))
     text, errors = [], []
@@ -427,5 +524,5 @@ def run_batch_compiled(plans: list[Plan], config: RunConfig,
     return out
 
 
-__all__ = ["METHODS", "BatchRun", "CompileError", "Method", "can_compile", "kernels_for",
+__all__ = ["METHODS", "TIERS", "BatchRun", "choose_tier", "fused_ready", "CompileError", "Method", "can_compile", "kernels_for",
            "prepare", "run_batch_compiled", "run_compiled", "unsupported"]

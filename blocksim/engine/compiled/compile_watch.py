@@ -28,6 +28,15 @@ from numba.core import event as numba_event
 
 KERNEL_MESSAGE = ("blocksim: compiling blocksim kernels, once per installation (about a "
                   "minute; `blocksim warmup` does it ahead)...")
+#: what the first compile of each kind in a process announces (the diagram's own: below)
+MESSAGES = {
+    "kernels": KERNEL_MESSAGE,
+    "entries": "blocksim: compiling block entries of new block forms, once per installation "
+               "(about a second each)...",
+    "loop": "blocksim: compiling the data-wired loop, once per installation and solver "
+            "(10-30 s)...",
+}
+WIRED = "blocksim.engine.compiled.wired"
 _announced: set[str] = set()
 
 
@@ -57,7 +66,7 @@ class CompileWatch(numba_event.Listener):
     def __init__(self, module_name: str, diagram_name: str):
         self.module_name = module_name
         self.diagram_name = diagram_name
-        self.seconds = {"kernels": 0.0, "diagram": 0.0, "loop": 0.0}
+        self.seconds = {"kernels": 0.0, "diagram": 0.0, "loop": 0.0, "entries": 0.0}
         self.compiled: list[str] = []
         self.by_function: dict[str, float] = {}
         self._stack: list[list[Any]] = []
@@ -67,7 +76,12 @@ class CompileWatch(numba_event.Listener):
 
     def _kind(self, dispatcher: Any) -> str:
         fn = getattr(dispatcher, "py_func", None)
-        if getattr(fn, "__module__", None) != self.module_name:
+        module = getattr(fn, "__module__", None) or ""
+        if module.startswith("blocksim_entry_"):
+            return "entries"
+        if module.startswith("blocksim_wired_") or module == WIRED:
+            return "loop"
+        if module != self.module_name:
             return "kernels"
         return "loop" if fn.__name__ in self.LOOP_FUNCTIONS else "diagram"
 
@@ -85,10 +99,11 @@ class CompileWatch(numba_event.Listener):
         kind = self._kind(dispatcher)
         fn = getattr(dispatcher, "py_func", None)
         self.compiled.append(f"{getattr(fn, '__module__', '?')}.{getattr(fn, '__name__', '?')}")
-        if kind == "kernels" and "kernels" not in _announced:
-            _announced.add("kernels")
-            announce(KERNEL_MESSAGE)
-        elif kind != "kernels" and self.module_name not in _announced:
+        if kind in MESSAGES:
+            if kind not in _announced:
+                _announced.add(kind)
+                announce(MESSAGES[kind])
+        elif self.module_name not in _announced:
             _announced.add(self.module_name)
             announce(f"blocksim: compiling diagram '{self.diagram_name}', once per diagram "
                      f"structure (cached on disk)...")

@@ -48,15 +48,21 @@ class GeneratedModule:
 
 
 def load_generated(program: Program, layout: ParamLayout, method: Method) -> GeneratedModule:
-    """Render ``program`` for integration ``method``, write it to the cache folder if not there
-    yet, and import it."""
+    """Render ``program`` for integration ``method`` (the fused tier's module), write it to the
+    cache folder if not there yet, and import it."""
     src = render(program, layout, method)
     name = f"blocksim_plan_{source_hash(src)}"
+    fresh = name not in _LOADED and not (cache_dir() / f"{name}.py").exists()
+    return GeneratedModule(load_source(name, src), src, fresh)
+
+
+def load_source(name: str, src: str) -> ModuleType:
+    """Import the generated module ``name`` of source ``src``, written once to the cache
+    folder (numba caches its functions next to it); a module already imported is reused."""
     if name in _LOADED:
-        return GeneratedModule(_LOADED[name], src, False)
+        return _LOADED[name]
     path = cache_dir() / f"{name}.py"
-    fresh = not path.exists()
-    if fresh or path.read_text() != src:
+    if not path.exists() or path.read_text() != src:
         tmp = path.with_suffix(f".{os.getpid()}.tmp")
         tmp.write_text(src)
         tmp.replace(path)  # atomic: concurrent processes never read half a file
@@ -66,4 +72,4 @@ def load_generated(program: Program, layout: ParamLayout, method: Method) -> Gen
     sys.modules[name] = module
     spec.loader.exec_module(module)
     _LOADED[name] = module
-    return GeneratedModule(module, src, fresh)
+    return module

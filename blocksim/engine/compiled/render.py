@@ -64,7 +64,8 @@ _COND = {Rate.CONTINUOUS: "mode >= 1", Rate.CONSTANT: "mode == 3"}
 
 
 @functools.cache
-def _fingerprint(module: str) -> str:
+def fingerprint(module: str) -> str:
+    """A short hash of ``module``'s source file."""
     source = Path(importlib.import_module(module).__file__ or "").read_bytes()
     return hashlib.sha256(source).hexdigest()[:16]
 
@@ -286,7 +287,7 @@ def render(program: Program, layout: ParamLayout, method: Method) -> str:
             "from blocksim.engine.compiled.loop import store"]
     head += [f"from {m} import {a} as {w.kernel_alias[(m, a)]}" for m, a in program.kernels]
     for m in sorted({m for m, _ in program.kernels} | set(LOOP_MODULES)):
-        head.append(f"# source {m}: {_fingerprint(m)}")
+        head.append(f"# source {m}: {fingerprint(m)}")
     parts = ["\n".join(head),
              f"NX = {program.nx}\nNXD = {program.nxd}\nNSIG = {program.nsig}\n"
              f"NZ = {len(program.directions)}\nNUPDATES = {len(program.updates)}\n"
