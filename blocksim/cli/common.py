@@ -78,6 +78,10 @@ def add_run_options(p: Any) -> None:
     p.add_argument("--record-dt", type=float, help="record on a grid of this step [s]")
     p.add_argument("--backend", choices=["interpreted", "compiled", "auto"],
                    help="back-end (default: the file's, else interpreted)")
+    p.add_argument("--fuse", choices=["auto", "yes", "no"],
+                   help="compiled tier: yes = fused (one module per diagram, fastest run, "
+                        "compiles once), no = data-wired (compiles nothing new), auto = fused "
+                        "when already compiled (default: the file's, else auto)")
     p.add_argument("--realtime", type=float, nargs="?", const=1.0, metavar="FACTOR",
                    help="pace the run to the wall clock, FACTOR simulated seconds per second "
                         "(default 1.0; interpreted back-end)")
@@ -125,6 +129,8 @@ def run_settings(args: argparse.Namespace, simulation: dict[str, Any]) -> RunCon
     given = {key: getattr(args, key, None) for key in
              ("T", "solver", "dt", "rtol", "atol", "record_dt", "realtime", "overrun",
               "backend", "max_steps", "max_memory")}
+    fuse = getattr(args, "fuse", None)
+    given["fuse"] = {"yes": True, "no": False}.get(fuse, fuse)
     try:
         return file_config(simulation, given, DEFAULT_T)
     except (TypeError, ValueError) as exc:

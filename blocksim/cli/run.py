@@ -257,7 +257,8 @@ def summary(result: SimResult, name: str, T: float) -> None:
     s = result.stats
     t_end = result.t[-1] if len(result.t) else 0.0
     head = f"{name}: {result.status}, t = {t_end:.6g} of {float(T):.6g} s"
-    echo(head + f" ({s.get('solver', '?')}, {s.get('backend', '?')} back-end)")
+    tier = f", {s['tier']} tier" if s.get("tier") else ""
+    echo(head + f" ({s.get('solver', '?')}, {s.get('backend', '?')} back-end{tier})")
     if result.status == "stopped":
         echo(f"  {result.message}")
     parts = [f"{len(result.t)} points"]

@@ -34,7 +34,13 @@ from typing import Any
 import numpy as np
 
 from blocksim.engine.compile import compile_diagram
-from blocksim.engine.config import MAX_MEMORY, MAX_STEPS, RunConfig, resolve_config
+from blocksim.engine.config import (
+    FUSE_MEMBERS,
+    MAX_MEMORY,
+    MAX_STEPS,
+    RunConfig,
+    resolve_config,
+)
 from blocksim.engine.diagram import Diagram
 from blocksim.engine.errors import BlockParameterError, SimulationError, suggest
 from blocksim.engine.limits import check_limits
@@ -158,7 +164,8 @@ def _run_member(args: tuple[dict[str, Any], RunConfig]
 
 def simulate_batch(diagram: Diagram | Plan, overrides: Iterable[Mapping[str, Any]],
                    T: float | RunConfig | None = None, solver: str = "RK45", *,
-                   backend: str = "auto", rtol: float = 1e-6, atol: float = 1e-9,
+                   backend: str = "auto", fuse: bool | str = "auto", rtol: float = 1e-6,
+                   atol: float = 1e-9,
                    max_step: float = math.inf, dt: float | None = None,
                    record_dt: float | None = None, event_tol: float = 1e-10,
                    max_steps: int = MAX_STEPS, max_memory: float = MAX_MEMORY,
@@ -183,6 +190,11 @@ def simulate_batch(diagram: Diagram | Plan, overrides: Iterable[Mapping[str, Any
         ``"compiled"`` (or ``"auto"`` when every block has kernels and the solver is one of
         the compiled back-end's) runs the members in a numba ``prange`` loop;
         ``"interpreted"`` uses a pool of ``workers`` processes.
+    fuse : {"auto", True, False}
+        The compiled tier (see :func:`~blocksim.engine.simulate.simulate`); ``"auto"`` fuses a
+        batch of at least :data:`~blocksim.engine.config.FUSE_MEMBERS` members (its compile,
+        once per structure, is paid back by faster members), else runs the data-wired tier
+        unless the fused module is already compiled.
     config : RunConfig, optional
         All the run options in one object, instead of the keywords (``realtime`` is refused).
     workers : int, optional
@@ -230,14 +242,16 @@ def simulate_batch(diagram: Diagram | Plan, overrides: Iterable[Mapping[str, Any
     warn_specialize(specialize)
     config = resolve_config(T, config, dict(
         solver=solver, rtol=rtol, atol=atol, max_step=max_step, dt=dt, record_dt=record_dt,
-        event_tol=event_tol, backend=backend, max_steps=max_steps, max_memory=max_memory),
-        defaults={"backend": "auto"})
+        event_tol=event_tol, backend=backend, fuse=fuse, max_steps=max_steps,
+        max_memory=max_memory), defaults={"backend": "auto"})
     if config.realtime is not None:
         raise ValueError("simulate_batch: real-time pacing (`realtime`) is for single runs")
     plan = diagram if isinstance(diagram, Plan) else compile_diagram(diagram)
     members = _seeded(plan, [dict(o) for o in overrides])
     if not members:
         raise ValueError("simulate_batch: `overrides` is empty; give one dict per member")
+    if config.fuse == "auto" and len(members) >= FUSE_MEMBERS:
+        config = dataclasses.replace(config, fuse=True)
     if not (isinstance(keep, str) and keep == "traces") or client is not None or \
             chunk is not None or out is not None or resume:
         from blocksim.engine.sweep import run_sweep  # (not a cycle: imported when used)

@@ -28,6 +28,8 @@ from blocksim.engine.solvers import FIXED_STEP_SOLVERS, SOLVERS
 
 #: the back-ends a run can ask for
 BACKENDS = ("interpreted", "compiled", "auto")
+#: a batch of at least this many members runs on the fused tier when ``fuse="auto"``
+FUSE_MEMBERS = 256
 #: default most solver steps, major times (clock hits, breakpoints) or recorded points of a run
 MAX_STEPS = 10_000_000
 #: default most memory [bytes] the recorded result of a run (or a whole batch) may take
@@ -155,8 +157,7 @@ class RunConfig:
         if not isinstance(backend, str) or backend not in BACKENDS:
             raise ValueError(f"`backend` must be 'interpreted', 'compiled' or 'auto', got "
                              f"{backend!r}{suggest(str(backend), BACKENDS)}")
-        if self.fuse not in (True, False, "auto") or isinstance(self.fuse, int) and \
-                not isinstance(self.fuse, bool):
+        if not (isinstance(self.fuse, bool) or self.fuse == "auto"):
             raise ValueError(f"`fuse` (the compiled tier) must be True, False or 'auto', got "
                              f"{self.fuse!r}")
         if self.realtime is not None and backend == "compiled":
@@ -275,5 +276,5 @@ def resolve_config(T: float | RunConfig | None, config: RunConfig | None,
     return config
 
 
-__all__ = ["BACKENDS", "LIMIT_OPTIONS", "MAX_MEMORY", "MAX_STEPS", "OVERRUN_POLICIES",
-           "RunConfig", "file_config", "resolve_config"]
+__all__ = ["BACKENDS", "FUSE_MEMBERS", "LIMIT_OPTIONS", "MAX_MEMORY", "MAX_STEPS",
+           "OVERRUN_POLICIES", "RunConfig", "file_config", "resolve_config"]

@@ -18,10 +18,10 @@ import re
 import time
 import weakref
 from collections.abc import Iterator
-from pathlib import Path
-from types import ModuleType
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import numba
@@ -40,8 +40,8 @@ from blocksim.engine.compiled.wired import ENTRY_FAILED
 from blocksim.engine.compiled.wiring import Wiring, build_wiring, wired_module
 from blocksim.engine.config import RunConfig
 from blocksim.engine.errors import (
-    BlocksimError,
     BlockRuntimeError,
+    BlocksimError,
     NonFiniteError,
     SolverError,
     ZenoError,
@@ -59,10 +59,6 @@ ZENO_COUNT = 50
 #: second even for heavy diagrams); the others run on a worker thread that Ctrl-C can stop
 #: (:mod:`blocksim.engine.compiled.interrupt`), which costs some 20-50 us per run
 IN_PLACE_STEPS = 20_000
-
-#: a batch of at least this many members runs on the fused tier when ``fuse="auto"`` (its
-#: compile, seconds once per structure, is paid back by the faster members)
-FUSE_MEMBERS = 256
 
 #: a run's ``status`` by how its loop ended (every other ending is "failed")
 STATUS_TEXT = {Status.DONE: "success", Status.STOPPED: "stopped",
@@ -469,8 +465,7 @@ def run_batch_compiled(plans: list[Plan], config: RunConfig,
     one per CPU) that run without the GIL."""
     plan = plans[0]
     t0 = time.perf_counter()
-    tier = choose_tier(plan, config) if config.fuse != "auto" or len(plans) < FUSE_MEMBERS \
-        else "fused"
+    tier = choose_tier(plan, config)
     with CompileWatch("", plan.name) as watch:
         prep = prepare(plan, config.solver, tier)
         watch.module_name = prep.name
@@ -524,5 +519,18 @@ def run_batch_compiled(plans: list[Plan], config: RunConfig,
     return out
 
 
-__all__ = ["METHODS", "TIERS", "BatchRun", "choose_tier", "fused_ready", "CompileError", "Method", "can_compile", "kernels_for",
-           "prepare", "run_batch_compiled", "run_compiled", "unsupported"]
+__all__ = [
+    "METHODS",
+    "TIERS",
+    "BatchRun",
+    "CompileError",
+    "Method",
+    "can_compile",
+    "choose_tier",
+    "fused_ready",
+    "kernels_for",
+    "prepare",
+    "run_batch_compiled",
+    "run_compiled",
+    "unsupported",
+]

@@ -42,25 +42,25 @@ def lag(K: float = 3.0, x0: float = 0.0, with_crossing: bool = False) -> Diagram
 
 def test_parameter_values_are_not_in_the_source():
     a, b = compile_diagram(lag(3.0)), compile_diagram(lag(0.5, x0=0.25))
-    pa, pb = prepare(a, "rk4"), prepare(b, "rk4")
+    pa, pb = prepare(a, "rk4", "fused"), prepare(b, "rk4", "fused")
     assert pa.generated.name == pb.generated.name  # one module serves both
     assert "3.0" not in pa.generated.source and "0.25" not in pa.generated.source
-    ra = simulate(a, 1.0, "rk4", dt=1e-3, backend="compiled")
-    rb = simulate(b, 1.0, "rk4", dt=1e-3, backend="compiled")
+    ra = simulate(a, 1.0, "rk4", dt=1e-3, backend="compiled", fuse=True)
+    rb = simulate(b, 1.0, "rk4", dt=1e-3, backend="compiled", fuse=True)
     np.testing.assert_allclose(ra["x.y"], 1 - np.exp(-3.0 * ra.t), atol=1e-11)
     np.testing.assert_allclose(rb["x.y"], 1 - 0.75 * np.exp(-0.5 * rb.t), atol=1e-11)
     assert rb.stats["compiled_functions"] == 0  # the second structure-mate compiles nothing
 
 
 def test_the_source_names_signals_after_their_ports():
-    src = prepare(compile_diagram(lag()), "rk4").generated.source
+    src = prepare(compile_diagram(lag()), "rk4", "fused").generated.source
     for name in ("s_u_y", "s_e_y", "s_k_y", "s_x_y", "p_k = ("):
         assert name in src
     assert "def run(" in src and "def rk4_step(" in src  # the loop is in the module
 
 
 def test_compile_time_is_split_by_kind():
-    r = simulate(compile_diagram(lag()), 0.1, "rk4", dt=1e-2, backend="compiled")
+    r = simulate(compile_diagram(lag()), 0.1, "rk4", dt=1e-2, backend="compiled", fuse=True)
     parts = [r.stats[k] for k in ("compile_kernels", "compile_diagram", "compile_loop",
                                   "compile_load")]
     assert all(p >= 0.0 for p in parts)
@@ -71,8 +71,8 @@ def test_compile_time_is_split_by_kind():
 def test_lean_and_general_loops_agree():
     """rk4 without crossings runs in run_fixed; a crossing that never fires sends the same
     system through the general loop: same steps, same trace."""
-    lean = simulate(lag(), 1.0, "rk4", dt=1e-2, backend="compiled")
-    general = simulate(lag(with_crossing=True), 1.0, "rk4", dt=1e-2, backend="compiled")
+    lean = simulate(lag(), 1.0, "rk4", dt=1e-2, backend="compiled", fuse=True)
+    general = simulate(lag(with_crossing=True), 1.0, "rk4", dt=1e-2, backend="compiled", fuse=True)
     assert lean.stats["nsteps"] == general.stats["nsteps"] == 100
     np.testing.assert_array_equal(lean.t, general.t)
     np.testing.assert_allclose(lean["x.y"], general["x.y"], rtol=0, atol=1e-15)
@@ -85,10 +85,10 @@ def test_a_module_compiles_each_diagram_function_once_and_only_the_code_it_needs
     the diagram's own functions compiles once: a second signature (a literal ``mode``, say)
     would link and optimise every kernel once more."""
     plan = compile_diagram(lag())
-    r45 = simulate(plan, 0.5, "RK45", backend="compiled")
-    rk4 = simulate(plan, 0.5, "rk4", dt=1e-2, backend="compiled")
+    r45 = simulate(plan, 0.5, "RK45", backend="compiled", fuse=True)
+    rk4 = simulate(plan, 0.5, "rk4", dt=1e-2, backend="compiled", fuse=True)
     assert r45.stats["generated_module"] != rk4.stats["generated_module"]
-    general = prepare(plan, "RK45").generated.module
+    general = prepare(plan, "RK45", "fused").generated.module
     assert general.METHOD == 2 and general.NZ == 0
     assert general.run.signatures
     for unused in ("crossings", "fire"):
@@ -100,8 +100,8 @@ def test_a_module_compiles_each_diagram_function_once_and_only_the_code_it_needs
             assert len(getattr(general, used).signatures) == 1, used
     np.testing.assert_allclose(r45["x.y"], 1 - np.exp(-3.0 * r45.t), atol=1e-6)
     with_crossing = compile_diagram(lag(with_crossing=True))
-    rc = simulate(with_crossing, 0.5, "RK45", backend="compiled")
-    module = prepare(with_crossing, "RK45").generated.module
+    rc = simulate(with_crossing, 0.5, "RK45", backend="compiled", fuse=True)
+    module = prepare(with_crossing, "RK45", "fused").generated.module
     assert module.NZ == 1 and module.run.signatures
     if rc.stats["compile_cache"] == "cold":
         assert len(module.crossings.signatures) == 1
@@ -122,18 +122,18 @@ def test_vector_stores_compile_store_once_whatever_their_offsets():
         g = d.add(Gain(1.5 + k), name=f"g{k}")
         d.connect(prev, g)
         prev = g
-    r = simulate(d, 0.1, "rk4", dt=0.05, backend="compiled")
+    r = simulate(d, 0.1, "rk4", dt=0.05, backend="compiled", fuse=True)
     np.testing.assert_allclose(r["g3.y"][-1], np.array([1.0, 2.0, 3.0]) * 1.5 * 2.5 * 3.5 * 4.5)
-    source = prepare(compile_diagram(d), "rk4").generated.source
+    source = prepare(compile_diagram(d), "rk4", "fused").generated.source
     offsets = re.findall(r"store\(sig, (np\.int64\(\d+\)|[^,]+), ", source)
     assert len(offsets) >= 4 and all(o.startswith("np.int64(") for o in offsets), offsets
     assert not any("Literal" in str(sig) for sig in loop.store.signatures)
 
 
 def test_specialize_is_a_deprecated_no_op():
-    plain = simulate(lag(), 0.5, "rk4", dt=1e-2, backend="compiled")
+    plain = simulate(lag(), 0.5, "rk4", dt=1e-2, backend="compiled", fuse=True)
     with pytest.warns(DeprecationWarning, match="specialize"):
-        old = simulate(lag(), 0.5, "rk4", dt=1e-2, backend="compiled", specialize=True)
+        old = simulate(lag(), 0.5, "rk4", dt=1e-2, backend="compiled", fuse=True, specialize=True)
     np.testing.assert_array_equal(plain["x.y"], old["x.y"])
 
 
@@ -157,7 +157,7 @@ def test_the_lean_loop_stops_when_its_buffers_are_full_and_the_run_is_redone(mon
         return opts._replace(cap=8)
 
     monkeypatch.setattr(backend, "_options", small)
-    r = simulate(compile_diagram(lag()), 1.0, "rk4", dt=1e-2, backend="compiled")
+    r = simulate(compile_diagram(lag()), 1.0, "rk4", dt=1e-2, backend="compiled", fuse=True)
     assert calls and len(r.t) == 101 and r.status == "success"
     np.testing.assert_allclose(r["x.y"], 1 - np.exp(-3.0 * r.t), atol=1e-8)
 
@@ -186,9 +186,9 @@ def test_subsystems_compile_with_ports_as_aliases():
     program = ir.build(plan, kernels_for(plan, "rk4"))
     routes = [s for s in program.evaluation if isinstance(s, ir.Route)]
     assert {program.block_names[s.entry] for s in routes} == {"ctrl/err", "ctrl/out"}
-    src = prepare(plan, "rk4").generated.source
+    src = prepare(plan, "rk4", "fused").generated.source
     assert "s_ctrl__out_y = s_ctrl__k_y" in src  # a plain alias, no call
-    compiled = simulate(plan, 1.0, "rk4", dt=1e-2, backend="compiled")
+    compiled = simulate(plan, 1.0, "rk4", dt=1e-2, backend="compiled", fuse=True)
     interpreted = simulate(plan, 1.0, "rk4", dt=1e-2)
     for name in ("x.y", "ctrl/out.y", "ctrl/err.y"):
         np.testing.assert_allclose(compiled[name], interpreted[name], rtol=0, atol=1e-14)
@@ -223,7 +223,7 @@ RUN = textwrap.dedent("""
     import json, sys
     from blocksim import simulate
     from blocksim.io import load
-    r = simulate(load(sys.argv[1]).diagram, 1.0, "rk4", dt=1e-3, backend="compiled")
+    r = simulate(load(sys.argv[1]).diagram, 1.0, "rk4", dt=1e-3, backend="compiled", fuse=True)
     print(json.dumps({"compiled": r.stats["compiled_functions"],
                       "module": r.stats["generated_module"], "x": float(r["x.y"][-1])}))
 """)
@@ -261,5 +261,5 @@ def test_a_kernel_given_a_shape_it_cannot_take_is_a_clear_compile_error():
     d.connect("dm.y1", "s.u1")
     np.testing.assert_array_equal(simulate(d, 0.1, "rk4", dt=0.1)["s.y"][-1], [2.0, 4.0])
     with pytest.raises(CompileError, match="cannot compile diagram 'split4'") as err:
-        simulate(d, 0.1, "rk4", dt=0.1, backend="compiled")
+        simulate(d, 0.1, "rk4", dt=0.1, backend="compiled", fuse=True)
     assert "\x1b[" not in str(err.value)
