@@ -203,3 +203,16 @@ def test_fuse_is_validated():
     with pytest.raises(ValueError, match="fuse"):
         RunConfig(T=1.0, fuse="yes")
     assert RunConfig(T=1.0).fuse == "auto"
+
+
+def test_the_wired_loop_modules_are_generated_from_the_template():
+    # the package ships the loops (numba caches them beside the library, once per
+    # installation); regenerate with `python -m blocksim.engine.compiled.wiring`
+    from blocksim.engine.compiled.steps import Method
+    from blocksim.engine.compiled.wiring import wired_module, wired_source
+
+    for method in Method:
+        module = wired_module(method)
+        assert module.__name__.startswith("blocksim.engine.compiled.wired_")
+        with open(module.__file__) as f:
+            assert f.read() == wired_source(method), f"{module.__name__} is out of date"
