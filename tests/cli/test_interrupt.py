@@ -157,10 +157,12 @@ def test_ctrl_c_during_a_compiled_run_writes_the_partial_result(tmp_path):
     # CPU, and a Ctrl-C then came before the run had begun)
     blocks = {**LONG["blocks"], "z": {"type": "UnitDelay", "params": {"clock": 100.0}}}
     doc = {**LONG, "blocks": blocks,
-           "simulation": {"T": 1e6, "solver": "rk4", "dt": 1e-4, "record_dt": 100.0}}
+           "simulation": {"T": 1e6, "solver": "rk4", "dt": 1e-4, "record_dt": 100.0,
+                          "fuse": True}}
     path.write_text(json.dumps(doc))
-    # compiled here first (the same structure): the child loads it from the disk cache
-    simulate(io.load(path).diagram, 0.01, solver="rk4", dt=1e-4, backend="compiled")
+    # compiled here first (the same structure, fused: the faster tier, so that the run is well
+    # into its records when the Ctrl-C comes): the child loads it from the disk cache
+    simulate(io.load(path).diagram, 0.01, solver="rk4", dt=1e-4, backend="compiled", fuse=True)
     out = tmp_path / "r.npz"
     proc = subprocess.Popen(
         [sys.executable, "-m", "blocksim.cli", "run", str(path), "--backend", "compiled",
@@ -192,9 +194,9 @@ def test_ctrl_c_while_a_compiled_run_compiles_exits_cleanly(tmp_path):
     path = tmp_path / "long.json"
     path.write_text(json.dumps(LONG))
     env = {**ENV, "BLOCKSIM_CACHE_DIR": str(tmp_path / "cache")}  # nothing cached: it compiles
-    proc = subprocess.Popen(
+    proc = subprocess.Popen(  # the fused tier: it compiles the diagram's own module
         [sys.executable, "-m", "blocksim.cli", "run", str(path), "--backend", "compiled",
-         "--out", str(tmp_path / "r.npz")],
+         "--fuse", "yes", "--out", str(tmp_path / "r.npz")],
         stderr=subprocess.PIPE, stdout=subprocess.PIPE, env=env, cwd=tmp_path,
         preexec_fn=sigint_default,
     )
