@@ -6,8 +6,14 @@ scalars where free), compiles it to a plan and compiles the block's kernels with
 types a compiled run passes (:func:`blocksim.engine.compiled.warmup.precompile`); numba caches
 them on disk next to the library, so later compiled runs of any diagram load them instead of
 compiling them. A block whose kernels do not compile that way is retried by a tiny compiled
-simulation of its sample diagram. One tiny compiled diagram is also run, for the loop helpers
-shared by every diagram.
+simulation of its sample diagram. The data-wired tier's block entries of each sample plan are
+loaded too (compiled the first time a block form is seen), and tiny diagrams run through every
+function of the three wired loops (:func:`loop_runs`), so that a data-wired run of a sample
+diagram afterwards compiles nothing.
+
+``--report [N]`` prints what the compiles cost: a
+:class:`~blocksim.engine.compiled.compile_watch.CompileWatch` over the whole warmup records
+every compiled function's exclusive seconds and signatures.
 """
 
 from __future__ import annotations
@@ -173,27 +179,46 @@ def _one(type_name: str, cls: type[Block]) -> BlockWarmup:
                            "sink without state or events)")
     try:
         names = precompile(plan, "block")
-        return BlockWarmup(type_name, "compiled", time.perf_counter() - t0, names)
+        out = BlockWarmup(type_name, "compiled", time.perf_counter() - t0, names)
     except Exception as first:  # numba typing/lowering errors: try a real run instead
         reason = f"{type(first).__name__}: {str(first).strip().splitlines()[0]}"
+        try:
+            _tiny_run(d)
+        except Exception as exc:
+            return BlockWarmup(type_name, "failed", time.perf_counter() - t0,
+                               reason=f"{reason}; a compiled run: {type(exc).__name__}: {exc}")
+        sigs = kernel_signatures(plan, "block")
+        out = BlockWarmup(type_name, "compiled", time.perf_counter() - t0,
+                          [f"{k} (run)" for k in sigs], reason=reason, via="run")
     try:
-        _tiny_run(d)
-    except Exception as exc:
-        return BlockWarmup(type_name, "failed", time.perf_counter() - t0,
-                           reason=f"{reason}; a compiled run: {type(exc).__name__}: {exc}")
-    sigs = kernel_signatures(plan, "block")
-    return BlockWarmup(type_name, "compiled", time.perf_counter() - t0,
-                       [f"{k} (run)" for k in sigs], reason=reason, via="run")
+        out.entries = entries(plan)
+    except Exception as exc:  # the block cannot run on the data-wired tier
+        out.status = "failed"
+        out.reason = (f"{out.reason}; " if out.reason else "") + \
+            f"block entries: {type(exc).__name__}: {str(exc).strip().splitlines()[0]}"
+    out.seconds = time.perf_counter() - t0
+    return out
+
+
+def entries(plan: Any) -> list[str]:
+    """Load (compile the first time a block form is seen) the data-wired tier's entries of
+    every block of ``plan``; returns their modules. Raises what the wiring raises (a
+    ``CompileError`` for a kernel that does not take the entry's types)."""
+    from blocksim.engine.compiled.backend import prepare
+
+    prep = prepare(plan, "euler", "wired")
+    assert prep.wiring is not None
+    return [a.module for a in prep.wiring.adapters]
 
 
 def _tiny_run(d: Any) -> None:
     from blocksim.engine.simulate import simulate
 
-    simulate(d, T=0.0, solver="euler", dt=1.0, backend="compiled")
+    simulate(d, T=0.0, solver="euler", dt=1.0, backend="compiled", fuse=False)
 
 
 def loop_diagram() -> Any:
-    """A small diagram whose compiled runs use the loop helpers of every kind of diagram:
+    """A small diagram whose compiled runs use the loop functions of every kind of diagram:
     continuous state, a clocked discrete block, a zero crossing, scalar and vector signals."""
     from blocksim.blocks import Constant, Gain, Integrator, Saturation, Sum, UnitDelay
     from blocksim.engine.diagram import Diagram
@@ -215,42 +240,74 @@ def loop_diagram() -> Any:
     return d
 
 
-def _loop_helpers() -> None:
+def chain_diagram() -> Any:
+    """Constant -> Gain -> Integrator: no zero crossings (the lean fixed-step loops)."""
+    from blocksim.blocks import Constant, Gain, Integrator
+    from blocksim.engine.diagram import Diagram
+
+    d = Diagram("warmup_chain")
+    g = d.add(Gain(2.0), name="g")
+    d.connect(d.add(Constant(1.0), name="c"), g)
+    d.connect(g, d.add(Integrator(x0=0.0), name="i"))
+    return d
+
+
+#: the solvers of the data-wired loops and their fixed step (None: adaptive)
+_SOLVERS = (("euler", 0.05), ("rk4", 0.05), ("RK45", None))
+
+
+def loop_runs() -> list[tuple[str, Callable[[], Any]]]:
+    """The tiny data-wired runs that compile every loop function (name, run): per fixed-step
+    solver ``run_fixed`` (no zero crossings), ``run`` (zero crossings), ``run_batch_fixed``
+    and ``run_batch`` (batches of 2); Dormand-Prince ``run`` and ``run_batch``."""
+    from blocksim.engine.batch import simulate_batch
     from blocksim.engine.simulate import simulate
 
-    d = loop_diagram()
-    simulate(d, T=0.2, solver="euler", dt=0.05, backend="compiled")
-    simulate(d, T=0.2, solver="RK45", backend="compiled")
+    chain, crossing = chain_diagram(), loop_diagram()
+    members = [{"g.K": 1.0}, {"g.K": 3.0}]
+    runs: list[tuple[str, Callable[[], Any]]] = []
+    for solver, dt in _SOLVERS:
+        opts = dict(solver=solver, dt=dt, backend="compiled", fuse=False)
+        diagrams = ((chain, "_fixed"), (crossing, "")) if dt else ((chain, ""),)
+        for d, lean in diagrams:
+            runs.append((f"{solver} run{lean}",
+                         lambda d=d, o=opts: simulate(d, 0.2, **o)))
+            runs.append((f"{solver} run_batch{lean}",
+                         lambda d=d, o=opts: simulate_batch(d, members, 0.2, **o)))
+    return runs
 
 
 def warmup(types: Iterable[str] | None = None,
            progress: Callable[[str, int, int], None] | None = None,
            loop: bool | None = None) -> WarmupReport:
-    """Precompile the kernels of every library block type (or of ``types``).
+    """Precompile the kernels and block entries of every library block type (or of
+    ``types``), and the data-wired loops.
 
     Parameters
     ----------
     types : iterable of str, optional
         Block type names (as in diagram files); default every type of the registry.
     progress : callable, optional
-        ``progress(step, done, total)`` before each step: a block type's name, then
-        ``"loop helpers"`` (the last of ``total`` steps).
+        ``progress(step, done, total)`` before each step: a block type's name, then each loop
+        run's (``"loop: rk4 run_batch_fixed"``, the last steps of ``total``).
     loop : bool, optional
-        Also run a tiny compiled diagram (twice: Euler and Dormand-Prince) so that the loop
-        helpers shared by every diagram are compiled; default: only when ``types`` is None
-        (the loop itself is generated per diagram and compiles at its first run anyway).
+        Also run the tiny data-wired diagrams of :func:`loop_runs`, so that every function of
+        the three wired loops is compiled (once per installation: they are package modules);
+        default: only when ``types`` is None.
 
     Returns
     -------
     WarmupReport
-        Per block type: compiled (its kernels), skipped (nothing to compile) or failed (why),
-        and the seconds; the loop helpers' time.
+        Per block type: compiled (its kernels and entries), skipped (nothing to compile) or
+        failed (why), and the seconds; the loop runs, their time and failures; every compile
+        on the way (``compiles``, for :meth:`~WarmupReport.compile_report`).
 
     Raises
     ------
     KeyError
         For an unknown type name (with a did-you-mean suggestion).
     """
+    from blocksim.engine.compiled import compile_watch
     from blocksim.engine.compiled.warmup import WarmupReport
 
     t0 = time.perf_counter()
@@ -260,37 +317,68 @@ def warmup(types: Iterable[str] | None = None,
         if n not in known:
             raise KeyError(f"unknown block type {n!r}{suggest(n, known)}")
     loop = types is None if loop is None else loop
-    total = len(names) + int(loop)
+    runs = loop_runs() if loop else []
     report = WarmupReport([])
+    saved = compile_watch.announce  # the tiny runs' own announcements: ``progress`` says it
+    compile_watch.announce = _silent
+    try:
+        with compile_watch.CompileWatch("", "warmup", quiet=True) as watch:
+            _steps(names, known, runs, report, progress)
+    finally:
+        compile_watch.announce = saved
+    report.compiles = watch
+    report.seconds = time.perf_counter() - t0
+    return report
+
+
+def _silent(message: str) -> None:
+    """An announcer that says nothing."""
+
+
+def _steps(names: list[str], known: dict[str, type[Block]],
+           runs: list[tuple[str, Callable[[], Any]]], report: WarmupReport,
+           progress: Callable[[str, int, int], None] | None) -> None:
+    """The block types, then the loop runs, into ``report``."""
+    total = len(names) + len(runs)
     for k, n in enumerate(names):
         if progress is not None:
             progress(n, k, total)
         report.blocks.append(_one(n, known[n]))
-    if loop and progress is not None:
-        progress("loop helpers", total - 1, total)
-    if loop:
-        t1 = time.perf_counter()
+    t1 = time.perf_counter()
+    errors = []
+    for k, (name, run) in enumerate(runs):
+        if progress is not None:
+            progress(f"loop: {name}", len(names) + k, total)
         try:
-            _loop_helpers()
+            run()
+            report.loops.append(name)
         except Exception as exc:  # reported, like a block type's failure
-            report.loop_error = f"{type(exc).__name__}: {exc}"
-        report.loop_seconds = time.perf_counter() - t1
-    report.seconds = time.perf_counter() - t0
-    return report
+            errors.append(f"{name}: {type(exc).__name__}: {exc}")
+    report.loop_seconds = time.perf_counter() - t1 if runs else 0.0
+    report.loop_error = "; ".join(errors)
 
 
 def add_parser(sub: Any) -> None:
     """Register the ``warmup`` command."""
     p = sub.add_parser("warmup", help="precompile every library kernel (for a Docker image or "
                                       "a shared install)",
-                       description="Compile the compiled back-end's kernels of every block type "
-                                   "into numba's disk cache, so that first compiled runs only "
-                                   "compile their diagram. Exit status: 0 done, 1 a kernel "
-                                   "failed to compile, 2 bad arguments.")
+                       description="Compile the compiled back-end's kernels and data-wired "
+                                   "block entries of every block type, and the data-wired "
+                                   "loops, into numba's disk cache, so that data-wired runs of "
+                                   "library blocks compile nothing (fused runs only their "
+                                   "diagram). Kernels and loops are cached in the installation, "
+                                   "block entries in the cache folder ($BLOCKSIM_CACHE_DIR, "
+                                   "default ~/.cache/blocksim): warm up as the user who runs "
+                                   "blocksim, or share that folder. Exit status: 0 done, 1 a "
+                                   "kernel or entry failed to compile, 2 bad arguments.")
     p.add_argument("--only", nargs="+", metavar="TYPE", help="only these block types")
     p.add_argument("--quiet", action="store_true", help="no progress bar, only the summary "
                                                         "line (and failures)")
     p.add_argument("--verbose", action="store_true", help="one line per block type")
+    p.add_argument("--report", nargs="?", type=int, const=25, default=None, metavar="N",
+                   help="print what compiling cost: the total, the sum per category (kernels, "
+                        "entries, loops) and the N (default 25) slowest functions with their "
+                        "exclusive seconds and number of signatures")
     p.set_defaults(command=run_warmup)
 
 
@@ -303,7 +391,7 @@ def run_warmup(args: argparse.Namespace) -> int:
     if not args.quiet:
         from tqdm import tqdm
 
-        bar = tqdm(total=1, file=sys.stderr, unit="type", desc="compiling blocksim kernels")
+        bar = tqdm(total=1, file=sys.stderr, unit="step", desc="warmup: compiling")
 
     def progress(step: str, done: int, total: int) -> None:
         if bar is not None:
@@ -326,6 +414,8 @@ def run_warmup(args: argparse.Namespace) -> int:
     lines = report.summary(verbose=args.verbose)
     if args.quiet:
         lines = lines[:1] + report.failures()
+    if getattr(args, "report", None) is not None:
+        lines += report.compile_report(max(0, args.report))
     for ln in lines:
         echo(ln)
     return OK if report.ok else FAILED

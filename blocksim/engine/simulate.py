@@ -46,6 +46,7 @@ import warnings
 from collections.abc import Callable
 
 from blocksim.engine.compile import compile_diagram
+from blocksim.engine.compile_notice import watching
 from blocksim.engine.config import MAX_MEMORY, MAX_STEPS, RunConfig, resolve_config
 from blocksim.engine.diagram import Diagram
 from blocksim.engine.errors import BlocksimError, SimulationError
@@ -168,6 +169,12 @@ def warn_specialize(specialize: bool | None, stacklevel: int = 3) -> None:
 def run_config(diagram: Diagram | Plan, config: RunConfig,
                progress: Callable[[float], None] | None = None) -> SimResult:
     """Simulate ``diagram`` with the validated ``config``; see :func:`simulate`."""
+    with watching(f"diagram '{getattr(diagram, 'name', '')}'"):  # announces numba compiles
+        return _run_config(diagram, config, progress)
+
+
+def _run_config(diagram: Diagram | Plan, config: RunConfig,
+                progress: Callable[[float], None] | None) -> SimResult:
     wall0 = time.perf_counter()
     plan = diagram if isinstance(diagram, Plan) else compile_diagram(diagram)
     compile_time = time.perf_counter() - wall0

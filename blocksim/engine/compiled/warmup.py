@@ -22,8 +22,15 @@ The types are those of :mod:`blocksim.engine.compiled.render`'s generated code:
 An input computed in the same function by an upstream kernel that returns another array type
 (e.g. a non-contiguous view) gives another signature, compiled at the first run that needs it.
 
+The data-wired tier also needs each block *form*'s entry (:mod:`.adapters`) and the loop of
+each integration method (:mod:`.wiring`): the command line loads the entries of each sample
+plan (:func:`~blocksim.engine.compiled.backend.prepare` on the wired tier) and runs a few tiny
+diagrams through every loop function.
+
 The block library and its sample diagrams live above the engine: the command line
-(:mod:`blocksim.cli.warmup`) builds them and reports with :class:`WarmupReport`.
+(:mod:`blocksim.cli.warmup`) builds them and reports with :class:`WarmupReport`; its
+``compiles`` (a :class:`~.compile_watch.CompileWatch` over the whole warmup) give the
+compile-cost report.
 """
 
 from __future__ import annotations
@@ -147,6 +154,8 @@ class BlockWarmup:
     type has nothing to compile: no kernels, or it takes no part in a compiled run) or "failed"
     (``reason`` says why). ``via`` is "signatures" (kernels compiled directly) or "run" (a tiny
     compiled simulation of the sample diagram compiled them, with its own loop: slower).
+    ``entries`` are the modules of the data-wired tier's block entries its sample diagram uses
+    (the block's and its ``Constant`` sources'), compiled or loaded.
     """
 
     type: str
@@ -155,16 +164,21 @@ class BlockWarmup:
     kernels: list[str] = field(default_factory=list)
     reason: str = ""
     via: str = "signatures"
+    entries: list[str] = field(default_factory=list)
 
 
 @dataclass
 class WarmupReport:
-    """Per block type what was compiled, skipped or failed, and the time it took."""
+    """Per block type what was compiled, skipped or failed, and the time it took; the loops
+    run (``loops``: one line each, e.g. ``"rk4 run_batch_fixed"``), their time and error; the
+    compile watch over the whole warmup (``compiles``, for :meth:`compile_report`)."""
 
     blocks: list[BlockWarmup]
     seconds: float = 0.0
     loop_seconds: float = 0.0
     loop_error: str = ""
+    loops: list[str] = field(default_factory=list)
+    compiles: Any = None
 
     def _with(self, status: str) -> list[BlockWarmup]:
         return [b for b in self.blocks if b.status == status]
@@ -183,21 +197,23 @@ class WarmupReport:
 
     @property
     def ok(self) -> bool:
-        """No kernel failed to compile (and the loop helpers compiled)."""
+        """No kernel or entry failed to compile (and every loop run compiled)."""
         return not self.failed and not self.loop_error
 
     def summary(self, verbose: bool = False) -> list[str]:
         """Lines for a person: totals, failures with their reasons, skipped types, blocks
         that needed a run; every block type with its time when ``verbose``."""
         nk = sum(len(b.kernels) for b in self.compiled)
-        loop = f" (loop helpers {self.loop_seconds:.1f} s)" if self.loop_seconds else ""
-        lines = [f"warmup: {len(self.compiled)} block types compiled ({nk} kernels), "
-                 f"{len(self.skipped)} skipped, {len(self.failed)} failed in "
+        ne = len({m for b in self.blocks for m in b.entries})
+        loop = (f" (loops: {len(self.loops)} runs, {self.loop_seconds:.1f} s)"
+                if self.loop_seconds else "")
+        lines = [f"warmup: {len(self.compiled)} block types compiled ({nk} kernels, {ne} "
+                 f"entries), {len(self.skipped)} skipped, {len(self.failed)} failed in "
                  f"{self.seconds:.1f} s{loop}"]
         if verbose:
             lines += [f"  {b.type:<26} {b.status:<8} {b.seconds:6.2f} s  "
-                      f"{len(b.kernels)} kernel(s)" + (" (via a run)" if b.via == "run" else "")
-                      for b in self.compiled]
+                      f"{len(b.kernels)} kernel(s), {len(b.entries)} entries"
+                      + (" (via a run)" if b.via == "run" else "") for b in self.compiled]
         ran = [b.type for b in self.compiled if b.via == "run"]
         if ran:
             lines.append(f"  compiled by running a tiny diagram: {', '.join(ran)}")
@@ -206,6 +222,14 @@ class WarmupReport:
             lines += [f"    {b.type}: {b.reason}" for b in self.skipped]
         return lines + self.failures()
 
+    def compile_report(self, n: int = 25) -> list[str]:
+        """The compile-cost report: total and per category (kernels, entries, loops), then the
+        ``n`` slowest functions with exclusive seconds, signature count and
+        ``module.function`` (:meth:`~.compile_watch.CompileWatch.report`)."""
+        if self.compiles is None:
+            return ["compile report: not recorded"]
+        return self.compiles.report(n)
+
     def failures(self) -> list[str]:
         """Lines naming each failure and its reason (none when :attr:`ok`)."""
         lines = []
@@ -213,7 +237,7 @@ class WarmupReport:
             lines.append("  FAILED:")
             lines += [f"    {b.type}: {b.reason}" for b in self.failed]
         if self.loop_error:
-            lines.append(f"  FAILED loop helpers: {self.loop_error}")
+            lines.append(f"  FAILED loops: {self.loop_error}")
         return lines
 
 

@@ -60,6 +60,60 @@ def test_predicted_signatures_are_those_numba_lists(name, n):
         assert sig in getattr(k, kind).signatures, kind
 
 
+@pytest.mark.parametrize("solver, dt", [("euler", 0.05), ("rk4", 0.05), ("RK45", None)])
+def test_after_warmup_a_data_wired_run_of_a_sample_compiles_nothing(solver, dt):
+    # Gain: stateless (the lean fixed-step loop); Relay: zero crossings and events (the general
+    # loop); DiscreteIntegrator: a clocked state; batches run the batch loops
+    from blocksim import simulate_batch
+    from blocksim.io.registry import block_types
+
+    types = ["Gain", "Relay", "DiscreteIntegrator"]
+    report = warmup(types, loop=True)
+    assert report.ok and [b.type for b in report.compiled] == types, report.failures()
+    assert all(b.entries for b in report.compiled)
+    assert len(report.loops) == 10 and not report.loop_error
+    for name in types:
+        d = sample_diagram(name, block_types()[name])
+        result = simulate(d, 0.2, solver, dt=dt, backend="compiled", fuse=False)
+        assert result.stats["tier"] == "wired"
+        assert result.stats["compiled_functions"] == 0, (name, result.stats["compiled"])
+    batch = simulate_batch(sample_diagram("Gain", block_types()["Gain"]),
+                           [{"block.K": 1.0}, {"block.K": 2.0}], 0.2, solver, dt=dt,
+                           backend="compiled", fuse=False)
+    assert batch.stats["compiled_functions"] == 0, batch.stats["compiled"]
+
+
+def test_the_compile_report_has_exclusive_seconds_and_signature_counts_per_function():
+    from numba import njit
+
+    from blocksim.engine.compiled.compile_watch import CompileWatch
+
+    @njit
+    def inner(x):
+        return x * 2
+
+    @njit
+    def outer(x):
+        return inner(x) + 1
+
+    with CompileWatch("", "report", quiet=True) as watch:
+        outer(1)
+        outer(1.5)  # a second signature of both
+        outer(2)  # nothing new
+    (fo,), (fi,) = ([f for n, f in watch.functions.items() if n.endswith(w)]
+                    for w in ("<locals>.outer", "<locals>.inner"))
+    assert (fo.nsignatures, fi.nsignatures) == (2, 2)
+    assert fo.kind == fi.kind == "kernels" and fo.seconds > 0 and fi.seconds > 0
+    assert abs(sum(f.seconds for f in watch.functions.values())
+               - sum(watch.seconds.values())) < 1e-9
+    lines = watch.report(1)
+    assert lines[0].startswith("compile report: ") and "(4 signatures)" in lines[0]
+    assert "kernels" in lines[0] and "entries 0.0 s" in lines[0] and "loops 0.0 s" in lines[0]
+    top = max((fo, fi), key=lambda f: f.seconds)
+    assert lines[2] == f"  {top.seconds:8.2f}     2  kernels  {top.name}"
+    assert lines[3].endswith("(1 more functions)")
+
+
 def test_an_unknown_type_is_refused_with_a_suggestion():
     with pytest.raises(KeyError, match="did you mean 'Gain'"):
         warmup(["Gian"])
