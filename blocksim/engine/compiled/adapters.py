@@ -132,43 +132,46 @@ def render_adapter(form: Form) -> str:
     body.append("p = (" + ", ".join(parts) + ("," if len(parts) == 1 else "") + ")"
                 if parts else "p = ()")
     args = ", ".join(["t", "x", *ins, "p"])
-    calls: list[str] = []
+    bodies: dict[str, list[str]] = {}
     if "output" in aliases:
         outs = ", ".join(f"y{j}" for j in range(len(form.outputs)))
-        calls += ["if op == 0:", f"    {outs} = k_output({args})"]
+        lines = [f"{outs} = k_output({args})"]
         for j, rank in enumerate(form.outputs):
-            calls.append(f"    o = load_i8(meta + {8 * (out_at + j)})")
+            lines.append(f"o = load_i8(meta + {8 * (out_at + j)})")
             if rank == 0:
-                calls.append(f"    if o >= 0:\n        store_f8(sig + 8 * o, y{j})")
+                lines += ["if o >= 0:", f"    store_f8(sig + 8 * o, y{j})"]
             else:
-                calls += ["    if o >= 0:", f"        v = np.ravel(y{j})",
-                          "        for i in range(v.size):",
-                          "            store_f8(sig + 8 * (o + i), v[i])"]
-    for op, kind in ((1, "deriv"), (2, "update")):
+                lines += ["if o >= 0:", f"    v = np.ravel(y{j})", "    for i in range(v.size):",
+                          "        store_f8(sig + 8 * (o + i), v[i])"]
+        bodies["output"] = lines
+    for kind in ("deriv", "update"):
         if kind in aliases:
-            calls += [f"if op == {op}:", f"    d = k_{kind}({args})", "    for i in range(nx):",
-                      "        store_f8(out + 8 * i, d[i])"]
+            bodies[kind] = [f"d = k_{kind}({args})", "for i in range(nx):",
+                            "    store_f8(out + 8 * i, d[i])"]
     if "crossings" in aliases:
-        calls += ["if op == 3:", f"    c = k_crossings({args})", "    for i in range(which):",
-                  "        store_f8(out + 8 * i, c[i])"]
+        bodies["crossings"] = [f"c = k_crossings({args})", "for i in range(which):",
+                               "    store_f8(out + 8 * i, c[i])"]
     if "on_event" in aliases:
-        calls += ["if op == 4:", f"    d = k_on_event({args}, which)", "    for i in range(nx):",
-                  "        store_f8(out + 8 * i, d[i])"]
-    body += ["try:", *("    " + ln for c in calls for ln in c.split("\n")),
-             "except Exception:", "    return 1", "return 0"]
-    fn = ["@cfunc(ENTRY_SIGNATURE, cache=True, error_model=\"numpy\")",
-          "def entry(op, which, t, state, sig, pv, pi, meta, out):",
-          *("    " + ln for ln in body)]
-    return "\n".join(head + fn) + "\n"
+        bodies["on_event"] = [f"d = k_on_event({args}, which)", "for i in range(nx):",
+                              "    store_f8(out + 8 * i, d[i])"]
+    fns = []
+    for kind, lines in bodies.items():
+        fns += ["", "@cfunc(ENTRY_SIGNATURE, cache=True, error_model=\"numpy\")",
+                f"def entry_{kind}(op, which, t, state, sig, pv, pi, meta, out):",
+                *("    " + ln for ln in body),
+                "    try:", *("        " + ln for ln in lines),
+                "    except Exception:", "        return 1", "    return 0"]
+    return "\n".join(head + fns) + "\n"
 
 
 @dataclass(frozen=True)
 class Adapter:
-    """A loaded adapter: its form, its module's name and the entry's address."""
+    """A loaded adapter: its form, its module's name and the address of the entry of each
+    kernel kind it calls (``{"output": address, "deriv": ...}``)."""
 
     form: Form
     module: str
-    address: int
+    addresses: dict[str, int]
 
 
 _ADAPTERS: dict[Form, Adapter] = {}
@@ -179,7 +182,9 @@ def adapter(form: Form) -> Adapter:
     found = _ADAPTERS.get(form)
     if found is None:
         module = load_source(form.name, render_adapter(form))
-        found = Adapter(form, module.__name__, int(module.entry.address))
+        found = Adapter(form, module.__name__,
+                        {kind: int(getattr(module, f"entry_{kind}").address)
+                         for kind, ref in zip(KINDS, form.kernels) if ref is not None})
         _ADAPTERS[form] = found
     return found
 

@@ -76,7 +76,7 @@ def _statement(t, x, xd, pv, pi, sig, k):
                       pi + 8 * m, 0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def evaluate(t, x, xd, pv, pi, sig, mode, fired):
     """The outputs at ``t`` in evaluation order (``mode`` as in the fused tier: RECORD 1, HIT
     2, INIT 3), stored in ``sig``; signals not recomputed keep their held values."""
@@ -123,19 +123,19 @@ def _stage(t, x, xd, pv, pi, sig, dx, top):
         raise RuntimeError(ENTRY_FAILED, failed)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def rhs(t, x, xd, pv, pi, sig, dx):
     """A solver stage: the statements that feed derivatives, then every derivative."""
     _stage(t, x, xd, pv, pi, sig, dx, MINOR)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def rhs_record(t, x, xd, pv, pi, sig, dx):
     """:func:`rhs` with every continuous-rate output (a row to record)."""
     _stage(t, x, xd, pv, pi, sig, dx, CONTINUOUS)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def update(t, x, xd, pv, pi, sig, fired, xd_new):
     """The discrete updates of the fired clocks into ``xd_new``."""
     axd, apv, api, asig, anew = address(xd), address(pv), address(pi), address(sig), \
@@ -151,7 +151,7 @@ def update(t, x, xd, pv, pi, sig, fired, xd_new):
             raise RuntimeError(ENTRY_FAILED, -1000000 - k)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def crossings(t, x, xd, pv, pi, sig, g):
     """Every zero-crossing function into ``g``."""
     ax, axd, apv, api, asig, ag = address(x), address(xd), address(pv), address(pi), \
@@ -165,7 +165,7 @@ def crossings(t, x, xd, pv, pi, sig, g):
             raise RuntimeError(ENTRY_FAILED, -2000000 - k)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def fire(t, x, xd, pv, pi, sig, mask, x_new, xd_new):
     """The events of the crossings in ``mask``: new states into ``x_new``/``xd_new``; returns
     whether a Stop block fired."""
