@@ -255,10 +255,12 @@ def _entry_errors(plan: Plan, prep: Prepared, stats: dict[str, Any] | None) -> I
         if prep.wiring is None or not exc.args or exc.args[0] != ENTRY_FAILED:
             raise
         e = plan.entries[prep.wiring.entry_of(int(exc.args[1]))]
+        t = float(exc.args[2])
         raise BlockRuntimeError(
-            f"block '{e.name}' ({e.kind}): its compiled kernel raised an exception (run it "
-            f"with backend='interpreted', or fuse=True, to see the kernel's message)",
-            block=e.name) from None
+            f"block '{e.name}' ({e.kind}): its compiled kernel raised an exception at "
+            f"t={t:.6g} s (the data-wired tier cannot show the kernel's message: run the "
+            f"diagram with backend='interpreted', or fuse=True, to see it)",
+            block=e.name, time=t) from None
 
 
 def _lean(program: ir.Program, config: RunConfig) -> bool:

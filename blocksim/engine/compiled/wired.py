@@ -13,7 +13,7 @@ Compiled once per installation (numba's disk cache), with the loop of each integ
 (:func:`blocksim.engine.compiled.wiring.wired_module`): a new diagram compiles nothing here.
 
 A block entry that returns non-zero (its kernel raised) raises ``RuntimeError(ENTRY_FAILED,
-statement)``; the back-end names the block.
+statement, t)``; the back-end names the block and the time.
 """
 
 from __future__ import annotations
@@ -91,7 +91,7 @@ def evaluate(t, x, xd, pv, pi, sig, mode, fired):
         elif rate == CONSTANT and mode != 3:
             continue
         if _statement(t, ax, axd, apv, api, asig, k) != 0:
-            raise RuntimeError(ENTRY_FAILED, k)
+            raise RuntimeError(ENTRY_FAILED, k, t)
 
 
 @njit(cache=True, inline="always")
@@ -117,10 +117,10 @@ def _stage(t, x, xd, pv, pi, sig, dx, top):
     for k in range(_i(api, N_EVAL)):
         if _i(api, at + EVAL_WIDTH * k + 1) <= top:
             if _statement(t, ax, axd, apv, api, asig, k) != 0:
-                raise RuntimeError(ENTRY_FAILED, k)
+                raise RuntimeError(ENTRY_FAILED, k, t)
     failed = _derivatives(t, ax, apv, api, asig, address(dx))
     if failed != 0:
-        raise RuntimeError(ENTRY_FAILED, failed)
+        raise RuntimeError(ENTRY_FAILED, failed, t)
 
 
 @njit(cache=True, inline="always")
@@ -148,7 +148,7 @@ def update(t, x, xd, pv, pi, sig, fired, xd_new):
         start = _i(api, r + 2)
         if call_entry(_i(api, r), _UPDATE, 0, t, axd + 8 * start, asig, apv, api,
                       api + 8 * _i(api, r + 3), anew + 8 * start) != 0:
-            raise RuntimeError(ENTRY_FAILED, -1000000 - k)
+            raise RuntimeError(ENTRY_FAILED, -1000000 - k, t)
 
 
 @njit(cache=True, inline="always")
@@ -162,7 +162,7 @@ def crossings(t, x, xd, pv, pi, sig, g):
         if call_entry(_i(api, r), _CROSSINGS, _i(api, r + 5), t, _state(api, r + 1, ax, axd),
                       asig, apv, api, api + 8 * _i(api, r + 3),
                       ag + 8 * _i(api, r + 4)) != 0:
-            raise RuntimeError(ENTRY_FAILED, -2000000 - k)
+            raise RuntimeError(ENTRY_FAILED, -2000000 - k, t)
 
 
 @njit(cache=True, inline="always")
@@ -186,7 +186,7 @@ def fire(t, x, xd, pv, pi, sig, mask, x_new, xd_new):
                 if call_entry(handler, _ON_EVENT, i, t, _state(api, r + 1, ax, axd), asig,
                               apv, api, api + 8 * _i(api, r + 3),
                               target + 8 * _i(api, r + 2)) != 0:
-                    raise RuntimeError(ENTRY_FAILED, -3000000 - k)
+                    raise RuntimeError(ENTRY_FAILED, -3000000 - k, t)
     return stop
 
 
