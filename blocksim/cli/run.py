@@ -11,6 +11,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TextIO
 
+from blocksim.cli import background
 from blocksim.cli.common import (
     BAD_INPUT,
     FAILED,
@@ -215,6 +216,10 @@ def run(args: argparse.Namespace) -> int:
         summary(result, plan.name, T)
         for w in written:
             echo(f"wrote {w}")
+    if error is None and result is not None and background.wanted(config, result.stats):
+        proc = background.start(args, config)
+        echo(f"blocksim: compiling the fused tier of this diagram in the background (pid "
+             f"{proc.pid}, seconds to a minute): its next runs take it", sys.stderr)
     return FAILED if error is not None else OK
 
 
