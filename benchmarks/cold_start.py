@@ -244,19 +244,24 @@ class Watched:
     def timeline(self, most: int = 12) -> list[str]:
         """When each distinct message first appeared: the text between carriage returns and
         newlines, a tqdm bar counted once per description (the text before ``[``, ``:`` or a
-        digit run)."""
-        out: list[str] = []
+        digit run); messages within 0.1 s of a listed one are counted, not listed."""
+        new: list[tuple[float, str]] = []
         seen: set[str] = set()
         for t, chunk in self.chunks:
             for piece in re.split(r"[\r\n]+", chunk.decode("utf-8", "replace")):
                 piece = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", piece).strip()
-                if not piece:
-                    continue
                 key = re.split(r"[\[:]|\d", piece, maxsplit=1)[0].strip() or piece
-                if key in seen:
-                    continue
-                seen.add(key)
-                out.append(f"{t:7.2f} s  {piece[:88]}")
+                if piece and key not in seen:
+                    seen.add(key)
+                    new.append((t, piece))
+        groups: list[list[Any]] = []  # [time, first message, how many]
+        for t, piece in new:
+            if groups and t - groups[-1][0] < 0.1:
+                groups[-1][2] += 1
+            else:
+                groups.append([t, piece, 1])
+        out = [f"{t:7.2f} s  {piece[:80]}" + (f"  (+{n - 1} more lines)" if n > 1 else "")
+               for t, piece, n in groups]
         if len(out) > most:
             out = [*out[:most - 1], f"... and {len(out) - most + 1} more messages"]
         return out
@@ -336,6 +341,54 @@ def _watched_details(w: Watched) -> list[str]:
 
 # ---------------------------------------------------------------- readme, first-compiled
 
+#: a fresh process doing what ``blocksim run FILE`` does, phase by phase (argv: file, run
+#: options as JSON, plot path or ""); prints the split as JSON on its last line
+CHILD_SPLIT = """
+import json, sys, time
+t0 = time.perf_counter()
+import blocksim.io
+from blocksim import compile_diagram, simulate
+t1 = time.perf_counter()
+f = blocksim.io.load(sys.argv[1])
+t2 = time.perf_counter()
+plan = compile_diagram(f.diagram)
+t3 = time.perf_counter()
+r = simulate(plan, **{**f.simulation, **json.loads(sys.argv[2])})
+t4 = time.perf_counter()
+if sys.argv[3]:
+    from pathlib import Path
+    from blocksim.cli.run import save_plots
+    save_plots(r, Path(sys.argv[3]), plan.name)
+t5 = time.perf_counter()
+s = r.stats
+print(json.dumps(dict(imports=t1 - t0, load=t2 - t1, plan=t3 - t2, simulate=t4 - t3,
+    plot=t5 - t4, **{k: s[k] for k in ("tier", "compile_time", "compile_kernels",
+    "compile_entries", "compile_diagram", "compile_loop", "compile_load", "compiled_functions",
+    "wall_time") if k in s})))
+"""
+
+
+def split(file: str, options: dict[str, Any], plot: bool) -> list[str]:
+    """Where the time of a cold ``blocksim run`` goes: :data:`CHILD_SPLIT` in another fresh
+    process (empty caches), as detail lines."""
+    with tempfile.TemporaryDirectory(prefix="blocksim-cold-") as tmp:
+        out = str(Path(tmp) / "p.png") if plot else ""
+        elapsed, text = bench()._process(["-c", CHILD_SPLIT, file, json.dumps(options), out],
+                                         fresh_env(Path(tmp)))
+    c = json.loads(text.strip().splitlines()[-1])
+    lines = [f"where the time goes (the same steps in another fresh process, {elapsed:.1f} s): "
+             f"imports {c['imports']:.1f} s, load {c['load']:.1f} s, compile_diagram (checks "
+             f"and the dry run at t = 0) {c['plan']:.1f} s, simulate {c['simulate']:.1f} s"
+             + (f", plot {c['plot']:.1f} s" if plot else "")]
+    if "compile_kernels" in c:
+        lines.append(f"  simulate: {c.get('tier')} tier, compile_time {c['compile_time']:.1f} s = "
+                     f"kernels {c['compile_kernels']:.1f} + entries {c['compile_entries']:.1f} "
+                     f"+ diagram {c['compile_diagram']:.1f} + loop {c['compile_loop']:.1f} + "
+                     f"load {c['compile_load']:.1f} s ({c['compiled_functions']} functions "
+                     f"compiled), run {c['wall_time'] * 1e3:.1f} ms")
+    return lines
+
+
 def readme(timeout: float = 900.0) -> Row:
     """The README's first command in a fresh process with empty caches."""
     with tempfile.TemporaryDirectory(prefix="blocksim-cold-") as tmp:
@@ -348,7 +401,7 @@ def readme(timeout: float = 900.0) -> Row:
         and gap <= TARGET_GAP
     plot_text = f"{to_plot:.1f} s to the plot" if to_plot is not None else "no plot written"
     return Row("readme", f"{plot_text} ({w.whole:.1f} s process); longest silent gap "
-               f"{gap:.1f} s", ok, _watched_details(w))
+               f"{gap:.1f} s", ok, _watched_details(w) + split(PUMA_FILE, {}, plot=True))
 
 
 def first_compiled(timeout: float = 900.0) -> Row:
@@ -362,6 +415,7 @@ def first_compiled(timeout: float = 900.0) -> Row:
     head = [x for x in w.text.replace("\r", "\n").splitlines() if "back-end" in x]
     if head:
         details.insert(0, f"summary: {head[-1].strip()}")
+    details += split(PUMA_FILE, {"backend": "compiled"}, plot=False)
     return Row("first-compiled", f"{w.whole:.1f} s; longest silent gap {gap:.1f} s", ok,
                details)
 
@@ -534,9 +588,10 @@ def warmup(timeout: float = 1800.0) -> Row:
         w = watch([*blocksim_command(), "warmup", "--quiet"], fresh_env(Path(tmp)),
                   timeout=timeout)
     ok = w.returncode == 0 and w.whole <= TARGET_WARMUP
-    last = w.text.replace("\r", "\n").strip().splitlines()
+    text = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", w.text.replace("\r", "\n"))
+    last = [x.strip() for x in text.splitlines() if x.strip()]
     details = [f"exit status {w.returncode}{' (killed: timeout)' if w.timed_out else ''}; "
-               f"its output: {' | '.join(x.strip() for x in last[-3:])}"]
+               f"its output: {' | '.join(last[-3:])}"]
     return Row("warmup", f"{w.whole:.1f} s", ok, details)
 
 
