@@ -111,6 +111,26 @@ def _samples() -> dict[str, Callable[[], tuple[Block, dict[str, tuple[int, ...]]
     }
 
 
+def _variants() -> dict[str, list[Callable[[], tuple[Block, dict[str, tuple[int, ...]]]]]]:
+    """More samples of the types whose common settings select other kernels (the shipped
+    diagrams use them: ``ForwardDynamics(qdd=False)`` in the README's Puma, the EKF's other
+    modes; each took 7-30 s to compile at the first run): type -> factories, as
+    :func:`_samples`."""
+    import blocksim.blocks.arm as arm
+    import blocksim.blocks.vehicle as vehicle
+
+    return {
+        "ForwardDynamics": [lambda: (arm.ForwardDynamics(_puma(), qdd=False), {})],
+        "EKF": [(lambda mode=mode: (vehicle.EKF(mode=mode), {}))
+                for mode in ("dead_reckoning", "slam", "mapping")],
+    }
+
+
+def variants(type_name: str) -> int:
+    """How many more samples than the first ``type_name`` has (:func:`sample_diagram`)."""
+    return len(_variants().get(type_name, ()))
+
+
 def _value(shape: tuple[int, ...], port: str) -> Any:
     """A harmless input value: 0.5, a pose the Puma reaches, a joint vector, or points in
     front of a camera."""
@@ -128,15 +148,17 @@ def _value(shape: tuple[int, ...], port: str) -> Any:
     return a
 
 
-def sample_diagram(type_name: str, cls: type[Block]) -> Any:
+def sample_diagram(type_name: str, cls: type[Block], variant: int = 0) -> Any:
     """A diagram of one block of ``type_name`` (named "block") with its inputs fed by
-    ``Constant`` blocks; raises when the type has no sample (see :data:`NO_SAMPLE`)."""
+    ``Constant`` blocks; raises when the type has no sample (see :data:`NO_SAMPLE`).
+    ``variant`` k > 0 is the type's k-th other sample (see :func:`variants`)."""
     from blocksim.blocks import Constant
     from blocksim.engine.diagram import Diagram
 
-    factory = _samples().get(type_name)
+    factory = _samples().get(type_name) if variant == 0 else \
+        _variants()[type_name][variant - 1]
     block, shapes = factory() if factory is not None else (cls(), {})
-    d = Diagram(f"warmup_{type_name}")
+    d = Diagram(f"warmup_{type_name}" + (f"_{variant}" if variant else ""))
     d.add(block, name="block")
     for port in block.inputs:
         shape = shapes.get(port.name, port.shape if port.shape is not None else ())
@@ -190,12 +212,18 @@ def _one(type_name: str, cls: type[Block]) -> BlockWarmup:
         sigs = kernel_signatures(plan, "block")
         out = BlockWarmup(type_name, "compiled", time.perf_counter() - t0,
                           [f"{k} (run)" for k in sigs], reason=reason, via="run")
+    step = "block entries"
     try:
         out.entries = entries(plan)
+        for k in range(1, variants(type_name) + 1):
+            step = f"sample {k + 1}"
+            plan = compile_diagram(sample_diagram(type_name, cls, k))
+            out.kernels += [f"{name} ({step})" for name in precompile(plan, "block")]
+            out.entries += [m for m in entries(plan) if m not in out.entries]
     except Exception as exc:  # the block cannot run on the data-wired tier
         out.status = "failed"
         out.reason = (f"{out.reason}; " if out.reason else "") + \
-            f"block entries: {type(exc).__name__}: {str(exc).strip().splitlines()[0]}"
+            f"{step}: {type(exc).__name__}: {str(exc).strip().splitlines()[0]}"
     out.seconds = time.perf_counter() - t0
     return out
 

@@ -49,8 +49,8 @@ MESSAGES = {
                "type, ~10-30 s for the arm family; `blocksim warmup` does it ahead)...",
     "entries": "blocksim: compiling block entries of new block forms for {what}, {scope} "
                "(up to a second or two each; `blocksim warmup` does it ahead)...",
-    "loop": "blocksim: compiling the data-wired {method} loop, {scope} (a few seconds, up to "
-            "~20 s; `blocksim warmup` does it ahead)...",
+    "loop": "blocksim: compiling the data-wired {method} loop, {scope} ({time}; `blocksim "
+            "warmup` does it ahead)...",
     "diagram": "blocksim: compiling diagram '{diagram}' (fused tier), {scope} (seconds to a "
                "minute)...",
 }
@@ -60,6 +60,9 @@ WIRED = "blocksim.engine.compiled.wired"
 WIRED_PREFIXES = (WIRED, "blocksim_wired_")
 #: the names of the integration methods in the loop message (``Method`` values)
 METHOD_NAMES = {0: "Euler", 1: "RK4", 2: "Dormand-Prince"}
+#: how long a cold compile of a wired loop's ``run`` takes (measured on 2 busy cores with the
+#: interpreter inlined: 22 s, 67 s, 155 s; ``run_fixed`` ~12 s, the batch loops a few s)
+LOOP_TIMES = {"Euler": "up to ~30 s", "RK4": "up to ~1 min", "Dormand-Prince": "up to ~3 min"}
 #: compile categories (:meth:`CompileWatch.report`)
 KINDS = ("kernels", "entries", "diagram", "loop")
 _LOCK = "numba:compiler_lock"
@@ -202,8 +205,9 @@ class CompileWatch(numba_event.Listener):
                 key = module if module != WIRED else "loop"
                 if key == "loop" and any(k.startswith(WIRED_PREFIXES) for k in self._announced):
                     return  # the interpreter compiles inside an announced loop
-                self._say(key, MESSAGES["loop"].format(method=method or "integration",
-                                                       scope=cache_scope(dispatcher)))
+                self._say(key, MESSAGES["loop"].format(
+                    method=method or "integration", scope=cache_scope(dispatcher),
+                    time=LOOP_TIMES.get(method, "up to a few minutes")))
             elif module == self.module_name or module.startswith("blocksim_plan_"):
                 scope = cache_scope(dispatcher)
                 scope = scope if scope == NOT_CACHED else "once per diagram structure (cached)"

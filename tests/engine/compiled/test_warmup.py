@@ -114,6 +114,20 @@ def test_the_compile_report_has_exclusive_seconds_and_signature_counts_per_funct
     assert lines[3].endswith("(1 more functions)")
 
 
+def test_types_with_other_common_settings_have_more_samples_with_other_kernels():
+    # the README's Puma uses ForwardDynamics(qdd=False): another output kernel, another entry
+    from blocksim.cli.warmup import variants
+    from blocksim.io.registry import block_types
+
+    assert variants("ForwardDynamics") == 1 and variants("EKF") == 3 and variants("Gain") == 0
+    cls = block_types()["ForwardDynamics"]
+    first, other = (kernels_of(sample_diagram("ForwardDynamics", cls, k)["block"])
+                    for k in (0, 1))
+    assert first.output is not other.output and first.deriv is other.deriv
+    assert [p.name for p in sample_diagram("ForwardDynamics", cls, 1)["block"].outputs] == [
+        "q", "qd"]
+
+
 def test_an_unknown_type_is_refused_with_a_suggestion():
     with pytest.raises(KeyError, match="did you mean 'Gain'"):
         warmup(["Gian"])
