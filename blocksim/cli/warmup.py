@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterable
 from functools import cache
@@ -282,6 +283,8 @@ def chain_diagram() -> Any:
 
 #: the solvers of the data-wired loops and their fixed step (None: adaptive)
 _SOLVERS = (("euler", 0.05), ("rk4", 0.05), ("RK45", None))
+#: their methods as the compile messages name them
+_METHOD_NAMES = {"euler": "Euler", "rk4": "RK4", "RK45": "Dormand-Prince"}
 
 
 def loop_runs() -> list[tuple[str, Callable[[], Any]]]:
@@ -372,11 +375,16 @@ def _steps(names: list[str], known: dict[str, type[Block]],
         if progress is not None:
             progress(n, k, total)
         report.blocks.append(_one(n, known[n]))
+    from blocksim.engine.compiled.compile_watch import LOOP_TIMES
+
     t1 = time.perf_counter()
     errors = []
     for k, (name, run) in enumerate(runs):
+        solver, function = name.split()
+        cold = LOOP_TIMES.get(_METHOD_NAMES[solver], "") if function == "run" else ""
         if progress is not None:
-            progress(f"loop: {name}", len(names) + k, total)
+            progress(f"loop: {name}" + (f" ({cold} when cold)" if cold else ""),
+                     len(names) + k, total)
         try:
             run()
             report.loops.append(name)
@@ -410,6 +418,12 @@ def add_parser(sub: Any) -> None:
     p.set_defaults(command=run_warmup)
 
 
+def _tick(bar: Any, stop: threading.Event) -> None:
+    """Redraw ``bar`` every second until ``stop`` (tqdm redraws only on updates)."""
+    while not stop.wait(1.0):
+        bar.refresh()
+
+
 def run_warmup(args: argparse.Namespace) -> int:
     """The ``warmup`` command."""
     from blocksim.cli.common import BAD_INPUT
@@ -429,11 +443,15 @@ def run_warmup(args: argparse.Namespace) -> int:
 
     saved = compile_watch.announce
     compile_watch.announce = lambda message: None  # the bar says it
+    stop = threading.Event()
+    if bar is not None:  # the elapsed time goes on during a long compile (a minute or more)
+        threading.Thread(target=_tick, args=(bar, stop), daemon=True).start()
     try:
         report = warmup(args.only, progress)
     except KeyError as exc:
         raise CliError(BAD_INPUT, [str(exc.args[0])]) from None
     finally:
+        stop.set()
         compile_watch.announce = saved
         if bar is not None:
             bar.n = bar.total
