@@ -183,7 +183,8 @@ def watching(label: str = "the diagram") -> Iterator[Any]:
     Parameters
     ----------
     label : str
-        Names the caller in the message when no block is on the stack (e.g. "diagram 'x'").
+        What runs, for the message ("the blocks of diagram 'x' (first: block 'p' (Kind))";
+        the first compiled function's name when no block method is on the stack).
 
     Yields
     ------
