@@ -76,7 +76,7 @@ def _statement(t, x, xd, pv, pi, sig, k):
                       pi + 8 * m, 0)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def evaluate(t, x, xd, pv, pi, sig, mode, fired):
     """The outputs at ``t`` in evaluation order (``mode`` as in the fused tier: RECORD 1, HIT
     2, INIT 3), stored in ``sig``; signals not recomputed keep their held values."""
@@ -109,33 +109,42 @@ def _derivatives(t, x, pv, pi, sig, dx):
 
 
 @njit(cache=True, inline="always")
-def _stage(t, x, xd, pv, pi, sig, dx, top):
+def _stage(t, ax, axd, apv, api, asig, adx, top):
     """The statements of rate <= ``top`` (MINOR: a solver stage; CONTINUOUS: and every
     continuous-rate output), then the derivatives; raises on a failed entry."""
-    ax, axd, apv, api, asig = address(x), address(xd), address(pv), address(pi), address(sig)
     at = _i(api, EVAL_AT)
     for k in range(_i(api, N_EVAL)):
         if _i(api, at + EVAL_WIDTH * k + 1) <= top:
             if _statement(t, ax, axd, apv, api, asig, k) != 0:
                 raise RuntimeError(ENTRY_FAILED, k, t)
-    failed = _derivatives(t, ax, apv, api, asig, address(dx))
+    failed = _derivatives(t, ax, apv, api, asig, adx)
     if failed != 0:
         raise RuntimeError(ENTRY_FAILED, failed, t)
 
 
+@njit(cache=True)
+def stage_at(t, ax, axd, apv, api, asig, adx, top):
+    """:func:`_stage` compiled on its own, with addresses only: a call passes no array, so
+    numba counts no references at the many call sites of a solver stage."""
+    _stage(t, ax, axd, apv, api, asig, adx, top)
+
+
 @njit(cache=True, inline="always")
 def rhs(t, x, xd, pv, pi, sig, dx):
-    """A solver stage: the statements that feed derivatives, then every derivative."""
-    _stage(t, x, xd, pv, pi, sig, dx, MINOR)
+    """A solver stage: the statements that feed derivatives, then every derivative (inlined
+    into the loop: only the addresses are taken here)."""
+    stage_at(t, address(x), address(xd), address(pv), address(pi), address(sig), address(dx),
+             MINOR)
 
 
 @njit(cache=True, inline="always")
 def rhs_record(t, x, xd, pv, pi, sig, dx):
     """:func:`rhs` with every continuous-rate output (a row to record)."""
-    _stage(t, x, xd, pv, pi, sig, dx, CONTINUOUS)
+    stage_at(t, address(x), address(xd), address(pv), address(pi), address(sig), address(dx),
+             CONTINUOUS)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def update(t, x, xd, pv, pi, sig, fired, xd_new):
     """The discrete updates of the fired clocks into ``xd_new``."""
     axd, apv, api, asig, anew = address(xd), address(pv), address(pi), address(sig), \
@@ -151,7 +160,7 @@ def update(t, x, xd, pv, pi, sig, fired, xd_new):
             raise RuntimeError(ENTRY_FAILED, -1000000 - k, t)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def crossings(t, x, xd, pv, pi, sig, g):
     """Every zero-crossing function into ``g``."""
     ax, axd, apv, api, asig, ag = address(x), address(xd), address(pv), address(pi), \
@@ -165,7 +174,7 @@ def crossings(t, x, xd, pv, pi, sig, g):
             raise RuntimeError(ENTRY_FAILED, -2000000 - k, t)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def fire(t, x, xd, pv, pi, sig, mask, x_new, xd_new):
     """The events of the crossings in ``mask``: new states into ``x_new``/``xd_new``; returns
     whether a Stop block fired."""
