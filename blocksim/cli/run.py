@@ -26,6 +26,7 @@ from blocksim.cli.common import (
     output_path,
     run_settings,
 )
+from blocksim.engine.compile_notice import watching
 from blocksim.engine.config import RunConfig
 from blocksim.engine.errors import BlocksimError, SimulationError
 from blocksim.engine.limits import RunLimitError, check_limits
@@ -162,7 +163,9 @@ def prepare(args: argparse.Namespace) -> tuple[DiagramFile, RunConfig, Plan]:
     checks); a problem ends the command with :data:`BAD_INPUT`."""
     df = load_file(args.file, args.set, args.allow_dir)
     config = settings(args, df.simulation)
-    plan = compile_file(df)
+    # the dry run calls the blocks' numerics: a cold numba compile there is announced
+    with watching(f"diagram '{df.diagram.name}'"):
+        plan = compile_file(df)
     try:
         check_limits(plan, config)
     except RunLimitError as exc:

@@ -85,7 +85,9 @@ def rne_into(P, q, qd, qdd, gravity, fext, W, out):
     q, qd, qdd (n,); gravity (3,), fext (6,); ``W`` (n, WORK) work."""
     n, kin, dyn, _, _, _ = unpack(P, q.shape[0])
     link_transforms(kin, q, W)
-    rne_core(kin, dyn, W, qd, qd, True, qdd, base_acceleration(kin, gravity), fext, out)
+    # `n >= 0` (True) as a bool value, not the literal True: numba types a literal argument
+    # as its own type, and rne_core compiled once per literal (3 signatures, 2.2 s each cold)
+    rne_core(kin, dyn, W, qd, qd, n >= 0, qdd, base_acceleration(kin, gravity), fext, out)
     for i in range(n):
         gr = dyn[i, GR]
         out[i] += gr * gr * dyn[i, JM] * qdd[i] - joint_friction(dyn, i, qd[i])
@@ -109,7 +111,7 @@ def accel_into(P, q, qd, tau, W, M, S, out):
     n, kin, dyn, g, zeros, dh = unpack(P, q.shape[0])
     crba_into(kin, P, 25 + 26 * n, q, M, S, dh)
     link_transforms(kin, q, W)
-    rne_core(kin, dyn, W, qd, qd, True, zeros, base_acceleration(kin, g), zeros, out)
+    rne_core(kin, dyn, W, qd, qd, n >= 0, zeros, base_acceleration(kin, g), zeros, out)
     for i in range(n):
         gr = dyn[i, GR]
         out[i] += gr * gr * dyn[i, JM] * 0.0 - joint_friction(dyn, i, qd[i])
@@ -130,7 +132,7 @@ def coriolis_into(P, q, qd, W, e, col, out):
     link_transforms(kin, q, W)  # rne_core writes only the link forces of W
     for j in range(n):
         e[j] = 1.0
-        rne_core(kin, dyn, W, qd, e, False, zeros, g0, zeros, col)
+        rne_core(kin, dyn, W, qd, e, n < 0, zeros, g0, zeros, col)
         e[j] = 0.0
         for i in range(n):
             out[i, j] = col[i]
