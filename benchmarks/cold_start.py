@@ -269,15 +269,22 @@ class Watched:
 
 def watch(cmd: list[str], env: dict[str, str], cwd: Path = ROOT, file: Path | None = None,
           timeout: float = 900.0) -> Watched:
-    """Run ``cmd`` with stdout and stderr on a pseudo-terminal (a pipe where there is none,
-    with ``PYTHONUNBUFFERED``), reading raw chunks as they come (a carriage-return update is a
-    chunk); note when ``file`` first exists (non-empty). Kills the child after ``timeout`` s."""
+    """Run ``cmd`` with stdout and stderr on a pseudo-terminal of 40 x 100 characters (a pipe
+    with ``PYTHONUNBUFFERED`` where there is none), reading raw chunks as they come (a
+    carriage-return update is a chunk); note when ``file`` first exists (non-empty). Kills the
+    child after ``timeout`` s."""
     import select
 
     try:
+        import fcntl
         import pty
+        import struct
+        import termios
 
         master, slave = pty.openpty()
+        # a terminal of 40 x 100 characters (a new pseudo-terminal is 0 x 0, on which tqdm
+        # draws its bars zero characters wide: nothing but the final newline)
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 100, 0, 0))
     except (ImportError, OSError):
         master = slave = -1
     env = dict(env, COLUMNS="100", LINES="40")

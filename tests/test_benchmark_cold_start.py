@@ -71,6 +71,14 @@ def test_watch_counts_carriage_return_updates_and_sees_the_file(bench, tmp_path)
     assert sum("bar" in line for line in timeline) == 1 and any("done" in x for x in timeline)
 
 
+def test_watch_gives_tqdm_a_terminal_it_can_draw_on(bench):
+    # a new pseudo-terminal is 0 x 0 characters: tqdm would draw its bar zero characters wide
+    code = ("import sys\nfrom tqdm import tqdm\n"
+            "tqdm(total=None, file=sys.stderr, desc='compiling x', bar_format='{desc}').close()\n")
+    w = bench.watch([sys.executable, "-c", code], dict(os.environ), timeout=30)
+    assert w.returncode == 0 and "compiling x" in w.text
+
+
 def test_gaps_cover_the_process(bench):
     w = bench.Watched(0, 10.0, None, [(1.0, b"a"), (1.5, b"\rb"), (7.0, b"c\n")])
     assert w.gaps == [(0.0, 1.0), (1.0, 1.5), (1.5, 7.0), (7.0, 10.0)]
