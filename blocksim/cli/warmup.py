@@ -19,6 +19,7 @@ every compiled function's exclusive seconds and signatures.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import threading
 import time
@@ -310,7 +311,7 @@ def loop_runs() -> list[tuple[str, Callable[[], Any]]]:
 
 def warmup(types: Iterable[str] | None = None,
            progress: Callable[[str, int, int], None] | None = None,
-           loop: bool | None = None) -> WarmupReport:
+           loop: bool | None = None, jobs: int = 1) -> WarmupReport:
     """Precompile the kernels and block entries of every library block type (or of
     ``types``), and the data-wired loops.
 
@@ -325,6 +326,10 @@ def warmup(types: Iterable[str] | None = None,
         Also run the tiny data-wired diagrams of :func:`loop_runs`, so that every function of
         the three wired loops is compiled (once per installation: they are package modules);
         default: only when ``types`` is None.
+    jobs : int
+        Worker processes (default 1: this process). numba compiles in one thread per
+        process, so ``jobs`` = the number of CPUs divides the time by about that many; the
+        workers write the same disk caches.
 
     Returns
     -------
@@ -350,6 +355,10 @@ def warmup(types: Iterable[str] | None = None,
     loop = types is None if loop is None else loop
     runs = loop_runs() if loop else []
     report = WarmupReport([])
+    if jobs > 1 and len(names) + len(runs) > 1:
+        _parallel(names, [name for name, _ in runs], report, progress, jobs)
+        report.seconds = time.perf_counter() - t0
+        return report
     saved = compile_watch.announce  # the tiny runs' own announcements: ``progress`` says it
     compile_watch.announce = _silent
     try:
@@ -364,6 +373,71 @@ def warmup(types: Iterable[str] | None = None,
 
 def _silent(message: str) -> None:
     """An announcer that says nothing."""
+
+
+def _task(kind: str, name: str) -> tuple[Any, list[tuple[str, str, float, list[str]]]]:
+    """One step of a parallel warmup, in a worker process: a block type (``kind`` "type")
+    or a loop run ("loop"); returns its outcome (a BlockWarmup, or the loop run's error
+    text, "" when it ran) and the functions it compiled ``(name, kind, seconds,
+    signatures)``."""
+    from blocksim.engine.compiled import compile_watch
+
+    compile_watch.announce = _silent
+    with compile_watch.CompileWatch("", "warmup", quiet=True) as watch:
+        if kind == "type":
+            outcome: Any = _one(name, library_types()[name])
+        else:
+            try:
+                dict(loop_runs())[name]()
+                outcome = ""
+            except Exception as exc:  # reported, like a block type's failure
+                outcome = f"{name}: {type(exc).__name__}: {exc}"
+    return outcome, [(f.name, f.kind, f.seconds, sorted(f.signatures or ()))
+                     for f in watch.functions.values()]
+
+
+def _parallel(names: list[str], runs: list[str], report: WarmupReport,
+              progress: Callable[[str, int, int], None] | None, jobs: int) -> None:
+    """The steps of :func:`warmup` on ``jobs`` worker processes (the loop runs, the longest
+    compiles, first), merged into ``report``."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
+    from blocksim.engine.compiled.compile_watch import Compiled, CompileWatch
+
+    watch = CompileWatch("", "warmup", quiet=True)
+    total = len(names) + len(runs)
+    blocks: dict[str, Any] = {}
+    errors: list[str] = []
+    t_loops = 0.0
+    with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
+        started = {pool.submit(_task, "loop", n): ("loop", n, time.perf_counter())
+                   for n in runs}
+        started.update({pool.submit(_task, "type", n): ("type", n, 0.0) for n in names})
+        for done, future in enumerate(as_completed(started)):
+            kind, name, t_start = started[future]
+            outcome, functions = future.result()
+            if kind == "type":
+                blocks[name] = outcome
+            else:
+                t_loops = max(t_loops, time.perf_counter() - t_start)
+                if outcome:
+                    errors.append(outcome)
+                else:
+                    report.loops.append(name)
+            for fname, fkind, seconds, sigs in functions:
+                f = watch.functions.setdefault(fname, Compiled(fname, fkind, 0.0, set()))
+                f.seconds += seconds
+                assert f.signatures is not None
+                f.signatures.update(sigs)
+                watch.seconds[fkind] = watch.seconds.get(fkind, 0.0) + seconds
+                watch.by_function[fname] = watch.by_function.get(fname, 0.0) + seconds
+            if progress is not None:
+                progress(f"{'loop: ' if kind == 'loop' else ''}{name}", done + 1, total)
+    report.blocks = [blocks[n] for n in names]
+    report.loop_seconds = t_loops
+    report.loop_error = "; ".join(errors)
+    report.compiles = watch
 
 
 def _steps(names: list[str], known: dict[str, type[Block]],
@@ -411,6 +485,9 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--quiet", action="store_true", help="no progress bar, only the summary "
                                                         "line (and failures)")
     p.add_argument("--verbose", action="store_true", help="one line per block type")
+    p.add_argument("--jobs", type=int, default=None, metavar="N",
+                   help="worker processes (default: the number of CPUs; numba compiles on "
+                        "one core per process)")
     p.add_argument("--report", nargs="?", type=int, const=25, default=None, metavar="N",
                    help="print what compiling cost: the total, the sum per category (kernels, "
                         "entries, loops) and the N (default 25) slowest functions with their "
@@ -447,7 +524,8 @@ def run_warmup(args: argparse.Namespace) -> int:
     if bar is not None:  # the elapsed time goes on during a long compile (a minute or more)
         threading.Thread(target=_tick, args=(bar, stop), daemon=True).start()
     try:
-        report = warmup(args.only, progress)
+        jobs = args.jobs if getattr(args, "jobs", None) else (os.cpu_count() or 1)
+        report = warmup(args.only, progress, jobs=max(1, jobs))
     except KeyError as exc:
         raise CliError(BAD_INPUT, [str(exc.args[0])]) from None
     finally:

@@ -53,3 +53,12 @@ def test_report_of_a_cached_warmup_says_nothing_compiled(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.splitlines()[1] == ("compile report: nothing compiled (everything came "
                                            "from numba's cache)")
+
+
+def test_a_parallel_warmup_reports_every_type_and_merges_the_compile_report():
+    from blocksim.cli.warmup import warmup
+
+    report = warmup(["Gain", "Sum", "Terminator"], jobs=2)
+    assert [b.type for b in report.blocks] == ["Gain", "Sum", "Terminator"]
+    assert [b.status for b in report.blocks] == ["compiled", "compiled", "skipped"]
+    assert report.ok and report.compile_report(5)[0].startswith("compile report")
