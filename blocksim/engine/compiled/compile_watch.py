@@ -60,9 +60,10 @@ WIRED = "blocksim.engine.compiled.wired"
 WIRED_PREFIXES = (WIRED, "blocksim_wired_")
 #: the names of the integration methods in the loop message (``Method`` values)
 METHOD_NAMES = {0: "Euler", 1: "RK4", 2: "Dormand-Prince"}
-#: how long a cold compile of a wired loop's ``run`` takes (measured on 2 busy cores with the
-#: interpreter inlined: 22 s, 67 s, 155 s; ``run_fixed`` ~12 s, the batch loops a few s)
-LOOP_TIMES = {"Euler": "up to ~30 s", "RK4": "up to ~1 min", "Dormand-Prince": "up to ~3 min"}
+#: how long a cold compile of a wired loop's ``run`` takes (cold warmup, 2 cores: Euler 3 s,
+#: RK4 5 s, Dormand-Prince 7.5 s alone, 12 / 18 / 32 s with both cores busy; ``run_fixed``
+#: 2-7 s, the batch loops 1-3 s)
+LOOP_TIMES = {"Euler": "5-15 s", "RK4": "5-20 s", "Dormand-Prince": "10-30 s"}
 #: compile categories (:meth:`CompileWatch.report`)
 KINDS = ("kernels", "entries", "diagram", "loop")
 _LOCK = "numba:compiler_lock"
