@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import math
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -105,9 +106,13 @@ class CompileStatus:
     blocksim kernels, once per installation..." then "compiling diagram ...", with the
     elapsed time."""
 
+    #: seconds between redraws of the elapsed time while a compile goes on
+    TICK = 1.0
+
     def __init__(self, file: TextIO | None = None):
         self.file = file if file is not None else sys.stderr
         self.bar: Any = None
+        self._stop: threading.Event | None = None
 
     def __call__(self, message: str) -> None:
         text = message.removeprefix("blocksim: ").rstrip(".")
@@ -116,11 +121,23 @@ class CompileStatus:
 
             self.bar = tqdm(total=None, file=self.file, desc=text,
                             bar_format="{desc} [{elapsed}]")
+            # tqdm redraws only on updates: a long compile would look frozen (no line for
+            # tens of seconds); redraw the elapsed time every TICK seconds
+            self._stop = threading.Event()
+            threading.Thread(target=self._tick, args=(self.bar, self._stop),
+                             daemon=True).start()
         else:
             self.bar.set_description_str(text)
 
+    def _tick(self, bar: Any, stop: threading.Event) -> None:
+        while not stop.wait(self.TICK):
+            bar.refresh()
+
     def close(self) -> None:
         """Finish the status line (if it was shown)."""
+        if self._stop is not None:
+            self._stop.set()
+            self._stop = None
         if self.bar is not None:
             self.bar.close()
             self.bar = None
@@ -144,6 +161,25 @@ def compile_status(enabled: bool) -> Iterator[CompileStatus]:
         yield status
     finally:
         compile_watch.announce = saved
+        status.close()
+
+
+@contextmanager
+def notice_status(enabled: bool) -> Iterator[None]:
+    """Show the interpreted numerics' compile notices (:mod:`blocksim.engine.compile_notice`)
+    as a status line with a running elapsed time while the diagram is prepared."""
+    if not enabled:
+        yield
+        return
+    from blocksim.engine import compile_notice
+
+    status = CompileStatus()
+    saved = compile_notice.announce
+    compile_notice.announce = status
+    try:
+        yield
+    finally:
+        compile_notice.announce = saved
         status.close()
 
 
@@ -177,7 +213,8 @@ def run(args: argparse.Namespace) -> int:
     """Simulate ``args.file``; see :func:`add_parser` for the exit status."""
     out = output_path(args.out, "--out", (".npz",)) if args.out else None
     plot = output_path(args.plot, "--plot", _FIGURE_SUFFIXES) if args.plot else None
-    _, config, plan = prepare(args)
+    with notice_status(not args.quiet):  # a cold dry run compiles the blocks' numerics
+        _, config, plan = prepare(args)
     T = config.T
     bar = Progress(T, not args.quiet)
     error: SimulationError | None = None

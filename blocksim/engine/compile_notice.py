@@ -124,9 +124,16 @@ def describe_block(block: Any) -> str:
     return f"block '{name}' ({kind})" if name else f"a block ({kind})"
 
 
+#: replaces the announcer while set (the command line's status line), without loading numba
+announce: Any = None
+
+
 def _announce(message: str) -> None:
-    """Through the compiled back-end's announcer when it is loaded (the command line may have
-    replaced it by a status line), else on stderr."""
+    """Through :data:`announce` when set, else the compiled back-end's announcer when it is
+    loaded (the command line may have replaced it by a status line), else on stderr."""
+    if announce is not None:
+        announce(message)
+        return
     watch = sys.modules.get("blocksim.engine.compiled.compile_watch")
     if watch is not None:
         watch.announce(message)
