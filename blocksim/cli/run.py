@@ -199,6 +199,11 @@ def prepare(args: argparse.Namespace) -> tuple[DiagramFile, RunConfig, Plan]:
     checks); a problem ends the command with :data:`BAD_INPUT`."""
     df = load_file(args.file, args.set, args.allow_dir)
     config = settings(args, df.simulation)
+    if config.backend == "compiled" and config.fuse is not True:
+        # a new installation: the data-wired loop compiles on another core meanwhile
+        from blocksim.engine.compiled import prewarm
+
+        prewarm.start(config.solver)
     # the dry run calls the blocks' numerics: a cold numba compile there is announced
     with watching(f"diagram '{df.diagram.name}'"):
         plan = compile_file(df)

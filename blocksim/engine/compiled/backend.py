@@ -28,7 +28,7 @@ import numba
 import numpy as np
 
 from blocksim.engine.clock import EVENT
-from blocksim.engine.compiled import ir
+from blocksim.engine.compiled import ir, prewarm
 from blocksim.engine.compiled.compile_watch import CompileWatch
 from blocksim.engine.compiled.interrupt import interrupt_flag, interrupted, interruptible
 from blocksim.engine.compiled.kernels import Kernels, kernels_of
@@ -318,6 +318,8 @@ def run_compiled(plan: Plan, config: RunConfig, stats: dict[str, Any]) -> SimRes
     args = (pv, pi, np.ascontiguousarray(plan.x0, dtype=float),
             np.ascontiguousarray(plan.xd0, dtype=float), np.zeros(program.nsig))
     loop = module.run_fixed if _lean(program, config) else module.run
+    if prep.tier == "wired":  # compiled in the background meanwhile (blocksim run)?
+        prewarm.wait(METHODS[config.solver], "run_fixed" if _lean(program, config) else "run")
     with watch, _typing_errors(plan), _entry_errors(plan, prep, None):
         loop(*args, _first(sched), opts._replace(cap=2))
     stats.update(_compile_stats(watch, time.perf_counter() - t0, prep))
