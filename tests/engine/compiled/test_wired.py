@@ -216,3 +216,24 @@ def test_the_wired_loop_modules_are_generated_from_the_template():
         assert module.__name__.startswith("blocksim.engine.compiled.wired_")
         with open(module.__file__) as f:
             assert f.read() == wired_source(method), f"{module.__name__} is out of date"
+
+
+def test_the_background_loop_compile_has_the_types_a_run_passes():
+    # `blocksim run` compiles the wired loop in another process from loop_arguments(): its
+    # types must be those of a real run, or the run would compile the loop again
+    import numba
+
+    from blocksim.engine.compiled import prewarm
+    from blocksim.engine.compiled.steps import Method
+    from blocksim.engine.compiled.wiring import wired_module
+
+    wanted = tuple(numba.typeof(a) for a in prewarm.loop_arguments())
+    d = Diagram("plain")  # no zero crossings: the loops that prewarm compiles
+    d.connect(d.add(Constant(1.0), name="c"), d.add(Gain(2.0), name="g"))
+    d.connect("g.y", d.add(Integrator(), name="x"))
+    for solver, method in (("rk4", Method.RK4), ("RK45", Method.DOPRI)):
+        run(d, False, solver=solver, dt=None if solver == "RK45" else 1e-2)
+        dispatcher = getattr(wired_module(method), prewarm.loop_function(method))
+        assert wanted in dispatcher.signatures, (solver, dispatcher.signatures)
+        assert prewarm.cached(method, prewarm.loop_function(method))
+        assert not prewarm.start(solver)  # cached: nothing to start
