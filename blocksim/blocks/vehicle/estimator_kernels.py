@@ -38,6 +38,14 @@ from blocksim.robotics.mobile.rangebearing import rb_reading
 # ---------------------------------------------------------------------------- sensor
 
 
+@njit(cache=True, inline="always")
+def _int(value):
+    """``value`` as an int64 *value*: numba types a literal argument (``3``) as its own type
+    and compiles the callee once per literal (ekf_update had 4 signatures, each a second or
+    more to compile); every call passes int64 now, as the Python API does."""
+    return np.int64(value)
+
+
 @njit(cache=True, error_model="numpy")
 def rb_sensor_output(t, x, pose, p):
     """params ``(landmarks (2N,), sW (4,), rmin, rmax, amin, amax, skip, fail0, fail1, key)``;
@@ -170,7 +178,7 @@ def ekf_loc_step(t, x, odo, z, k, valid, p):
     if valid > 0.5:
         lm = p[2].reshape((-1, 2))
         xe, P, _nu, _S = ekf_update(
-            xe, P, z, p[1].reshape((2, 2)), xe, 3, -1, lm[int(k)].copy(), p[5]
+            xe, P, z, p[1].reshape((2, 2)), xe, _int(3), _int(-1), lm[int(k)].copy(), p[5]
         )
     return _pack(x, xe, P)
 
@@ -208,7 +216,8 @@ def ekf_slam_step(t, x, odo, z, k, valid, p):
     seen = x[n + n * n :].copy()
     xe, P = ekf_predict(xe, P, odo[0], odo[1], p[0].reshape((2, 2)))
     if valid > 0.5:
-        xe, P = _observe_map(xe, P, seen, z, k, p[1].reshape((2, 2)), xe[:3].copy(), 3, p[5])
+        xe, P = _observe_map(xe, P, seen, z, k, p[1].reshape((2, 2)), xe[:3].copy(), _int(3),
+                             p[5])
     out = _pack(x, xe, P)
     out[n + n * n :] = seen
     return out
@@ -235,7 +244,7 @@ def ekf_map_step(t, x, pose, z, k, valid, p):
     xe, P = _unpack(x, n)
     seen = x[n + n * n :].copy()
     if valid > 0.5:
-        xe, P = _observe_map(xe, P, seen, z, k, p[1].reshape((2, 2)), pose, 0, p[5])
+        xe, P = _observe_map(xe, P, seen, z, k, p[1].reshape((2, 2)), pose, _int(0), p[5])
     out = _pack(x, xe, P)
     out[n + n * n :] = seen
     return out
