@@ -18,6 +18,7 @@ statement, t)``; the back-end names the block and the time.
 
 from __future__ import annotations
 
+import numpy as np
 from numba import njit
 
 from blocksim.engine.compiled.entry import address, call_entry, load_f8, load_i8, store_f8
@@ -134,14 +135,14 @@ def rhs(t, x, xd, pv, pi, sig, dx):
     """A solver stage: the statements that feed derivatives, then every derivative (inlined
     into the loop: only the addresses are taken here)."""
     stage_at(t, address(x), address(xd), address(pv), address(pi), address(sig), address(dx),
-             MINOR)
+             np.int64(MINOR))  # an int64 value: a literal would compile stage_at once more
 
 
 @njit(cache=True, inline="always")
 def rhs_record(t, x, xd, pv, pi, sig, dx):
     """:func:`rhs` with every continuous-rate output (a row to record)."""
     stage_at(t, address(x), address(xd), address(pv), address(pi), address(sig), address(dx),
-             CONTINUOUS)
+             np.int64(CONTINUOUS))
 
 
 @njit(cache=True)

@@ -7,7 +7,7 @@ METHOD = 2  # DOPRI
 # source blocksim.engine.compiled.loop: 87199fc9011692e2
 # source blocksim.engine.compiled.loop_template: 1b3182ddd9b5048a
 # source blocksim.engine.compiled.steps: 87f2841c800ce723
-# source blocksim.engine.compiled.wired: 55b4ef9a80bb7e50
+# source blocksim.engine.compiled.wired: 3d2c49716b5e9c17
 # source blocksim.engine.crossing: 0b00aa083160be17
 # source blocksim.engine.schedule: 433c0e40b591ad51
 
