@@ -38,7 +38,7 @@ from blocksim.robotics.mobile.rangebearing import rb_reading
 # ---------------------------------------------------------------------------- sensor
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", error_model="numpy")
 def _int(value):
     """``value`` as an int64 *value*: numba types a literal argument (``3``) as its own type
     and compiles the callee once per literal (ekf_update had 4 signatures, each a second or

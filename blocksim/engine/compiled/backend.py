@@ -33,8 +33,14 @@ from blocksim.engine.compiled.compile_watch import CompileWatch
 from blocksim.engine.compiled.interrupt import interrupt_flag, interrupted, interruptible
 from blocksim.engine.compiled.kernels import Kernels, kernels_of
 from blocksim.engine.compiled.loop import LoopOptions, Status
-from blocksim.engine.compiled.modules import GeneratedModule, cache_dir, load_generated
+from blocksim.engine.compiled.modules import (
+    GeneratedModule,
+    cache_dir,
+    generated_name,
+    load_generated,
+)
 from blocksim.engine.compiled.params import ParamLayout, pack_block, pack_params, param_layout
+from blocksim.engine.compiled.render import render
 from blocksim.engine.compiled.steps import METHODS, Method
 from blocksim.engine.compiled.wired import ENTRY_FAILED
 from blocksim.engine.compiled.wiring import Wiring, build_wiring, wired_module
@@ -172,13 +178,27 @@ def prepare(plan: Plan, solver: str, tier: str = "wired") -> Prepared:
     return _PREPARED[key]
 
 
+#: the statements of a plan, by (id(plan), solver): kernels, program, parameter layout
+_BUILT: dict[tuple[int, str], tuple[list[Kernels | None], ir.Program, ParamLayout]] = {}
+
+
+def _build(plan: Plan, solver: str) -> tuple[list[Kernels | None], ir.Program, ParamLayout]:
+    """The plan's kernels, program and parameter layout (the same for both tiers)."""
+    key = (id(plan), solver)
+    if key not in _BUILT:
+        kernels = kernels_for(plan, solver)
+        try:
+            program = ir.build(plan, kernels)
+        except ValueError as exc:
+            raise CompileError(f"the compiled back-end cannot run this diagram: {exc}") \
+                from None
+        _BUILT[key] = (kernels, program, param_layout(_params(kernels)))
+        weakref.finalize(plan, _BUILT.pop, key, None)
+    return _BUILT[key]
+
+
 def _prepare(plan: Plan, solver: str, tier: str) -> Prepared:
-    kernels = kernels_for(plan, solver)
-    try:
-        program = ir.build(plan, kernels)
-    except ValueError as exc:
-        raise CompileError(f"the compiled back-end cannot run this diagram: {exc}") from None
-    layout = param_layout(_params(kernels))
+    kernels, program, layout = _build(plan, solver)
     if tier == "fused":
         generated = load_generated(program, layout, METHODS[solver])
         return Prepared(program, layout, kernels, tier, generated.module, generated=generated)
@@ -190,12 +210,13 @@ def _prepare(plan: Plan, solver: str, tier: str) -> Prepared:
 
 def fused_ready(plan: Plan, solver: str) -> bool:
     """Whether the fused module of ``plan`` has been compiled before (by any process): its
-    marker file is in the cache folder, so a fused run loads instead of compiling."""
+    marker file is in the cache folder, so a fused run loads instead of compiling. Renders
+    the module's source to name it; writes and imports nothing."""
     try:
-        prep = prepare(plan, solver, "fused")
+        _, program, layout = _build(plan, solver)
     except CompileError:
         return False
-    return ready_marker(prep.name).exists()
+    return ready_marker(generated_name(render(program, layout, METHODS[solver]))).exists()
 
 
 def ready_marker(module_name: str) -> Path:
@@ -246,7 +267,7 @@ def _typing_errors(plan: Plan) -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def _entry_errors(plan: Plan, prep: Prepared, stats: dict[str, Any] | None) -> Iterator[None]:
+def _entry_errors(plan: Plan, prep: Prepared) -> Iterator[None]:
     """A block entry that failed (its kernel raised, on the wired tier) as a
     BlockRuntimeError naming the block."""
     try:
@@ -320,16 +341,16 @@ def run_compiled(plan: Plan, config: RunConfig, stats: dict[str, Any]) -> SimRes
     loop = module.run_fixed if _lean(program, config) else module.run
     if prep.tier == "wired":  # compiled in the background meanwhile (blocksim run)?
         prewarm.wait(METHODS[config.solver], "run_fixed" if _lean(program, config) else "run")
-    with watch, _typing_errors(plan), _entry_errors(plan, prep, None):
+    with watch, _typing_errors(plan), _entry_errors(plan, prep):
         loop(*args, _first(sched), opts._replace(cap=2))
     stats.update(_compile_stats(watch, time.perf_counter() - t0, prep))
     t1 = time.perf_counter()
     while True:
         if dt and T / dt <= IN_PLACE_STEPS:  # short: Ctrl-C waits for its end
-            with _entry_errors(plan, prep, stats):
+            with _entry_errors(plan, prep):
                 nrec, t_rec, x_rec, s_rec, counters, status = loop(*args, sched, opts)
         else:
-            with _entry_errors(plan, prep, stats):
+            with _entry_errors(plan, prep):
                 (nrec, t_rec, x_rec, s_rec, counters, status), _ = interruptible(
                     lambda o=opts: loop(*args, sched, o), opts.interrupt)
         if status != Status.FULL:  # cap holds every row (the lean loop never grows it)
@@ -493,7 +514,7 @@ def run_batch_compiled(plans: list[Plan], config: RunConfig,
     s_last = np.full((M, program.nsig), np.nan)
     outputs = (t_out, x_out, s_out, counts, status, t_last, x_last, s_last)
     batch = module.run_batch_fixed if _lean(program, config) else module.run_batch
-    with watch, _typing_errors(plan), _entry_errors(plan, prep, None):
+    with watch, _typing_errors(plan), _entry_errors(plan, prep):
         batch(PV, PI, X0, XD0, sig0, _first(sched), opts, outputs, 0, 1)
     stats = _compile_stats(watch, time.perf_counter() - t0, prep)
     t1 = time.perf_counter()
@@ -503,7 +524,7 @@ def run_batch_compiled(plans: list[Plan], config: RunConfig,
     with ThreadPoolExecutor(workers) as pool:  # run_batch releases the GIL
         chunks = [pool.submit(batch, PV, PI, X0, XD0, sig0, sched, opts, outputs, bounds[k],
                               bounds[k + 1]) for k in range(workers)]
-        with _entry_errors(plan, prep, None):
+        with _entry_errors(plan, prep):
             _, interrupted = interruptible(lambda: [c.result() for c in chunks],
                                            opts.interrupt)
     wall = time.perf_counter() - t1

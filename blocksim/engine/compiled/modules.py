@@ -51,9 +51,14 @@ def load_generated(program: Program, layout: ParamLayout, method: Method) -> Gen
     """Render ``program`` for integration ``method`` (the fused tier's module), write it to the
     cache folder if not there yet, and import it."""
     src = render(program, layout, method)
-    name = f"blocksim_plan_{source_hash(src)}"
+    name = generated_name(src)
     fresh = name not in _LOADED and not (cache_dir() / f"{name}.py").exists()
     return GeneratedModule(load_source(name, src), src, fresh)
+
+
+def generated_name(src: str) -> str:
+    """The module name of a diagram's generated (fused) module of source ``src``."""
+    return f"blocksim_plan_{source_hash(src)}"
 
 
 def load_source(name: str, src: str) -> ModuleType:
