@@ -35,10 +35,10 @@ import numpy as np
 
 from blocksim.engine.compile import compile_diagram
 from blocksim.engine.config import (
-    FUSE_MEMBERS,
     MAX_MEMORY,
     MAX_STEPS,
     RunConfig,
+    batch_config,
     resolve_config,
 )
 from blocksim.engine.diagram import Diagram
@@ -250,8 +250,7 @@ def simulate_batch(diagram: Diagram | Plan, overrides: Iterable[Mapping[str, Any
     members = _seeded(plan, [dict(o) for o in overrides])
     if not members:
         raise ValueError("simulate_batch: `overrides` is empty; give one dict per member")
-    if config.fuse == "auto" and len(members) >= FUSE_MEMBERS:
-        config = dataclasses.replace(config, fuse=True)
+    config = batch_config(config, len(members))
     if not (isinstance(keep, str) and keep == "traces") or client is not None or \
             chunk is not None or out is not None or resume:
         from blocksim.engine.sweep import run_sweep  # (not a cycle: imported when used)

@@ -30,6 +30,15 @@ from blocksim.engine.solvers import FIXED_STEP_SOLVERS, SOLVERS
 BACKENDS = ("interpreted", "compiled", "auto")
 #: a batch of at least this many members runs on the fused tier when ``fuse="auto"``
 FUSE_MEMBERS = 256
+
+
+def batch_config(config: RunConfig, members: int) -> RunConfig:
+    """``config`` for a batch of ``members``: ``fuse="auto"`` becomes True from
+    :data:`FUSE_MEMBERS` members (the fused tier's compile, seconds once per diagram
+    structure, is paid back by the faster members)."""
+    if config.fuse == "auto" and members >= FUSE_MEMBERS:
+        return dataclasses.replace(config, fuse=True)
+    return config
 #: default most solver steps, major times (clock hits, breakpoints) or recorded points of a run
 MAX_STEPS = 10_000_000
 #: default most memory [bytes] the recorded result of a run (or a whole batch) may take
@@ -277,4 +286,4 @@ def resolve_config(T: float | RunConfig | None, config: RunConfig | None,
 
 
 __all__ = ["BACKENDS", "FUSE_MEMBERS", "LIMIT_OPTIONS", "MAX_MEMORY", "MAX_STEPS",
-           "OVERRUN_POLICIES", "RunConfig", "file_config", "resolve_config"]
+           "OVERRUN_POLICIES", "RunConfig", "batch_config", "file_config", "resolve_config"]

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from blocksim.engine.config import RunConfig
+from blocksim.engine.config import RunConfig, batch_config
 from blocksim.engine.plan import Plan
 from blocksim.engine.record import MemberError
 from blocksim.engine.sweep.chunks import (
@@ -93,7 +93,7 @@ def run_sweep(
             "simulate_batch: resume=True needs the results folder `out` of the batch to resume"
         )
     kept = resolve_keep(keep, plan)
-    config = resolve_backend(plan, config)
+    config = batch_config(resolve_backend(plan, config), len(members))
     folder = folder_path(out)
     M = len(members)
     meta = {

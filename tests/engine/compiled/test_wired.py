@@ -237,3 +237,12 @@ def test_the_background_loop_compile_has_the_types_a_run_passes():
         assert wanted in dispatcher.signatures, (solver, dispatcher.signatures)
         assert prewarm.cached(method, prewarm.loop_function(method))
         assert not prewarm.start(solver)  # cached: nothing to start
+
+
+def test_large_batches_and_sweeps_take_the_fused_tier_unless_told():
+    from blocksim.engine.config import FUSE_MEMBERS, batch_config
+
+    auto = RunConfig(T=1.0)
+    assert batch_config(auto, FUSE_MEMBERS).fuse is True
+    assert batch_config(auto, FUSE_MEMBERS - 1).fuse == "auto"
+    assert batch_config(RunConfig(T=1.0, fuse=False), 10 * FUSE_MEMBERS).fuse is False
