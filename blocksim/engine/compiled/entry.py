@@ -5,7 +5,11 @@ signature :data:`ENTRY_SIGNATURE` (see :mod:`blocksim.engine.compiled.adapters`)
 
     status = entry(op, which, t, state, sig, pv, pi, meta, out)
 
-``op`` is the kernel to call (:class:`Op`), ``which`` the crossing number of ``on_event``,
+There is one entry per kernel kind (output, deriv, ...): an entry that calls its kernel
+directly ignores ``op``, one that calls it through its address (:func:`call_kernel`, the
+robotics families: see :data:`blocksim.engine.compiled.adapters.LINKED_FAMILIES`) receives
+that address in ``op``. ``which`` is the crossing number of ``on_event`` (the number of
+crossing functions for ``crossings``),
 ``t`` the time [s]; the other arguments are addresses (int64): ``state`` of the block's first
 state element, ``sig`` of the signal buffer, ``pv``/``pi`` of the flat parameter vectors,
 ``meta`` of the block's wiring row (offsets of its inputs, outputs and parameters, see
@@ -21,6 +25,7 @@ These are numba intrinsics (a handful of LLVM instructions each).
 from __future__ import annotations
 
 from enum import IntEnum
+from typing import Any
 
 from llvmlite import ir
 from numba import types
@@ -29,7 +34,7 @@ from numba.extending import intrinsic
 
 
 class Op(IntEnum):
-    """Which kernel an entry calls."""
+    """The kernel kinds of a block (one entry each)."""
 
     OUTPUT = 0  # the outputs, stored into the signal buffer
     DERIV = 1  # dx/dt into ``out``
@@ -115,5 +120,70 @@ def store_f8(typingctx, addr, value):
     return types.none(types.int64, value), codegen
 
 
-__all__ = ["ENTRY_SIGNATURE", "Op", "address", "call_entry", "f8_pointer", "load_f8",
-           "load_i8", "store_f8"]
+
+
+
+@intrinsic
+def call_kernel(typingctx, kernel, addr, *args):
+    """``kernel(*args)`` through the address ``addr`` of its compiled code for these
+    argument types (numba's calling convention; an exception it raises propagates). The
+    caller's module is not linked with the kernel's code, so compiling a caller of a large
+    kernel costs what the caller itself costs (an entry of the EKF: 0.1 instead of 2-3 s)."""
+    star = args[0] if len(args) == 1 and isinstance(args[0], types.StarArgTuple) else \
+        types.StarArgTuple.from_types(tuple(args))
+    if not isinstance(kernel, types.Dispatcher):
+        return None
+    argtys = tuple(star.types)
+    restype = compiled(kernel.dispatcher, argtys).signature.return_type
+    sig_ = restype(kernel, types.int64, star)
+
+    def codegen(context, builder, signature, llargs):
+        call_conv = context.call_conv
+        fnty = call_conv.get_function_type(restype, argtys)
+        callee = builder.inttoptr(llargs[1], fnty.as_pointer())
+        retty = call_conv.get_return_type(restype).pointee
+        retvaltmp = cgutils.alloca_once(builder, retty)
+        builder.store(cgutils.get_null_value(retty), retvaltmp)
+        excinfoptr = cgutils.alloca_once(builder, ir.PointerType(call_conv_excinfo_t()),
+                                         name="excinfo")
+        values = cgutils.unpack_tuple(builder, llargs[2], len(argtys))
+        packed = list(call_conv._get_arg_packer(argtys).as_arguments(builder, values))
+        code = builder.call(callee, [retvaltmp, excinfoptr, *packed])
+        status = call_conv._get_return_status(builder, code, builder.load(excinfoptr))
+        call_conv.return_status_propagate(builder, status)
+        return context.get_returned_value(builder, restype, builder.load(retvaltmp))
+
+    return sig_, codegen
+
+
+def call_conv_excinfo_t():
+    """numba's exception-info struct type (the callee's second argument points to a pointer
+    to it)."""
+    from numba.core.callconv import excinfo_t
+
+    return excinfo_t
+
+
+def compiled(kernel: Any, argtys: tuple[Any, ...]) -> Any:
+    """The compile result of ``kernel`` for a call with ``argtys`` (compiled, or loaded from
+    numba's cache, here); a variadic kernel's extra arguments folded as numba folds them."""
+    import inspect
+
+    params = list(inspect.signature(kernel.py_func).parameters.values())
+    for i, p in enumerate(params):
+        if p.kind is p.VAR_POSITIONAL:
+            argtys = (*argtys[:i], types.StarArgTuple.from_types(tuple(argtys[i:])))
+            break
+    kernel.compile(tuple(argtys))
+    return kernel.overloads[tuple(argtys)]
+
+
+def kernel_address(kernel: Any, argtys: tuple[Any, ...]) -> int:
+    """The address of ``kernel``'s compiled code for ``argtys`` (numba's calling convention),
+    for :func:`call_kernel`."""
+    cres = compiled(kernel, argtys)
+    return int(cres.library.get_pointer_to_function(cres.fndesc.llvm_func_name))
+
+
+__all__ = ["ENTRY_SIGNATURE", "Op", "address", "call_entry", "call_kernel", "compiled",
+           "f8_pointer", "kernel_address", "load_f8", "load_i8", "store_f8"]

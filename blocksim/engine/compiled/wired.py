@@ -29,18 +29,18 @@ ENTRY_FAILED = "blocksim: a block's compiled kernel raised"
 # header of the program (indices into pi)
 LENGTH, N_EVAL, EVAL_AT, N_DERIV, DERIV_AT, N_UPDATE, UPDATE_AT, N_CROSS, CROSS_AT = range(9)
 HEADER = 9
-# evaluation records: kind, rate, clock, entry, state vector, state start, meta at, (unused)
+# evaluation records: kind, rate, clock, entry, state vector, state start, meta at, kernel
+# (the address of the kernel's code an entry that does not link it receives as its ``op``)
 EVAL_WIDTH = 8
 CALL, ROUTE = 0, 1
 MINOR, CONTINUOUS, CLOCK, CONSTANT = 0, 1, 2, 3
-# derivative records: entry, state start, meta at, nx
-DERIV_WIDTH = 4
-# update records: entry, clock, state start, meta at
-UPDATE_WIDTH = 4
-# crossing records: entry, state vector, state start, meta at, g offset, count, handler, stops
-CROSS_WIDTH = 8
-# entry ops (blocksim.engine.compiled.entry.Op)
-_OUTPUT, _DERIV, _UPDATE, _CROSSINGS, _ON_EVENT = 0, 1, 2, 3, 4
+# derivative records: entry, state start, meta at, nx, kernel
+DERIV_WIDTH = 5
+# update records: entry, clock, state start, meta at, kernel
+UPDATE_WIDTH = 5
+# crossing records: entry, state vector, state start, meta at, g offset, count, handler, stops,
+# crossings kernel, handler kernel
+CROSS_WIDTH = 10
 
 
 # The functions below take the arrays once and work on their addresses (int64): no array
@@ -73,8 +73,8 @@ def _statement(t, x, xd, pv, pi, sig, k):
         for j in range(_i(pi, m + 1)):
             store_f8(sig + 8 * (out + j), load_f8(sig + 8 * _i(pi, m + 2 + j)))
         return 0
-    return call_entry(_i(pi, r + 3), _OUTPUT, 0, t, _state(pi, r + 4, x, xd), sig, pv, pi,
-                      pi + 8 * m, 0)
+    return call_entry(_i(pi, r + 3), _i(pi, r + 7), 0, t, _state(pi, r + 4, x, xd), sig, pv,
+                      pi, pi + 8 * m, 0)
 
 
 @njit(cache=True)
@@ -103,7 +103,7 @@ def _derivatives(t, x, pv, pi, sig, dx):
     for k in range(_i(pi, N_DERIV)):
         r = at + DERIV_WIDTH * k
         start = _i(pi, r + 1)
-        if call_entry(_i(pi, r), _DERIV, 0, t, x + 8 * start, sig, pv, pi,
+        if call_entry(_i(pi, r), _i(pi, r + 4), 0, t, x + 8 * start, sig, pv, pi,
                       pi + 8 * _i(pi, r + 2), dx + 8 * start) != 0:
             return -1 - k
     return 0
@@ -156,7 +156,7 @@ def update(t, x, xd, pv, pi, sig, fired, xd_new):
         if not fired[_i(api, r + 1)]:
             continue
         start = _i(api, r + 2)
-        if call_entry(_i(api, r), _UPDATE, 0, t, axd + 8 * start, asig, apv, api,
+        if call_entry(_i(api, r), _i(api, r + 4), 0, t, axd + 8 * start, asig, apv, api,
                       api + 8 * _i(api, r + 3), anew + 8 * start) != 0:
             raise RuntimeError(ENTRY_FAILED, -1000000 - k, t)
 
@@ -169,7 +169,8 @@ def crossings(t, x, xd, pv, pi, sig, g):
     at = _i(api, CROSS_AT)
     for k in range(_i(api, N_CROSS)):
         r = at + CROSS_WIDTH * k
-        if call_entry(_i(api, r), _CROSSINGS, _i(api, r + 5), t, _state(api, r + 1, ax, axd),
+        if call_entry(_i(api, r), _i(api, r + 8), _i(api, r + 5), t,
+                      _state(api, r + 1, ax, axd),
                       asig, apv, api, api + 8 * _i(api, r + 3),
                       ag + 8 * _i(api, r + 4)) != 0:
             raise RuntimeError(ENTRY_FAILED, -2000000 - k, t)
@@ -193,7 +194,7 @@ def fire(t, x, xd, pv, pi, sig, mask, x_new, xd_new):
                 stop = True
             if handler != 0:
                 target = adnew if _i(api, r + 1) == 1 else anew
-                if call_entry(handler, _ON_EVENT, i, t, _state(api, r + 1, ax, axd), asig,
+                if call_entry(handler, _i(api, r + 9), i, t, _state(api, r + 1, ax, axd), asig,
                               apv, api, api + 8 * _i(api, r + 3),
                               target + 8 * _i(api, r + 2)) != 0:
                     raise RuntimeError(ENTRY_FAILED, -3000000 - k, t)

@@ -3,11 +3,11 @@
 from blocksim.engine.compiled.loop import store  # noqa: F401
 from blocksim.engine.compiled.wired import crossings, evaluate, fire, rhs, rhs_record, update
 METHOD = 1  # RK4
-# source blocksim.engine.compiled.entry: ec567c53a28a18b3
+# source blocksim.engine.compiled.entry: 635bdef017e710fa
 # source blocksim.engine.compiled.loop: 87199fc9011692e2
 # source blocksim.engine.compiled.loop_template: 1b3182ddd9b5048a
 # source blocksim.engine.compiled.steps: 87f2841c800ce723
-# source blocksim.engine.compiled.wired: 3d2c49716b5e9c17
+# source blocksim.engine.compiled.wired: 1aab405e13702732
 # source blocksim.engine.crossing: 0b00aa083160be17
 # source blocksim.engine.schedule: 433c0e40b591ad51
 

@@ -84,13 +84,15 @@ def build_wiring(plan: Plan, program: Program, kernels: list[Kernels | None],
     entries = plan.entries
     used: dict[Any, Adapter] = {}
 
-    def entry_address(k: int, kind: str) -> int:
+    def entry_address(k: int, kind: str) -> tuple[int, int]:
+        """The entry of block ``k``'s ``kind`` kernel, and the kernel's address it receives
+        (0 when linked)."""
         e, kern = entries[k], kernels[k]
         assert kern is not None
         form = form_of(e, kern, layout.items[k], shapes)
         if form not in used:
             used[form] = adapter(form)
-        return used[form].addresses[kind]
+        return used[form].addresses[kind], used[form].kernel_addresses[kind]
 
     def build(offset: int) -> list[int]:
         """The table, with the block int parameters at ``offset`` in pi."""
@@ -124,22 +126,25 @@ def build_wiring(plan: Plan, program: Program, kernels: list[Kernels | None],
                 cursor[0] += len(rows[-1])
                 evals.append([wired.ROUTE, _RATE[s.rate], s.clock, 0, -1, 0, ("m", at), 0])
             else:
-                evals.append([wired.CALL, _RATE[s.rate], s.clock,
-                              entry_address(s.entry, "output"), *state(s),
-                              ("m", meta(s.entry, s.stores)), 0])
+                fn, kernel = entry_address(s.entry, "output")
+                evals.append([wired.CALL, _RATE[s.rate], s.clock, fn, *state(s),
+                              ("m", meta(s.entry, s.stores)), kernel])
         for c in program.derivatives:
             assert c.state is not None
-            derivs.append([entry_address(c.entry, "deriv"), c.state.start, ("m", meta(c.entry)),
-                           c.state.stop - c.state.start])
+            fn, kernel = entry_address(c.entry, "deriv")
+            derivs.append([fn, c.state.start, ("m", meta(c.entry)), c.state.stop - c.state.start,
+                           kernel])
         for c in program.updates:
             assert c.state is not None
-            updates.append([entry_address(c.entry, "update"), c.clock, c.state.start,
-                            ("m", meta(c.entry))])
+            fn, kernel = entry_address(c.entry, "update")
+            updates.append([fn, c.clock, c.state.start, ("m", meta(c.entry)), kernel])
         for x in program.crossings:
             c = x.call
-            handler = entry_address(c.entry, "on_event") if x.handler is not None else 0
-            crosses.append([entry_address(c.entry, "crossings"), *state(c),
-                            ("m", meta(c.entry)), x.offset, x.count, handler, int(x.stops)])
+            handler, on_event = entry_address(c.entry, "on_event") if x.handler is not None \
+                else (0, 0)
+            fn, kernel = entry_address(c.entry, "crossings")
+            crosses.append([fn, *state(c), ("m", meta(c.entry)), x.offset, x.count, handler,
+                            int(x.stops), kernel, on_event])
         records = [r for group in (evals, derivs, updates, crosses) for r in group]
         meta_base = wired.HEADER + sum(len(r) for r in records)
         header = [0, len(evals), wired.HEADER, len(derivs),
