@@ -24,24 +24,12 @@ These are numba intrinsics (a handful of LLVM instructions each).
 
 from __future__ import annotations
 
-from enum import IntEnum
 from typing import Any
 
 from llvmlite import ir
 from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic
-
-
-class Op(IntEnum):
-    """The kernel kinds of a block (one entry each)."""
-
-    OUTPUT = 0  # the outputs, stored into the signal buffer
-    DERIV = 1  # dx/dt into ``out``
-    UPDATE = 2  # the next discrete state into ``out``
-    CROSSINGS = 3  # the zero-crossing functions into ``out``
-    ON_EVENT = 4  # the new state after crossing ``which`` into ``out``
-
 
 _I64 = ir.IntType(64)
 _F64 = ir.DoubleType()
@@ -185,5 +173,5 @@ def kernel_address(kernel: Any, argtys: tuple[Any, ...]) -> int:
     return int(cres.library.get_pointer_to_function(cres.fndesc.llvm_func_name))
 
 
-__all__ = ["ENTRY_SIGNATURE", "Op", "address", "call_entry", "call_kernel", "compiled",
+__all__ = ["ENTRY_SIGNATURE", "address", "call_entry", "call_kernel", "compiled",
            "f8_pointer", "kernel_address", "load_f8", "load_i8", "store_f8"]

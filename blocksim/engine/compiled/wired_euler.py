@@ -1,9 +1,8 @@
 # generated from loop_template.py by `python -m blocksim.engine.compiled.wiring`: the data-wired loop of one method; do not edit
 # ruff: noqa
-from blocksim.engine.compiled.loop import store  # noqa: F401
 from blocksim.engine.compiled.wired import crossings, evaluate, fire, rhs, rhs_record, update
 METHOD = 0  # EULER
-# source blocksim.engine.compiled.entry: 635bdef017e710fa
+# source blocksim.engine.compiled.entry: 5c551cff3aed7d98
 # source blocksim.engine.compiled.loop: 87199fc9011692e2
 # source blocksim.engine.compiled.loop_template: 1b3182ddd9b5048a
 # source blocksim.engine.compiled.steps: 87f2841c800ce723

@@ -189,7 +189,6 @@ def wired_source(method: Method) -> str:
     head = ["# generated from loop_template.py by `python -m blocksim.engine.compiled.wiring`: "
             "the data-wired loop of one method; do not edit",
             "# ruff: noqa",
-            "from blocksim.engine.compiled.loop import store  # noqa: F401",
             "from blocksim.engine.compiled.wired import crossings, evaluate, fire, rhs, "
             "rhs_record, update", f"METHOD = {int(method)}  # {method.name}"]
     head += [f"# source {m}: {fingerprint(m)}" for m in sorted(WIRED_MODULES)]
