@@ -146,7 +146,8 @@ def accel_nb(kin, dyn, q, qd, tau, gravity, fext):
     M = inertia_nb(kin, dyn, Q)
     h = np.empty(Q.shape)
     zero = np.zeros(Q.shape)
-    rne_rows(kin, dyn, Q, QD, QD, zero, base_acceleration(kin, gravity), as_rows(fext, 6), h)
+    rne_rows(kin, dyn, Q, QD, QD, zero, base_acceleration(kin, gravity),
+             as_rows(fext, np.int64(6)), h)  # int64, as every other as_rows call
     add_motor_friction(dyn, QD, zero, h)
     for k in range(Q.shape[0]):
         for i in range(n):

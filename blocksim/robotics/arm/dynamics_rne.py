@@ -85,7 +85,7 @@ def _rot_t(W, i, v):
             W[i, 2] * v[0] + W[i, 5] * v[1] + W[i, 8] * v[2])
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")  # called with 3 literal offsets: inlined, never compiled apart
 def _vec(W, i, k):
     return (W[i, k], W[i, k + 1], W[i, k + 2])
 
@@ -347,7 +347,8 @@ def rne_nb(kin, dyn, q, qd, qdd, gravity, fext):
     n = int(kin[0])
     Q, QD, QDD = as_rows(q, n), as_rows(qd, n), as_rows(qdd, n)
     out = np.empty(Q.shape)
-    rne_rows(kin, dyn, Q, QD, QD, QDD, base_acceleration(kin, gravity), as_rows(fext, 6), out)
+    rne_rows(kin, dyn, Q, QD, QD, QDD, base_acceleration(kin, gravity),
+             as_rows(fext, np.int64(6)), out)  # int64: a literal 6 compiles as_rows again
     add_motor_friction(dyn, QD, QDD, out)
     return out.reshape(q.shape)
 
