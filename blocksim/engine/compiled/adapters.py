@@ -28,9 +28,8 @@ from blocksim.engine.compiled.ir import kernel_ref
 from blocksim.engine.compiled.kernels import Kernels
 from blocksim.engine.compiled.modules import load_source
 from blocksim.engine.compiled.render import fingerprint
+from blocksim.engine.compiled.warmup import KINDS, param_item_type, rank_type, state_type
 
-#: the kernels of a block in the order of :class:`~blocksim.engine.compiled.entry.Op`
-KINDS = ("output", "deriv", "update", "crossings", "on_event")
 #: modules whose code every adapter inlines: their fingerprints go into its source
 ADAPTER_MODULES = ("blocksim.engine.compiled.entry",)
 #: the block families whose kernels are linked into their entries (small: inlined, a few ns
@@ -91,14 +90,10 @@ def kernel_argtypes(form: Form, kind: str) -> tuple[Any, ...]:
     ``on_event``)."""
     from numba import types
 
-    f8 = types.float64
-    state = types.Array(f8, 1, "C", readonly=not form.has_state)
-    ins = tuple(f8 if r == 0 else types.Array(f8, r, "C") for r in form.inputs)
-    scalar = {"f": f8, "i": types.int64, "b": types.boolean, "u": types.uint64}
-    params = types.Tuple(tuple(types.Array(f8, r, "C") if k == "a" else scalar[k]
-                               for k, r in form.params))
+    params = types.Tuple(tuple(param_item_type(k, r) for k, r in form.params))
     extra = (types.int64,) if kind == "on_event" else ()
-    return (f8, state, *ins, params, *extra)
+    return (types.float64, state_type(form.has_state), *map(rank_type, form.inputs), params,
+            *extra)
 
 
 def meta_row(e: Any, items: tuple[tuple[str, int, tuple[int, ...]], ...],

@@ -134,11 +134,6 @@ def _params(kernels: list[Kernels | None]) -> list[tuple[Any, ...]]:
     return [k.params if k is not None else () for k in kernels]
 
 
-#: the compiled tiers: data-wired (loops and block entries compiled once per installation,
-#: the diagram as tables) and fused (one generated module per diagram structure)
-TIERS = ("wired", "fused")
-
-
 @dataclass(frozen=True)
 class Prepared:
     """A plan ready to run on one tier: its program, parameter layout, the module whose
@@ -546,7 +541,6 @@ def run_batch_compiled(plans: list[Plan], config: RunConfig,
 
 __all__ = [
     "METHODS",
-    "TIERS",
     "BatchRun",
     "CompileError",
     "Method",

@@ -29,7 +29,10 @@ from typing import Any
 from llvmlite import ir
 from numba import types
 from numba.core import cgutils
+from numba.core.callconv import excinfo_t
 from numba.extending import intrinsic
+
+from blocksim.engine.compiled.warmup import fold_star_args
 
 _I64 = ir.IntType(64)
 _F64 = ir.DoubleType()
@@ -108,9 +111,6 @@ def store_f8(typingctx, addr, value):
     return types.none(types.int64, value), codegen
 
 
-
-
-
 @intrinsic
 def call_kernel(typingctx, kernel, addr, *args):
     """``kernel(*args)`` through the address ``addr`` of its compiled code for these
@@ -132,8 +132,7 @@ def call_kernel(typingctx, kernel, addr, *args):
         retty = call_conv.get_return_type(restype).pointee
         retvaltmp = cgutils.alloca_once(builder, retty)
         builder.store(cgutils.get_null_value(retty), retvaltmp)
-        excinfoptr = cgutils.alloca_once(builder, ir.PointerType(call_conv_excinfo_t()),
-                                         name="excinfo")
+        excinfoptr = cgutils.alloca_once(builder, ir.PointerType(excinfo_t), name="excinfo")
         values = cgutils.unpack_tuple(builder, llargs[2], len(argtys))
         packed = list(call_conv._get_arg_packer(argtys).as_arguments(builder, values))
         code = builder.call(callee, [retvaltmp, excinfoptr, *packed])
@@ -144,26 +143,12 @@ def call_kernel(typingctx, kernel, addr, *args):
     return sig_, codegen
 
 
-def call_conv_excinfo_t():
-    """numba's exception-info struct type (the callee's second argument points to a pointer
-    to it)."""
-    from numba.core.callconv import excinfo_t
-
-    return excinfo_t
-
-
 def compiled(kernel: Any, argtys: tuple[Any, ...]) -> Any:
     """The compile result of ``kernel`` for a call with ``argtys`` (compiled, or loaded from
     numba's cache, here); a variadic kernel's extra arguments folded as numba folds them."""
-    import inspect
-
-    params = list(inspect.signature(kernel.py_func).parameters.values())
-    for i, p in enumerate(params):
-        if p.kind is p.VAR_POSITIONAL:
-            argtys = (*argtys[:i], types.StarArgTuple.from_types(tuple(argtys[i:])))
-            break
-    kernel.compile(tuple(argtys))
-    return kernel.overloads[tuple(argtys)]
+    folded = tuple(fold_star_args(kernel, argtys))
+    kernel.compile(folded)
+    return kernel.overloads[folded]
 
 
 def kernel_address(kernel: Any, argtys: tuple[Any, ...]) -> int:

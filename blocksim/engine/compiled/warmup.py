@@ -54,28 +54,38 @@ _EMPTY_TYPE = types.Array(_F64, 1, "C", readonly=True)
 _STATE_TYPE = types.Array(_F64, 1, "C")
 
 
+_SCALAR_PARAM = {"f": _F64, "i": types.int64, "b": types.boolean, "u": types.uint64}
+
+
+def state_type(has_state: bool) -> types.Type:
+    """How the generated code types a block's state: a C-contiguous slice of the state
+    vector, or the read-only empty state of a block without one."""
+    return _STATE_TYPE if has_state else _EMPTY_TYPE
+
+
+def rank_type(rank: int) -> types.Type:
+    """float64 for rank 0, a C-contiguous float64 array of that rank otherwise."""
+    return _F64 if rank == 0 else types.Array(_F64, rank, "C")
+
+
 def signal_type(shape: tuple[int, ...]) -> types.Type:
     """How the generated code types a signal read from the buffer: float64 for a scalar,
     a C-contiguous float64 array of the signal's rank otherwise."""
-    return _F64 if not shape else types.Array(_F64, len(shape), "C")
+    return rank_type(len(shape))
+
+
+def param_item_type(kind: str, rank: int) -> types.Type:
+    """The type of one parameter of layout ``kind`` (:class:`~.params.ParamLayout`) and
+    ``rank`` as rebuilt from ``pv``/``pi``."""
+    return rank_type(rank) if kind == "a" else _SCALAR_PARAM[kind]
 
 
 def params_type(params: tuple[Any, ...]) -> types.Type:
     """The numba type of a block's parameter tuple as the generated code rebuilds it from the
-    flat vectors ``pv``/``pi`` (see ``render._Writer.unpack``)."""
-    parts: list[types.Type] = []
-    for kind, _start, shape in param_layout([params]).items[0]:
-        if kind == "a":
-            parts.append(types.Array(_F64, len(shape), "C"))
-        elif kind == "f":
-            parts.append(_F64)
-        elif kind == "i":
-            parts.append(types.int64)
-        elif kind == "b":
-            parts.append(types.boolean)
-        else:
-            parts.append(types.uint64)
-    return types.Tuple(tuple(parts))  # a UniTuple when the parts are all of one type
+    flat vectors ``pv``/``pi`` (see ``render._Writer.unpack``); a UniTuple when the parts
+    are all of one type."""
+    return types.Tuple(tuple(param_item_type(kind, len(shape))
+                             for kind, _start, shape in param_layout([params]).items[0]))
 
 
 def _entry(plan: Plan, name: str) -> tuple[int, Any]:
@@ -98,7 +108,7 @@ def kernel_signatures(plan: Plan, name: str, kernels: Kernels | None = None
     if k is None:
         return {}
     has_state = e.states.stop > e.states.start
-    state = _STATE_TYPE if has_state else _EMPTY_TYPE
+    state = state_type(has_state)
     ins = tuple(signal_type(tuple(plan.signal_shapes[s])) for s in e.in_slots)
     args = (_F64, state, *ins, params_type(k.params))
     crosses = bool(e.block.crossing_directions)

@@ -23,8 +23,10 @@ from numba import njit
 
 from blocksim.engine.compiled.entry import address, call_entry, load_f8, load_i8, store_f8
 
-#: the message of the RuntimeError raised when a block entry fails
+#: the message of the RuntimeError raised when a block entry fails; its second argument is
+#: the record's number k (output), -1 - k (derivative) or one of these bases minus k
 ENTRY_FAILED = "blocksim: a block's compiled kernel raised"
+UPDATE_FAILED, CROSSING_FAILED, EVENT_FAILED = -1000000, -2000000, -3000000
 
 # header of the program (indices into pi)
 LENGTH, N_EVAL, EVAL_AT, N_DERIV, DERIV_AT, N_UPDATE, UPDATE_AT, N_CROSS, CROSS_AT = range(9)
@@ -158,7 +160,7 @@ def update(t, x, xd, pv, pi, sig, fired, xd_new):
         start = _i(api, r + 2)
         if call_entry(_i(api, r), _i(api, r + 4), 0, t, axd + 8 * start, asig, apv, api,
                       api + 8 * _i(api, r + 3), anew + 8 * start) != 0:
-            raise RuntimeError(ENTRY_FAILED, -1000000 - k, t)
+            raise RuntimeError(ENTRY_FAILED, UPDATE_FAILED - k, t)
 
 
 @njit(cache=True)
@@ -173,7 +175,7 @@ def crossings(t, x, xd, pv, pi, sig, g):
                       _state(api, r + 1, ax, axd),
                       asig, apv, api, api + 8 * _i(api, r + 3),
                       ag + 8 * _i(api, r + 4)) != 0:
-            raise RuntimeError(ENTRY_FAILED, -2000000 - k, t)
+            raise RuntimeError(ENTRY_FAILED, CROSSING_FAILED - k, t)
 
 
 @njit(cache=True)
@@ -197,7 +199,7 @@ def fire(t, x, xd, pv, pi, sig, mask, x_new, xd_new):
                 if call_entry(handler, _i(api, r + 9), i, t, _state(api, r + 1, ax, axd), asig,
                               apv, api, api + 8 * _i(api, r + 3),
                               target + 8 * _i(api, r + 2)) != 0:
-                    raise RuntimeError(ENTRY_FAILED, -3000000 - k, t)
+                    raise RuntimeError(ENTRY_FAILED, EVENT_FAILED - k, t)
     return stop
 
 

@@ -2,11 +2,11 @@
 # ruff: noqa
 from blocksim.engine.compiled.wired import crossings, evaluate, fire, rhs, rhs_record, update
 METHOD = 0  # EULER
-# source blocksim.engine.compiled.entry: 5c551cff3aed7d98
+# source blocksim.engine.compiled.entry: 87a6373a1070f879
 # source blocksim.engine.compiled.loop: 87199fc9011692e2
 # source blocksim.engine.compiled.loop_template: 1b3182ddd9b5048a
 # source blocksim.engine.compiled.steps: 87f2841c800ce723
-# source blocksim.engine.compiled.wired: 1aab405e13702732
+# source blocksim.engine.compiled.wired: 6e4e4f2cad823258
 # source blocksim.engine.crossing: 0b00aa083160be17
 # source blocksim.engine.schedule: 433c0e40b591ad51
 

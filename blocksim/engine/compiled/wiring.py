@@ -66,8 +66,9 @@ class Wiring:
 
     def entry_of(self, statement: int) -> int:
         """The plan entry of the statement number an entry failure reports."""
-        for base, entries in ((-3000000, self.cross_entries), (-2000000, self.cross_entries),
-                              (-1000000, self.update_entries)):
+        for base, entries in ((wired.EVENT_FAILED, self.cross_entries),
+                              (wired.CROSSING_FAILED, self.cross_entries),
+                              (wired.UPDATE_FAILED, self.update_entries)):
             if statement <= base:
                 return entries[base - statement]
         if statement < 0:
