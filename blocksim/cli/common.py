@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import re
 import sys
+import threading
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -201,3 +202,17 @@ def output_path(path: str, what: str, suffixes: tuple[str, ...]) -> Path:
         raise CliError(BAD_INPUT, [f"{what} {path!r}: directory {str(p.parent)!r} does not "
                                    f"exist"])
     return p
+
+
+def keep_redrawing(bar: Any, seconds: float = 1.0) -> threading.Event:
+    """Redraw the tqdm ``bar`` every ``seconds`` on a daemon thread until the returned event
+    is set: tqdm redraws only on updates, so its elapsed time would stand still through a
+    long compile and the line would look frozen."""
+    stop = threading.Event()
+
+    def tick() -> None:
+        while not stop.wait(seconds):
+            bar.refresh()
+
+    threading.Thread(target=tick, daemon=True).start()
+    return stop

@@ -23,6 +23,7 @@ from blocksim.cli.common import (
     compile_file,
     echo,
     fmt_value,
+    keep_redrawing,
     load_file,
     output_path,
     run_settings,
@@ -121,17 +122,9 @@ class CompileStatus:
 
             self.bar = tqdm(total=None, file=self.file, desc=text,
                             bar_format="{desc} [{elapsed}]")
-            # tqdm redraws only on updates: a long compile would look frozen (no line for
-            # tens of seconds); redraw the elapsed time every TICK seconds
-            self._stop = threading.Event()
-            threading.Thread(target=self._tick, args=(self.bar, self._stop),
-                             daemon=True).start()
+            self._stop = keep_redrawing(self.bar, self.TICK)
         else:
             self.bar.set_description_str(text)
-
-    def _tick(self, bar: Any, stop: threading.Event) -> None:
-        while not stop.wait(self.TICK):
-            bar.refresh()
 
     def close(self) -> None:
         """Finish the status line (if it was shown)."""

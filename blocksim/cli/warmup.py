@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from blocksim.cli.common import FAILED, OK, CliError, echo
+from blocksim.cli.common import FAILED, OK, CliError, echo, keep_redrawing
 from blocksim.engine.block import Block
 from blocksim.engine.errors import suggest
 
@@ -495,12 +495,6 @@ def add_parser(sub: Any) -> None:
     p.set_defaults(command=run_warmup)
 
 
-def _tick(bar: Any, stop: threading.Event) -> None:
-    """Redraw ``bar`` every second until ``stop`` (tqdm redraws only on updates)."""
-    while not stop.wait(1.0):
-        bar.refresh()
-
-
 def run_warmup(args: argparse.Namespace) -> int:
     """The ``warmup`` command."""
     from blocksim.cli.common import BAD_INPUT
@@ -520,9 +514,8 @@ def run_warmup(args: argparse.Namespace) -> int:
 
     saved = compile_watch.announce
     compile_watch.announce = lambda message: None  # the bar says it
-    stop = threading.Event()
-    if bar is not None:  # the elapsed time goes on during a long compile (a minute or more)
-        threading.Thread(target=_tick, args=(bar, stop), daemon=True).start()
+    # the elapsed time goes on during a long compile (a minute or more)
+    stop = keep_redrawing(bar) if bar is not None else threading.Event()
     try:
         jobs = args.jobs if getattr(args, "jobs", None) else (os.cpu_count() or 1)
         report = warmup(args.only, progress, jobs=max(1, jobs))
