@@ -97,20 +97,20 @@ def kernel_argtypes(form: Form, kind: str) -> tuple[Any, ...]:
 
 
 def meta_row(e: Any, items: tuple[tuple[str, int, tuple[int, ...]], ...],
-             starts: list[int], shapes: list[tuple[int, ...]], stores: tuple[int, ...] | None,
-             pi_offset: int) -> list[int]:
+             starts: list[int], shapes: list[tuple[int, ...]],
+             stores: tuple[int, ...] | None) -> list[Any]:
     """The wiring row of entry ``e`` that its adapter reads: ``[nx, per input: offset in sig
     (and its dimensions when an array), per output: offset in sig or -1 (not stored here), per
-    parameter: offset in pv or pi (and its dimensions when an array)]``. ``stores`` are the
-    output slots this statement writes (None: all); ``pi_offset`` where the block int
-    parameters start in ``pi``."""
+    parameter: offset in pv (and its dimensions when an array) or ``("p", offset)`` among the
+    block int parameters (where those start in ``pi`` is known once the program is laid
+    out)]``. ``stores`` are the output slots this statement writes (None: all)."""
     row = [e.states.stop - e.states.start]
     for s in e.in_slots:
         row += [starts[s], *shapes[s]]
     for s in e.out_slots:
         row.append(starts[s] if stores is None or s in stores else -1)
     for kind, start, shape in items:
-        row += [start, *shape] if kind in "af" else [pi_offset + start]
+        row += [start, *shape] if kind in "af" else [("p", start)]
     return row
 
 

@@ -95,16 +95,16 @@ def build_wiring(plan: Plan, program: Program, kernels: list[Kernels | None],
             used[form] = adapter(form)
         return used[form].addresses[kind], used[form].kernel_addresses[kind]
 
-    def build(offset: int) -> list[int]:
-        """The table, with the block int parameters at ``offset`` in pi."""
-        rows: list[list[int]] = []
+    def build() -> list[int]:
+        """The table; the block int parameters follow it in pi."""
+        rows: list[list[Any]] = []
         meta_at: dict[Any, int] = {}
         cursor = [0]  # where the next meta row goes, relative to the end of the records
 
         def meta(k: int, stores: tuple[int, ...] | None = None) -> int:
             key = (k, stores)
             if key not in meta_at:
-                row = meta_row(entries[k], layout.items[k], starts, shapes, stores, offset)
+                row = meta_row(entries[k], layout.items[k], starts, shapes, stores)
                 meta_at[key] = cursor[0]
                 rows.append(row)
                 cursor[0] += len(row)
@@ -154,15 +154,13 @@ def build_wiring(plan: Plan, program: Program, kernels: list[Kernels | None],
                   len(crosses),
                   wired.HEADER + wired.EVAL_WIDTH * len(evals) + wired.DERIV_WIDTH * len(derivs)
                   + wired.UPDATE_WIDTH * len(updates)]
-        table = header + [meta_base + v[1] if isinstance(v, tuple) else v
-                          for r in records for v in r]
-        table += [v for row in rows for v in row]
-        table[wired.LENGTH] = len(table)
-        return table
+        flat = [v for r in records for v in r] + [v for row in rows for v in row]
+        length = len(header) + len(flat)
+        base = {"m": meta_base, "p": length}  # meta rows; block int parameters (after it)
+        header[wired.LENGTH] = length
+        return header + [base[v[0]] + v[1] if isinstance(v, tuple) else v for v in flat]
 
-    length = len(build(0))
-    table = np.array(build(length), dtype=np.int64)
-    assert table.size == length
+    table = np.array(build(), dtype=np.int64)
     return Wiring(table, tuple(used.values()),
                   tuple(s.entry for s in program.evaluation),
                   tuple(c.entry for c in program.derivatives),
