@@ -6,9 +6,11 @@ import argparse
 import re
 import sys
 import threading
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
+from blocksim.confine import PathRefused, typed_path
 from blocksim.engine.compile import compile_diagram
 from blocksim.engine.config import RunConfig, file_config
 from blocksim.engine.errors import DiagramError
@@ -192,8 +194,12 @@ def echo(line: str = "", file: TextIO | None = None) -> None:
     print(line, file=file or sys.stdout)
 
 
-def output_path(path: str, what: str, suffixes: tuple[str, ...]) -> Path:
-    """``path`` as a Path whose suffix is one of ``suffixes`` and whose directory exists."""
+def output_path(path: str, what: str, suffixes: tuple[str, ...],
+                allow: Sequence[str] | None = None) -> Path:
+    """``path`` as a Path whose suffix is one of ``suffixes`` and whose directory exists, that
+    does not leave the working folder through a symbolic link found there (unless into an
+    ``allow`` folder: ``--allow-dir``) and is not a folder, pipe or device
+    (:func:`blocksim.confine.typed_path`)."""
     p = Path(path)
     if p.suffix.lower() not in suffixes:
         raise CliError(BAD_INPUT, [f"{what} {path!r}: use a file name ending in "
@@ -201,7 +207,10 @@ def output_path(path: str, what: str, suffixes: tuple[str, ...]) -> Path:
     if not p.parent.exists():
         raise CliError(BAD_INPUT, [f"{what} {path!r}: directory {str(p.parent)!r} does not "
                                    f"exist"])
-    return p
+    try:
+        return typed_path(p, what, allow or ())
+    except PathRefused as exc:
+        raise CliError(BAD_INPUT, [str(exc)]) from None
 
 
 def keep_redrawing(bar: Any, seconds: float = 1.0) -> threading.Event:

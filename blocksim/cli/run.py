@@ -28,6 +28,7 @@ from blocksim.cli.common import (
     output_path,
     run_settings,
 )
+from blocksim.confine import replacing
 from blocksim.engine.compile_notice import watching
 from blocksim.engine.config import RunConfig
 from blocksim.engine.errors import BlocksimError, SimulationError
@@ -209,8 +210,9 @@ def prepare(args: argparse.Namespace) -> tuple[DiagramFile, RunConfig, Plan]:
 
 def run(args: argparse.Namespace) -> int:
     """Simulate ``args.file``; see :func:`add_parser` for the exit status."""
-    out = output_path(args.out, "--out", (".npz",)) if args.out else None
-    plot = output_path(args.plot, "--plot", _FIGURE_SUFFIXES) if args.plot else None
+    out = output_path(args.out, "--out", (".npz",), args.allow_dir) if args.out else None
+    plot = (output_path(args.plot, "--plot", _FIGURE_SUFFIXES, args.allow_dir)
+            if args.plot else None)
     with notice_status(not args.quiet):  # a cold dry run compiles the blocks' numerics
         _, config, plan = prepare(args)
     T = config.T
@@ -289,10 +291,15 @@ def save_plots(result: SimResult, path: Path, name: str) -> list[Path]:
         names = result.signals[:8]
         figures = {"signals": plot_scope(result.t, [result[n] for n in names], labels=names,
                                          title=f"{name}: recorded signals")}
+    def save(fig: Any, target: Path) -> Path:
+        with replacing(target) as tmp:  # a link there is replaced, not written through
+            save_figure(fig, tmp)
+        return target
+
     if len(figures) == 1:
-        return [save_figure(next(iter(figures.values())), path)]
-    return [save_figure(fig, path.with_name(f"{path.stem}-{key.replace('/', '_')}"
-                                            f"{path.suffix}")) for key, fig in figures.items()]
+        return [save(next(iter(figures.values())), path)]
+    return [save(fig, path.with_name(f"{path.stem}-{key.replace('/', '_')}{path.suffix}"))
+            for key, fig in figures.items()]
 
 
 def summary(result: SimResult, name: str, T: float) -> None:

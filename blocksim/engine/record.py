@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from blocksim.confine import replacing
 from blocksim.engine.errors import suggest
 from blocksim.engine.figures import Figures
 
@@ -109,7 +110,8 @@ class SimResult:
                 "stats": _jsonable(self.stats), "status": self.status, "message": self.message,
                 "constant": constant}
         arrays[_META] = np.array(json.dumps(meta))
-        np.savez_compressed(Path(path), **arrays)
+        with replacing(path) as tmp:  # a link at ``path`` is replaced, not written through
+            np.savez_compressed(tmp, **arrays)
 
     @classmethod
     def load(cls, path: str | Path) -> SimResult:

@@ -32,6 +32,8 @@ from typing import Any
 
 import numpy as np
 
+from blocksim.confine import Confinement, PathRefused, confine_input
+
 #: largest diagram file [bytes]
 MAX_FILE_BYTES = 4_000_000
 #: largest .npy data file [bytes]
@@ -115,20 +117,11 @@ class Guard:
     # ------------------------------------------------------------------ paths
     def confine(self, base_dir: Path, rel: str, what: str) -> Path:
         """The file ``rel`` names relative to ``base_dir`` (symbolic links resolved), if it is
-        inside ``base_dir`` or an allowed folder."""
-        if not rel or "\x00" in rel:
-            raise GuardError(f"{what} {rel!r} is not a file name")
-        if Path(rel).is_absolute():
-            raise GuardError(f"{what} {rel!r} must be a path relative to this file")
-        path = (base_dir / rel).resolve()
-        roots = [base_dir.resolve(), *self.allow_dirs]
-        if not any(path.is_relative_to(r) for r in roots):
-            raise GuardError(
-                f"{what} {rel!r} is outside this file's folder ({roots[0]}); "
-                f"files may only come from there or from folders you allow "
-                f"(--allow-dir DIR, or load(..., allow_dirs=[DIR]))"
-            )
-        return path
+        inside ``base_dir`` or an allowed folder (:func:`blocksim.confine.confine_input`)."""
+        try:
+            return confine_input(Confinement(Path(base_dir), tuple(self.allow_dirs)), rel, what)
+        except PathRefused as exc:
+            raise GuardError(str(exc)) from None
 
 
 def read_limited(path: Path, limit: int = MAX_FILE_BYTES) -> bytes:

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from blocksim.confine import Confinement, confined
 from blocksim.engine.block import Block
 from blocksim.engine.diagram import Diagram
 from blocksim.engine.errors import BlocksimError, suggest
@@ -99,8 +100,9 @@ def load(path: str | Path, overrides: dict[str, Any] | None = None, *,
         subsystem), ``{"name": value}`` a shared parameter. A string value is read by the same
         rules as in the file (e.g. ``"pi/4"``).
     allow_any_path : bool
-        Let ``file`` parameters (Scope, XYGraph, Record outputs) be absolute or contain ``..``;
-        by default a diagram file may only name output files below the working directory.
+        Let output files (a Scope's ``file``, an animation's ``filename``, a hardware block's
+        ``record``, ...) be anywhere; by default a diagram file may only name output files in
+        its own folder (or an ``allow_dirs`` folder), see :mod:`blocksim.confine`.
     allow_dirs : sequence of path
         Folders that included subsystem files and ``.npy`` data files may come from, besides
         the including file's own folder (and its subfolders); symbolic links are resolved
@@ -151,6 +153,12 @@ class _Loader:
             else:
                 self.param_overrides[pname] = value
         self.origins: dict[str, tuple[Source, JsonPath]] = {}
+
+    def confinement(self, source: Source) -> Confinement:
+        """Where the blocks of ``source`` may read and write files: its folder (the working
+        directory for a text without one) and the allowed folders (:mod:`blocksim.confine`)."""
+        base = source.base_dir if source.base_dir is not None else Path.cwd()
+        return Confinement(Path(base), tuple(self.guard.allow_dirs), self.allow_any_path)
 
     # ---------------------------------------------------------------- files
     def parse(self, text: str, name: str, path: Path | None,
@@ -341,11 +349,6 @@ class _Loader:
                 self.problems.add_error(exc)
                 ok = False
                 continue
-            if k == "file" and not self.allow_any_path and not _safe_output(value):
-                self.problems.add(src, ppath, f"output file {value!r} must be a relative path "
-                                  f"inside the working directory (no '..', not absolute)")
-                ok = False
-                continue
             kwargs[k] = value
             if src is source:
                 record[k] = (raw, value)
@@ -358,7 +361,8 @@ class _Loader:
         if not ok:
             return None
         try:
-            block = cls(**kwargs)
+            with confined(self.confinement(source)):
+                block = cls(**kwargs)
         except Exception as exc:  # the constructor's own checks: a problem of the file
             msg = str(exc).split("\n")[0]
             self.problems.add(source, (*bpath, "params") if raw_params else bpath,
@@ -416,13 +420,6 @@ def _default_name(doc: Any, path: Path | None) -> str:
     if isinstance(doc, dict) and isinstance(doc.get("name"), str):
         return doc["name"]
     return path.stem if path is not None and path.stem.isidentifier() else "diagram"
-
-
-def _safe_output(value: Any) -> bool:
-    if value is None:
-        return True
-    p = Path(str(value))
-    return not p.is_absolute() and ".." not in p.parts
 
 
 def _display(path: Path) -> str:

@@ -101,6 +101,12 @@ def _model(mname: str, spec: dict[str, Any], mpath: JsonPath, source: Source, ns
         if key == "kind":
             continue
         kpath = (*mpath, key)
+        if key == "base_dir":  # the folder files are read from is the file's own, always
+            problems.add(source, kpath, f"model kind '{kind}': 'base_dir' cannot be set in a "
+                         f"file; paths start at the diagram file's folder (allow more with "
+                         f"--allow-dir DIR)", key=True)
+            ok = False
+            continue
         if key not in sig.parameters and not var_kw:
             problems.add(source, kpath, f"model kind '{kind}' has no member '{key}'"
                          f"{suggest(key, sig.parameters)}; members: "
@@ -115,7 +121,7 @@ def _model(mname: str, spec: dict[str, Any], mpath: JsonPath, source: Source, ns
             ok = False
     if not ok:
         return
-    if "base_dir" in sig.parameters and "base_dir" not in kwargs:
+    if "base_dir" in sig.parameters:
         kwargs["base_dir"] = source.base_dir  # files named by a model start at the diagram's
     try:
         obj = builder(**kwargs)

@@ -54,7 +54,7 @@ CASES = {
     "output-outside": (
         {"blocksim": 1, "blocks": {"c": {"type": "Constant", "params": {"value": 1}},
                                    "s": {"type": "Scope", "params": {"file": "../../x.png"}}},
-         "wires": [{"from": "c", "to": "s"}]}, "must be a relative path"),
+         "wires": [{"from": "c", "to": "s"}]}, "is outside this file's folder"),
     "function-block": (with_block({"type": "Function", "params": {"func": "print"}}),
                        "Function runs Python code"),
 }

@@ -39,6 +39,7 @@ from typing import Any
 
 import numpy as np
 
+from blocksim.confine import PathRefused, input_path, output_path, replacing
 from blocksim.engine.block import Block
 from blocksim.engine.clock import as_clock
 from blocksim.engine.config import OVERRUN_POLICIES
@@ -106,15 +107,18 @@ class HardwareBlock(Block):
                 )
         if record is not None and replay is not None:
             raise BlockParameterError(f"{cls}: give 'record' or 'replay', not both")
-        if replay is not None and not Path(replay).is_file():
+        try:
+            self.record = output_path(record, "parameter 'record'")
+            self.replay = input_path(replay, "parameter 'replay'")
+        except PathRefused as exc:
+            raise BlockParameterError(f"{cls}: {exc}") from None
+        if self.replay is not None and not self.replay.is_file():
             raise BlockParameterError(f"{cls}: parameter 'replay': no such file {str(replay)!r}")
         if overrun is not None and overrun not in OVERRUN_POLICIES:
             raise BlockParameterError(
                 f"{cls}: parameter 'overrun' must be one of "
                 f"{', '.join(OVERRUN_POLICIES)} or None (the run's policy), found {overrun!r}"
             )
-        self.record = None if record is None else Path(record)
-        self.replay = None if replay is None else Path(replay)
         self.overrun = overrun
 
     @property
@@ -160,7 +164,8 @@ class HardwareBlock(Block):
                 session.close()
         finally:
             if self.record is not None and session.log is not None:
-                session.log.save(self.record)
+                with replacing(self.record) as tmp:  # a link there is replaced, not followed
+                    session.log.save(tmp)
             self._store_stats(session, run)
 
     def _store_stats(self, session: Session, run: Any) -> None:

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from blocksim.confine import PathRefused, input_path
 from blocksim.engine.block import Block, Port
 from blocksim.engine.clock import as_clock
 from blocksim.engine.errors import BlockParameterError
@@ -36,9 +36,12 @@ def grid_of(owner: str, map: Any, cellsize: Any, origin: Any) -> OccupancyGrid:
             if map in MAPS:
                 return load_map(map)
             return OccupancyGrid.from_file(
-                Path(map), cellsize=float(cellsize or 1.0), origin=origin
+                input_path(map, "parameter 'map'"), cellsize=float(cellsize or 1.0),
+                origin=origin
             )
         return OccupancyGrid(np.asarray(map, dtype=float), float(cellsize or 1.0), origin)
+    except PathRefused as e:
+        raise BlockParameterError(f"{owner}: {e}") from None
     except (OSError, TypeError, ValueError) as e:
         raise BlockParameterError(
             f"{owner}: parameter 'map' must be a shipped map name "

@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from blocksim.blocks.sinks.recorders import _check_bool, _check_dpi, _Sink
+from blocksim.confine import PathRefused, output_path
 from blocksim.engine.block import Port
 from blocksim.engine.errors import BlockParameterError
 
@@ -49,11 +50,13 @@ def _check_filename(cls: str, filename: Any) -> Path | None:
     if not isinstance(filename, (str, os.PathLike)) or not str(filename):
         raise BlockParameterError(f"{cls}: parameter 'filename' must be a path ending in .gif "
                                   f"or .mp4, or None, found {filename!r}")
-    path = Path(filename).expanduser()
-    if path.suffix.lower() not in ANIMATION_SUFFIXES:
+    if Path(filename).suffix.lower() not in ANIMATION_SUFFIXES:
         raise BlockParameterError(f"{cls}: parameter 'filename' must end in .gif (Pillow) or "
                                   f".mp4 (ffmpeg), found {str(filename)!r}")
-    return path
+    try:
+        return output_path(filename, "parameter 'filename'")
+    except PathRefused as exc:
+        raise BlockParameterError(f"{cls}: {exc}") from None
 
 
 def _check_rate(cls: str, fps: Any, frames: Any) -> tuple[float, int | None]:

@@ -24,6 +24,7 @@ it never hides the error that ended the run.
 from __future__ import annotations
 
 import csv
+import functools
 import os
 import warnings
 from collections.abc import Callable, Sequence
@@ -32,9 +33,10 @@ from typing import Any
 
 import numpy as np
 
+from blocksim.confine import PathRefused, output_path, replacing
 from blocksim.engine.block import Block, Port
 from blocksim.engine.errors import BlockParameterError, BlocksimError
-from blocksim.viz.scope import element_labels
+from blocksim.viz.scope import element_labels, plot_scope, plot_xy
 
 FileArg = str | os.PathLike[str] | None
 
@@ -98,11 +100,13 @@ def _check_file(cls: str, file: Any, suffixes: Sequence[str], what: str) -> Path
     if not isinstance(file, (str, os.PathLike)) or not str(file):
         raise _bad(cls, "file", f"a path (str or os.PathLike) ending in one of "
                    f"{', '.join(suffixes)}, or None", file)
-    path = Path(file).expanduser()
-    if path.suffix.lower() not in suffixes:
+    if Path(file).suffix.lower() not in suffixes:
         raise _bad(cls, "file", f"a {what} file name ending in one of {', '.join(suffixes)}",
                    str(file))
-    return path
+    try:
+        return output_path(file, "parameter 'file'")
+    except PathRefused as exc:
+        raise BlockParameterError(f"{cls}: {exc}") from None
 
 
 def _check_figsize(cls: str, figsize: Any) -> tuple[float, float] | None:
@@ -181,7 +185,8 @@ class _Sink(Block):
         """Call ``writer(path)``; re-raise I/O errors naming the block and the file."""
         assert self._file is not None
         try:
-            writer(self._file)
+            with replacing(self._file) as tmp:  # a link there is replaced, not written through
+                writer(tmp)
         except OSError as exc:
             raise BlocksimError(f"{self._what}: cannot write '{self._file}': {exc}") from exc
 
@@ -305,13 +310,11 @@ class Scope(_Sink):
     def _finish(self, result: Any) -> None:
         signals = [self._signal(result, p.name) for p in self.inputs]  # type: ignore[union-attr]
         t, title = result.t, self._title(self.title, result)
-
-        def draw() -> Any:
-            from blocksim.viz.scope import plot_scope
-
-            return plot_scope(t, signals, self.labels, self.units, title=title, grid=self.grid,
-                              stairs=self.stairs, figsize=self.figsize, show=self.show)
-
+        # a partial of a module-level function, not a closure: a deferred figure pickles with
+        # its result (an interpreted batch's worker process sends the result back)
+        draw = functools.partial(plot_scope, t, signals, self.labels, self.units, title=title,
+                                 grid=self.grid, stairs=self.stairs, figsize=self.figsize,
+                                 show=self.show)
         self._store(result, draw, self.show, self.dpi)
 
 
@@ -383,14 +386,9 @@ class XYGraph(_Sink):
     def _finish(self, result: Any) -> None:
         x, y = self._signal(result, "x"), self._signal(result, "y")
         title = self._title(self.title, result)
-
-        def draw() -> Any:
-            from blocksim.viz.scope import plot_xy
-
-            return plot_xy(x, y, xlabel=self.labels[0], ylabel=self.labels[1], title=title,
-                           grid=self.grid, equal=self.equal, figsize=self.figsize,
-                           show=self.show)
-
+        draw = functools.partial(plot_xy, x, y, xlabel=self.labels[0], ylabel=self.labels[1],
+                                 title=title, grid=self.grid, equal=self.equal,
+                                 figsize=self.figsize, show=self.show)  # pickles, as Scope's
         self._store(result, draw, self.show, self.dpi)
 
 

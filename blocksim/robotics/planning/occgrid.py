@@ -16,7 +16,94 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["OccupancyGrid", "as_grid", "kcircle"]
+__all__ = ["MAX_MAP_BYTES", "MAX_MAP_CELLS", "OccupancyGrid", "as_grid", "kcircle"]
+
+#: largest map file read [bytes]
+MAX_MAP_BYTES = 64_000_000
+#: most cells of a map read from a file (a 2000 x 2000 grid); checked from the file's header,
+#: before anything is decoded
+MAX_MAP_CELLS = 4_000_000
+
+
+def _read_map_bytes(path: Path) -> bytes:
+    """The bytes of the regular file ``path`` (no pipes or devices; at most
+    :data:`MAX_MAP_BYTES` + 1 read); errors name the file, never its content."""
+    import os
+    import stat
+
+    st = os.stat(path)
+    if not stat.S_ISREG(st.st_mode):
+        raise ValueError(f"{path.name}: not a regular file (a folder, device or pipe)")
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise ValueError(f"{path.name}: not a regular file")
+        chunks, size = [], 0
+        while size <= MAX_MAP_BYTES:
+            chunk = os.read(fd, min(1 << 20, MAX_MAP_BYTES + 1 - size))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+    finally:
+        os.close(fd)
+    if size > MAX_MAP_BYTES:
+        raise ValueError(f"{path.name}: a map file is limited to {MAX_MAP_BYTES} bytes")
+    return b"".join(chunks)
+
+
+def _check_cells(shape: Sequence[int], name: str) -> None:
+    cells = 1
+    for n in shape:
+        cells *= int(n)
+    if cells > MAX_MAP_CELLS:
+        raise ValueError(
+            f"{name}: the map has {' x '.join(str(int(n)) for n in shape)} = {cells} cells; "
+            f"maps are limited to {MAX_MAP_CELLS} cells (blocksim.robotics.planning.occgrid."
+            f"MAX_MAP_CELLS; raise it in Python for a larger map)"
+        )
+
+
+def _npy_map(raw: bytes, name: str) -> np.ndarray:
+    """The 2-D numeric array of a ``.npy`` file's bytes, its shape checked from the header
+    before the data is read (no pickles)."""
+    import io
+
+    fh = io.BytesIO(raw)
+    try:
+        fmt = np.lib.format
+        version = fmt.read_magic(fh)
+        header = {(1, 0): fmt.read_array_header_1_0, (2, 0): fmt.read_array_header_2_0}
+        shape, _, dtype = header[version](fh)
+    except Exception:
+        raise ValueError(f"{name}: not a .npy array file (numpy.save)") from None
+    if len(shape) != 2 or dtype.kind not in "biuf":
+        raise ValueError(f"{name}: a map must be a 2-D array of numbers")
+    _check_cells(shape, name)
+    try:
+        return np.load(io.BytesIO(raw), allow_pickle=False)
+    except Exception:
+        raise ValueError(f"{name}: not a .npy array file (numpy.save)") from None
+
+
+def _png_grey(raw: bytes, name: str) -> np.ndarray:
+    """The grey levels (0..1) of a ``.png`` file's bytes; the pixel count is checked from the
+    header before the image is decoded."""
+    import io
+
+    from PIL import Image
+
+    try:
+        img = Image.open(io.BytesIO(raw), formats=["PNG"])
+    except Exception:
+        raise ValueError(f"{name}: not a PNG image") from None
+    with img:
+        w, h = img.size
+        _check_cells((h, w), name)
+        try:
+            return np.asarray(img.convert("L"), dtype=float) / 255.0
+        except Exception:
+            raise ValueError(f"{name}: a damaged PNG image") from None
 
 
 def kcircle(radius: float) -> np.ndarray:
@@ -181,16 +268,13 @@ class OccupancyGrid:
         """
         path = Path(path)
         suffix = path.suffix.lower()
-        if suffix == ".npy":
-            data = np.load(path, allow_pickle=False)
-        elif suffix == ".png":
-            from PIL import Image
-
-            with Image.open(path) as img:
-                grey = np.asarray(img.convert("L"), dtype=float) / 255.0
-            data = (grey < threshold)[::-1]
-        else:
+        if suffix not in (".npy", ".png"):
             raise ValueError(f"OccupancyGrid.from_file: {path.name}: expected a .npy or .png file")
+        raw = _read_map_bytes(path)
+        if suffix == ".npy":
+            data = _npy_map(raw, path.name)
+        else:
+            data = (_png_grey(raw, path.name) < threshold)[::-1]
         return cls(data, cellsize, origin)
 
     def save_png(self, path) -> None:
