@@ -3,14 +3,21 @@
 from __future__ import annotations
 
 import argparse
-import json
 import zipfile
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from blocksim.cli.common import BAD_INPUT, FAILED, OK, CliError, echo, output_path
+from blocksim.cli.common import (
+    BAD_INPUT,
+    FAILED,
+    OK,
+    CliError,
+    echo,
+    memory_size,
+    output_path,
+)
 from blocksim.engine.record import SimResult
 
 
@@ -27,18 +34,24 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--tol", type=float, default=1e-6,
                    help="largest accepted absolute difference (default 1e-6)")
     p.add_argument("--plot", metavar="OUT.png", help="overlay plot of the signals")
+    p.add_argument("--max-memory", type=memory_size, metavar="SIZE",
+                   help="most memory the arrays of each file may take once read, e.g. 500M "
+                        "or 8G (default 2G; a file over it is refused before it is inflated)")
     p.set_defaults(command=compare)
 
 
-def load_result(path: str) -> SimResult:
-    """A saved :class:`SimResult`, or end with :data:`BAD_INPUT`."""
+def load_result(path: str, max_memory: float | None = None) -> SimResult:
+    """A saved :class:`SimResult`, read as untrusted input (bounded: see
+    :meth:`SimResult.load`), or end with :data:`BAD_INPUT` and one line."""
+    from blocksim.engine.sweep.untrusted import UntrustedFileError
+
     try:
-        return SimResult.load(path)
-    except FileNotFoundError:
-        raise CliError(BAD_INPUT, [f"{path}: no such file"]) from None
-    except (OSError, ValueError, KeyError, zipfile.BadZipFile, json.JSONDecodeError) as exc:
+        return SimResult.load(path, max_memory=max_memory)
+    except UntrustedFileError as exc:
+        raise CliError(BAD_INPUT, [str(exc)]) from None
+    except (OSError, ValueError, KeyError, TypeError, IndexError, zipfile.BadZipFile) as exc:
         raise CliError(BAD_INPUT, [f"{path}: not a saved blocksim run ({type(exc).__name__}: "
-                                   f"{exc})"]) from None
+                                   f"{exc})"[:400]]) from None
 
 
 def _last_at_each_time(t: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -94,7 +107,10 @@ def compare(args: argparse.Namespace) -> int:
     plot = output_path(args.plot, "--plot", (".png", ".svg", ".pdf")) if args.plot else None
     if not args.tol >= 0:
         raise CliError(BAD_INPUT, [f"--tol must be >= 0, got {args.tol}"])
-    a, b = load_result(args.a), load_result(args.b)
+    a, b = load_result(args.a, args.max_memory), load_result(args.b, args.max_memory)
+    for name, r in ((args.a, a), (args.b, b)):
+        if not len(r.t):
+            raise CliError(BAD_INPUT, [f"{name}: the saved run has no recorded points"])
     grid, diffs, problems = differences(a, b)
     echo(f"A = {args.a} ({len(a.t)} points), B = {args.b} ({len(b.t)} points); "
          f"{'same times' if grid is a.t else f'{len(grid)} common grid points'}")

@@ -114,18 +114,78 @@ class SimResult:
             np.savez_compressed(tmp, **arrays)
 
     @classmethod
-    def load(cls, path: str | Path) -> SimResult:
-        """Load a result written by :meth:`save`."""
-        with np.load(Path(path), allow_pickle=False) as data:
-            meta = json.loads(str(data[_META]))
-            signals = {name: data[f"s{k}"] for k, name in enumerate(meta["signals"])}
-            n = len(data["t"])
-            for name in meta.get("constant", []):
-                row = signals[name]
-                signals[name] = np.broadcast_to(row[0], (n, *row.shape[1:])) if len(row) \
-                    else row
-            return cls(data["t"], data["x"], signals, meta["state_names"], meta["stats"],
-                       meta["aliases"], meta["status"], meta["message"])
+    def load(cls, path: str | Path, max_memory: float | None = None) -> SimResult:
+        """Load a result written by :meth:`save`.
+
+        The file is read as untrusted input (:func:`blocksim.engine.sweep.untrusted.read_npz`):
+        a regular file, every array's declared and header size checked against ``max_memory``
+        before it is inflated, the metadata a bounded JSON document of the expected layout.
+
+        Parameters
+        ----------
+        path : path
+            The ``.npz`` file.
+        max_memory : float, optional
+            Most bytes its arrays may take once read (default
+            :data:`~blocksim.engine.sweep.untrusted.MAX_NPZ_BYTES`).
+
+        Raises
+        ------
+        ValueError
+            (:class:`~blocksim.engine.sweep.untrusted.UntrustedFileError`) the file is not a
+            saved run, or is over the budget; one line naming the file.
+        """
+        from blocksim.engine.sweep.untrusted import (
+            MAX_NPZ_BYTES,
+            UntrustedFileError,
+            json_member,
+            read_npz,
+        )
+
+        name = str(path)
+        data = read_npz(path, budget=MAX_NPZ_BYTES if max_memory is None else max_memory)
+
+        def bad(what: str) -> UntrustedFileError:
+            return UntrustedFileError(f"{name}: not a saved blocksim run ({what})")
+
+        meta = json_member(data, _META, name)
+        if not isinstance(meta, dict):
+            raise bad("its metadata is not a JSON object")
+        names, constant = meta.get("signals"), meta.get("constant", [])
+        state_names, aliases = meta.get("state_names"), meta.get("aliases", {})
+        stats, message = meta.get("stats", {}), meta.get("message", "")
+        for key, ok in (
+            ("signals", isinstance(names, list) and all(isinstance(n, str) for n in names)),
+            ("constant", isinstance(constant, list) and isinstance(names, list)
+             and set(map(str, constant)) <= set(names)),
+            ("state_names", isinstance(state_names, list)
+             and all(isinstance(n, str) for n in state_names)),
+            ("aliases", isinstance(aliases, dict)
+             and all(isinstance(v, str) for v in aliases.values())),
+            ("stats", isinstance(stats, dict)),
+            ("status", isinstance(meta.get("status"), str)),
+            ("message", isinstance(message, str)),
+        ):
+            if not ok:
+                raise bad(f"metadata {key!r} is missing or malformed")
+        assert isinstance(names, list) and isinstance(state_names, list)
+        t, x = data.get("t"), data.get("x")
+        if t is None or t.ndim != 1 or t.dtype.kind not in "iuf":
+            raise bad("no 1-D numeric time array 't'")
+        n = len(t)
+        if x is None or x.shape != (n, len(state_names)) or x.dtype.kind not in "iuf":
+            raise bad(f"the state array 'x' is not ({n}, {len(state_names)}) numbers")
+        signals = {}
+        for k, sname in enumerate(names):
+            row = data.get(f"s{k}")
+            held = sname in constant
+            if row is None or row.ndim < 1 or (len(row) != n and not (held and len(row) <= 1)) \
+                    or row.dtype.kind not in "biuf":
+                raise bad(f"signal {sname!r} (array 's{k}') is missing or not {n} points of "
+                          f"numbers")
+            signals[sname] = np.broadcast_to(row[0], (n, *row.shape[1:])) \
+                if held and len(row) else row
+        return cls(t, x, signals, state_names, stats, aliases, meta["status"], message)
 
 
 def _is_held(a: np.ndarray) -> bool:
