@@ -1,7 +1,8 @@
 """CoppeliaSim (V-REP's successor) through its ZMQ remote API: RTB's ``VREP`` and its mirrors.
 
-:class:`CoppeliaSim` holds one connection (a ``RemoteAPIClient`` of the
-``coppeliasim-zmqremoteapi-client`` package, the ``hil`` extra) and offers RTB's ``VREP``
+:class:`CoppeliaSim` holds one connection (a
+:class:`~blocksim.hardware.coppeliasim_wire.Client` on pyzmq and cbor2, the ``hil`` extra) and
+offers RTB's ``VREP``
 methods over CoppeliaSim 4's ``sim`` API; :meth:`CoppeliaSim.arm`, :meth:`~CoppeliaSim.object`
 and :meth:`~CoppeliaSim.camera` return the mirrors :class:`VrepArm`, :class:`VrepObject` and
 :class:`VrepCamera`. Units: metres, radians, seconds; poses are 4x4 homogeneous transforms of
@@ -9,10 +10,14 @@ the object in the frame of ``rel`` (default the world, handle -1). RTB sends Eul
 degrees to ``setpose``; here poses go as matrices (``sim.setObjectMatrix``), so there is no
 angle convention to get wrong.
 
-Every call waits at most ``timeout`` seconds: a server that does not answer (or has quit) gives
-a :class:`~blocksim.hardware.errors.DeviceTimeout` naming the address and the last call, and the
+Every call waits at most ``timeout`` seconds in all: a server that does not answer (or has quit,
+or keeps answering the protocol's ``_*wait*_``) gives a
+:class:`~blocksim.hardware.errors.DeviceTimeout` naming the address and the last call, and the
 connection is closed (a ZMQ REQ socket cannot be used again after a lost reply). A call that the
-server refuses gives a :class:`~blocksim.hardware.errors.HardwareError` with its message.
+server refuses gives a :class:`~blocksim.hardware.errors.HardwareError` with its message (on one
+line). A server is not trusted: a reply asking this process to run a function (the stock
+``RemoteAPIClient`` would call it from ``__main__``), or one that is malformed, too large or too
+deep, closes the connection with a :class:`~blocksim.hardware.errors.HardwareError`.
 
 Every call can be recorded (``log=``) and replayed without a server (:class:`ReplayClient`).
 
@@ -32,9 +37,8 @@ use stepping mode for an atomic update between two steps), the legacy ``reconnec
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 
@@ -124,7 +128,7 @@ class CoppeliaSim:
     port : int
         Server port (CoppeliaSim's default 23000; the legacy API's was 19997).
     timeout : float
-        Longest wait for one reply [s] (RTB: 2000 ms).
+        Longest wait for one call's reply [s], every ``_*wait*_`` round included (RTB: 2000 ms).
     log : SessionLog, optional
         Record every call and reply in it.
     client : object, optional
@@ -153,20 +157,16 @@ class CoppeliaSim:
             return
         self.device = self.address
         try:
-            import zmq
-            from coppeliasim_zmqremoteapi_client import RemoteAPIClient
+            from blocksim.hardware.coppeliasim_wire import Client
         except ImportError as exc:  # pragma: no cover - the hil extra is missing
             raise HardwareError(
                 self.address,
                 f"the CoppeliaSim client is not installed ({exc}); pip install 'blocksim[hil]'",
             ) from None
-        self._zmq = zmq
-        self.client = RemoteAPIClient(host, self.port)
-        sock = self.client.socket
-        ms = math.ceil(self.timeout * 1000)
-        sock.setsockopt(zmq.RCVTIMEO, ms)
-        sock.setsockopt(zmq.SNDTIMEO, ms)
-        sock.setsockopt(zmq.LINGER, 0)
+        try:
+            self.client = Client(host, self.port, self.timeout)
+        except Exception as exc:  # a malformed host: ZMQ cannot connect to it
+            raise HardwareError(self.address, f"cannot connect: {exc}") from None
         log, self.log = self.log, None  # the handshake is not part of a session's record
         try:
             self.call("zmqRemoteApi.require", "sim")
@@ -221,32 +221,35 @@ class CoppeliaSim:
         except HardwareError:
             raise
         except Exception as exc:
-            zmq = getattr(self, "_zmq", None)
-            if zmq is not None and isinstance(exc, zmq.ZMQError):
-                self.close()
-                raise DeviceTimeout(
-                    self.device,
-                    f"no reply within {self.timeout:g} s "
-                    f"({type(exc).__name__}: {exc}); connection closed",
-                    f"called {self.last_call}",
-                ) from None
-            raise HardwareError(
-                self.device, f"{func} failed: {exc}", f"called {self.last_call}"
-            ) from None
+            self._failed(func, exc)
         if self.log is not None:
             self.log.entries.append(["call", func, plain, ret])
         return ret
 
+    def _failed(self, func: str, exc: Exception) -> NoReturn:
+        """Raise the error of call ``func`` that failed with ``exc`` (closing the connection
+        when the failure leaves it unusable)."""
+        from blocksim.hardware.coppeliasim_wire import ProtocolError, ServerError, WireTimeout
+
+        called = f"called {self.last_call}"
+        if isinstance(exc, ServerError):
+            raise HardwareError(self.device, f"{func} failed: {exc}", called) from None
+        if isinstance(exc, WireTimeout):
+            self.close()
+            raise DeviceTimeout(
+                self.device,
+                f"no reply within {self.timeout:g} s ({exc}); connection closed",
+                called,
+            ) from None
+        if isinstance(exc, ProtocolError):
+            self.close()
+            raise HardwareError(self.device, f"{exc}; connection closed", called) from None
+        raise HardwareError(self.device, f"{func} failed: {exc}", called) from None
+
     def close(self) -> None:
         """Close the connection (idempotent)."""
         client, self.client = self.client, None
-        if client is None:
-            return
-        sock = getattr(client, "socket", None)
-        if sock is not None:
-            sock.close(0)
-            client.context.term()
-        else:
+        if client is not None:
             client.close()
 
     def __enter__(self) -> CoppeliaSim:

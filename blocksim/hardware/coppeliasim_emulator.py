@@ -20,14 +20,16 @@ Run one from a shell with ``blocksim hw vrep-emulator``.
 
 from __future__ import annotations
 
+import re
 import threading
 import time
 from typing import Any
 
 import numpy as np
 
-from blocksim.hardware.coppeliasim_models import APP_PATH, load_model, load_scene
+from blocksim.hardware.coppeliasim_models import SceneFunctions
 from blocksim.hardware.coppeliasim_scene import Scene, euler_xyz, rot_xyz
+from blocksim.hardware.coppeliasim_wire import WireError, decode, printable
 
 __all__ = ["CONSTANTS", "CoppeliaSimEmulator"]
 
@@ -54,6 +56,13 @@ VERSION = 40700  # CoppeliaSim 4.7.0
 #: how many of the last calls (packets, for the Arbotix emulator) are kept for inspection
 KEEP = 100_000
 _PARAM_NAMES = {v: k for k, v in CONSTANTS.items()}
+#: request limits: bytes (ZMQ drops a longer message and the client's call times out), nesting
+#: depth and items of one request
+MAX_BYTES, MAX_DEPTH, MAX_ITEMS = 4 * 2**20, 16, 100_000
+#: the scenes the emulator builds: joints of the arm, time step [s]
+NJOINTS, DT = (1, 64), (1e-6, 10.0)
+#: an arm's name (its joints are ``<arm>_joint<k>``)
+ARM_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
 
 def _vec(v: Any, n: int, what: str) -> np.ndarray:
@@ -73,11 +82,36 @@ def _frozen(v: Any) -> Any:
     return t
 
 
+def _check_arguments(port: Any, arm: Any, njoints: Any, dt: Any) -> None:
+    def whole(v: Any) -> bool:
+        return isinstance(v, (int, np.integer)) and not isinstance(v, bool)
+
+    def real(v: Any) -> bool:
+        return whole(v) or isinstance(v, (float, np.floating))
+
+    bad = None
+    if not (whole(port) and 0 <= port <= 65535):
+        bad = f"port must be an int 0..65535 (0: pick a free one), got {port!r}"
+    elif not (isinstance(arm, str) and ARM_NAME.fullmatch(arm)):
+        bad = f"arm must be a name of 1 to 64 letters, digits, '_' or '-', got {arm!r}"
+    elif not (whole(njoints) and NJOINTS[0] <= njoints <= NJOINTS[1]):
+        bad = f"njoints must be an int {NJOINTS[0]}..{NJOINTS[1]}, got {njoints!r}"
+    elif not (real(dt) and DT[0] <= dt <= DT[1]):
+        bad = f"dt must be a number of seconds in [{DT[0]:g}, {DT[1]:g}], got {dt!r}"
+    if bad is not None:
+        raise ValueError(f"CoppeliaSimEmulator: {printable(bad, 200)}")
+
+
+def _error(msg: str) -> dict[str, Any]:
+    """An error reply (CoppeliaSim's clients read ``err``; the protocol document ``error``)."""
+    return {"success": False, "err": msg, "error": msg}
+
+
 def _matrix12(T: np.ndarray) -> list[float]:
     return [float(x) for x in T[:3, :].reshape(-1)]
 
 
-class CoppeliaSimEmulator:
+class CoppeliaSimEmulator(SceneFunctions):
     """An emulated CoppeliaSim remote-API server on ``tcp://host:port``.
 
     Parameters
@@ -87,7 +121,13 @@ class CoppeliaSimEmulator:
     host : str
         Interface to listen on.
     arm, njoints, dt
-        The scene's arm name, number of joints, and time step [s].
+        The scene's arm name, number of joints (:data:`NJOINTS`), and time step [s]
+        (:data:`DT`).
+
+    Raises
+    ------
+    ValueError
+        An argument out of its range.
     """
 
     def __init__(
@@ -98,6 +138,7 @@ class CoppeliaSimEmulator:
         njoints: int = 6,
         dt: float = 0.05,
     ):
+        _check_arguments(port, arm, njoints, dt)
         self.host = host
         self.port = int(port)
         self.arm, self.njoints = arm, int(njoints)
@@ -184,6 +225,7 @@ class CoppeliaSimEmulator:
         ctx = zmq.Context()
         sock = ctx.socket(zmq.REP)
         sock.setsockopt(zmq.LINGER, 0)
+        sock.setsockopt(zmq.MAXMSGSIZE, MAX_BYTES)
         try:
             if self.port:
                 sock.bind(f"tcp://{self.host}:{self.port}")
@@ -201,8 +243,8 @@ class CoppeliaSimEmulator:
         # Connection events are read when idle, and at most every 10 ms under load.
         sock.setsockopt(zmq.RCVTIMEO, 20)
         self._ready.set()
-        loads, dumps, recv, send = cbor2.loads, cbor2.dumps, sock.recv, sock.send
-        answer, stopping, clock, again = self._answer, self._stop.is_set, time.monotonic, zmq.Again
+        dumps, recv, send = cbor2.dumps, sock.recv, sock.send
+        answer, stopping, clock, again = self._reply, self._stop.is_set, time.monotonic, zmq.Again
         look = 0.0
         try:
             while not stopping():
@@ -211,13 +253,21 @@ class CoppeliaSimEmulator:
                 except again:
                     raw = None
                 if raw is not None:
-                    reply, fault = answer(loads(raw))
+                    parts = 1
+                    while sock.rcvmore:  # a REP socket answers only once all parts are in
+                        sock.recv()
+                        parts += 1
+                    reply, fault = answer(raw, parts)
                     if fault is not None:
                         kind, delay = fault
                         if kind == "stop":
                             break
                         self._stop.wait(delay)
-                    send(dumps(reply))
+                    try:
+                        out = dumps(reply)
+                    except Exception as exc:  # a stored value the encoder refuses
+                        out = dumps(_error(f"cannot encode the reply ({type(exc).__name__})"))
+                    send(out)
                     if clock() < look:
                         continue
                 while monitor.poll(0):
@@ -231,25 +281,40 @@ class CoppeliaSimEmulator:
             ctx.term()
             self.connections = 0
 
+    def _reply(self, raw: bytes, parts: int = 1) -> tuple[dict[str, Any], tuple[str, float] | None]:
+        """The reply to request ``raw`` (and the fault to apply): an error reply for a request
+        that is not one well-formed, bounded CBOR map (:func:`~.coppeliasim_wire.decode`)."""
+        if parts != 1:
+            return _error(f"malformed request: {parts} message parts (one CBOR map expected)"), None
+        try:
+            request = decode(raw, MAX_DEPTH, MAX_ITEMS)
+        except WireError as exc:
+            return _error(f"malformed request: {exc}"), None
+        try:
+            return self._answer(request)
+        except Exception as exc:  # pragma: no cover - _answer replies to every call's error
+            return _error(f"internal error ({type(exc).__name__})"), None
+
     def _answer(self, request: Any) -> tuple[dict[str, Any], tuple[str, float] | None]:
         with self.lock:
             fault = self._faults.pop(0) if self._faults else None
             if fault is not None and fault[0] == "ok":
                 fault = None
-            try:
-                func = request["func"]
-                args = list(request.get("args") or [])
-            except (TypeError, KeyError):
-                return {"success": False, "err": "malformed request"}, fault
+            if not isinstance(request, dict):
+                return _error("malformed request: not a map"), fault
+            func, args = request.get("func"), request.get("args")
+            if not isinstance(func, str) or not isinstance(args, (list, type(None))):
+                return _error("malformed request: 'func' must be text and 'args' an array"), fault
+            args = list(args or [])
             self.requests.append((func, _frozen(args)))
             if len(self.requests) > 2 * KEEP:
                 del self.requests[:-KEEP]
             try:
                 ret = self._call(func, args)
             except Exception as exc:  # every error goes back to the client
-                text = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
-                msg = f"{text} (in function '{func}')"
-                return {"success": False, "err": msg, "error": msg}, fault
+                text = str(exc.args[0] if isinstance(exc, KeyError) and exc.args else exc)
+                msg = f"{printable(text, 500)} (in function '{printable(func, 100)}')"
+                return _error(msg), fault
             return {"success": True, "ret": ret}, fault
 
     def _call(self, func: str, args: list[Any]) -> list[Any]:
@@ -393,9 +458,10 @@ class CoppeliaSimEmulator:
     def sim_setFloatParam(self, p: int, v: float) -> None:
         if p != CONSTANTS["floatparam_simulation_time_step"]:
             raise KeyError(f"float parameter {p} is not known")
-        if self.scene.state != "stopped" or not v > 0:
+        if self.scene.state != "stopped" or not DT[0] <= float(v) <= DT[1]:
             raise ValueError(
-                "the time step can only be set to a positive value while the simulation is stopped"
+                f"the time step can only be set to a value in [{DT[0]:g}, {DT[1]:g}] s while "
+                f"the simulation is stopped"
             )
         self.scene.dt = float(v)
 
@@ -480,64 +546,3 @@ class CoppeliaSimEmulator:
         s = self._sensor(h)
         s.picture = (self.scene.render(h), self.scene.render(h, grey=True))
         return 0, [], []
-
-    # ---------------------------------------------------------------- scenes, models, tree
-    def _stopped(self, what: str) -> None:
-        if self.scene.state != "stopped":
-            raise RuntimeError(f"{what} needs the simulation stopped")
-
-    def sim_loadScene(self, filename: str) -> None:
-        self._stopped("loading a scene")
-        self.scene = load_scene(str(filename), self.arm, self.njoints, self.scene.dt)
-
-    def sim_closeScene(self) -> int:
-        self._stopped("closing the scene")
-        self.scene = Scene(self.arm, self.njoints, self.scene.dt, populate=False)
-        return 1
-
-    def sim_loadModel(self, filename: str, *options: Any) -> int:
-        return load_model(self.scene, str(filename))
-
-    def sim_removeModel(self, h: int, *options: Any) -> int:
-        if not self.scene.get(h).model:
-            raise KeyError(f"object handle {h} is not a model base")
-        return self.scene.remove(h)
-
-    def sim_removeObjects(self, handles: Any, *options: Any) -> None:
-        for h in handles:
-            self.scene.get(int(h))
-        for h in handles:
-            if int(h) in self.scene.objects:  # children of a removed object go with it
-                for c in self.scene.children(int(h)):
-                    self.scene.objects[c].parent = self.scene.get(int(h)).parent
-                del self.scene.objects[int(h)]
-
-    def sim_getObjectChild(self, h: int, index: int) -> int:
-        kids = self.scene.children(int(h))
-        return kids[index] if 0 <= int(index) < len(kids) else -1
-
-    def sim_getObjectParent(self, h: int) -> int:
-        return int(self.scene.get(h).parent)
-
-    def sim_getStringParam(self, p: int) -> str:
-        if p == CONSTANTS["stringparam_application_path"]:
-            return APP_PATH
-        raise KeyError(f"string parameter {p} is not known")
-
-    def _signal(self, name: str, value: Any) -> None:
-        self.scene.signals[str(name)] = value
-
-    def sim_setInt32Signal(self, name: str, v: int) -> None:
-        self._signal(name, int(v))
-
-    def sim_setFloatSignal(self, name: str, v: float) -> None:
-        self._signal(name, float(v))
-
-    def sim_setStringSignal(self, name: str, v: Any) -> None:
-        self._signal(name, v)
-
-    def sim_getInt32Signal(self, name: str) -> Any:
-        return self.scene.signals.get(str(name))
-
-    sim_getFloatSignal = sim_getInt32Signal
-    sim_getStringSignal = sim_getInt32Signal

@@ -21,12 +21,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
 from blocksim.hardware.coppeliasim_scene import Scene, SceneObject
 
-__all__ = ["APP_PATH", "MODELS", "SCENES", "load_model", "load_scene"]
+__all__ = ["APP_PATH", "MODELS", "SCENES", "SceneFunctions", "load_model", "load_scene"]
 
 #: the emulated CoppeliaSim's application folder (``sim.stringparam_application_path``)
 APP_PATH = "/opt/coppeliasim-emulator"
@@ -112,3 +113,73 @@ def load_scene(path: str, arm: str, njoints: int, dt: float) -> Scene:
 def load_model(scene: Scene, path: str) -> int:
     """Add the model of file ``path`` (see :data:`MODELS`) to ``scene``; its base's handle."""
     return MODELS[_known(path, "models", ".ttm", MODELS)](scene)
+
+
+class SceneFunctions:
+    """The emulator's ``sim`` functions on scenes, models, the object tree, the application
+    path and signals (a base of :class:`~.coppeliasim_emulator.CoppeliaSimEmulator`, which
+    holds ``scene``, ``arm`` and ``njoints``)."""
+
+    scene: Scene
+    arm: str
+    njoints: int
+
+    def _stopped(self, what: str) -> None:
+        if self.scene.state != "stopped":
+            raise RuntimeError(f"{what} needs the simulation stopped")
+
+    def sim_loadScene(self, filename: str) -> None:
+        self._stopped("loading a scene")
+        self.scene = load_scene(str(filename), self.arm, self.njoints, self.scene.dt)
+
+    def sim_closeScene(self) -> int:
+        self._stopped("closing the scene")
+        self.scene = Scene(self.arm, self.njoints, self.scene.dt, populate=False)
+        return 1
+
+    def sim_loadModel(self, filename: str, *options: Any) -> int:
+        return load_model(self.scene, str(filename))
+
+    def sim_removeModel(self, h: int, *options: Any) -> int:
+        if not self.scene.get(h).model:
+            raise KeyError(f"object handle {h} is not a model base")
+        return self.scene.remove(h)
+
+    def sim_removeObjects(self, handles: Any, *options: Any) -> None:
+        for h in handles:
+            self.scene.get(int(h))
+        for h in handles:
+            if int(h) in self.scene.objects:  # children of a removed object go with it
+                for c in self.scene.children(int(h)):
+                    self.scene.objects[c].parent = self.scene.get(int(h)).parent
+                del self.scene.objects[int(h)]
+
+    def sim_getObjectChild(self, h: int, index: int) -> int:
+        kids = self.scene.children(int(h))
+        return kids[index] if 0 <= int(index) < len(kids) else -1
+
+    def sim_getObjectParent(self, h: int) -> int:
+        return int(self.scene.get(h).parent)
+
+    def sim_getStringParam(self, p: int) -> str:
+        if p == 0:  # sim.stringparam_application_path
+            return APP_PATH
+        raise KeyError(f"string parameter {p} is not known")
+
+    def _signal(self, name: str, value: Any) -> None:
+        self.scene.signals[str(name)] = value
+
+    def sim_setInt32Signal(self, name: str, v: int) -> None:
+        self._signal(name, int(v))
+
+    def sim_setFloatSignal(self, name: str, v: float) -> None:
+        self._signal(name, float(v))
+
+    def sim_setStringSignal(self, name: str, v: Any) -> None:
+        self._signal(name, v)
+
+    def sim_getInt32Signal(self, name: str) -> Any:
+        return self.scene.signals.get(str(name))
+
+    sim_getFloatSignal = sim_getInt32Signal
+    sim_getStringSignal = sim_getInt32Signal
