@@ -52,6 +52,7 @@ from blocksim.engine.errors import (
     SolverError,
     ZenoError,
 )
+from blocksim.engine.limits import RunLimitError
 from blocksim.engine.plan import Plan
 from blocksim.engine.record import SimResult
 from blocksim.engine.schedule import Schedule, schedule
@@ -237,14 +238,20 @@ def _schedule(plan: Plan, config: RunConfig) -> Schedule:
 
 
 def _options(program: ir.Program, config: RunConfig, sched: Schedule, cap: int,
-             record_steps: bool) -> LoopOptions:
+             record_steps: bool, members: int = 1) -> LoopOptions:
+    """The loop's options; its rows are limited so that the recording of ``members`` runs
+    stays within ``config.max_memory`` (each row: the time, the states and every signal)."""
     tol = float(config.event_tol)
+    row_bytes = 8 * (1 + program.nx + program.nsig)
+    max_rows = max(2, int(min(config.max_memory / members / row_bytes, 2 ** 62)))
+    max_steps = int(min(config.max_steps, 2 ** 62))
     return LoopOptions(float(config.dt or 0.0), float(config.rtol),
-                       float(config.atol), float(config.max_step), int(cap), record_steps, tol,
-                       ZENO_WIDTH * tol * max(1.0, config.T), ZENO_COUNT,
+                       float(config.atol), float(config.max_step), int(cap),
+                       record_steps, tol, ZENO_WIDTH * tol * max(1.0, config.T), ZENO_COUNT,
                        np.array(program.directions, dtype=np.int64),
                        np.array(program.stop_mask, dtype=np.bool_),
-                       np.zeros(sched.fired.shape[1], dtype=np.bool_), interrupt_flag())
+                       np.zeros(sched.fired.shape[1], dtype=np.bool_), interrupt_flag(),
+                       max_rows, max_steps)
 
 
 @contextlib.contextmanager
@@ -365,7 +372,8 @@ def run_compiled(plan: Plan, config: RunConfig, stats: dict[str, Any]) -> SimRes
     if status is Status.INTERRUPTED:
         result.message = f"interrupted at t={t_final:.9g} s"
         raise interrupted(result.message, result)
-    error = member_error(plan, program, status, t_final, s_rec, x_rec, opts, result)
+    error = member_error(plan, program, status, t_final, s_rec, x_rec, opts, result,
+                         int(nsteps))
     if status is Status.STOPPED:
         stoppers = [e.name for e in plan.entries if e.block.stops_simulation]
         result.message = f"stopped by block '{stoppers[0]}' at t={t_final:.9g} s"
@@ -377,8 +385,10 @@ def run_compiled(plan: Plan, config: RunConfig, stats: dict[str, Any]) -> SimRes
 
 def member_error(plan: Plan, program: ir.Program, status: Status, t: float,
                  s_rec: np.ndarray, x_rec: np.ndarray, opts: LoopOptions,
-                 result: SimResult | None) -> BlocksimError | None:
-    """The error of a run that ended with ``status`` at ``t`` (None for DONE/STOPPED)."""
+                 result: SimResult | None, nsteps: int | None = None) -> BlocksimError | None:
+    """The error of a run that ended with ``status`` at ``t`` (None for DONE/STOPPED);
+    ``nsteps``, the steps taken, tells a LIMIT of steps from one of recorded rows (a batch
+    records major times only: its LIMIT is of steps)."""
     if status is Status.ZENO:
         chatter = [e.name for e in plan.entries if e.block.crossing_directions]
         names = ", ".join(f"'{c}'" for c in chatter)
@@ -388,6 +398,16 @@ def member_error(plan: Plan, program: ir.Program, status: Status, t: float,
                          time=t)
     if status is Status.NONFINITE:
         return _non_finite(plan, program, s_rec, x_rec, t, result)
+    if status is Status.LIMIT:
+        if nsteps is None or nsteps >= opts.max_steps:
+            return RunLimitError(
+                f"the solver took more than max_steps = {opts.max_steps} steps by t = "
+                f"{t:.6g} s (raise the limit with max_steps= or --max-steps, or bound the "
+                f"work: max_step, rtol)", result=result, time=t, limit="max_steps")
+        return RunLimitError(
+            f"the recording reached {opts.max_rows} points by t = {t:.6g} s, the most "
+            f"max_memory allows (raise it with max_memory= or --max-memory, or record less: "
+            f"record_dt)", result=result, time=t, limit="max_memory")
     if status is Status.STEP_TOO_SMALL:
         return SolverError(f"compiled Dormand-Prince: required step size below the spacing of "
                            f"floating-point numbers after t={t:.9g} s; try a stiff solver in "
@@ -496,7 +516,9 @@ def run_batch_compiled(plans: list[Plan], config: RunConfig,
     XD0 = np.ascontiguousarray(np.stack([p.xd0 for p in plans]).reshape(len(plans), -1)
                                if plan.xd0.size else np.zeros((len(plans), 0)))
     sched = _schedule(plan, config)
-    opts = _options(program, config, sched, sched.times.size + 1, False)
+    opts = _options(program, config, sched, sched.times.size + 1, False, len(plans))
+    opts = opts._replace(cap=sched.times.size + 1, max_rows=max(opts.max_rows,
+                                                                sched.times.size + 1))
     sig0 = np.zeros(program.nsig)
     M, n_major = len(plans), sched.times.size
     t_out = np.full((M, n_major), np.nan)

@@ -47,6 +47,8 @@ class Status(IntEnum):
     INTERRUPTED = 5  # the caller set ``LoopOptions.interrupt[0]`` (Ctrl-C)
     FULL = 6  # run_fixed: the record buffers (``LoopOptions.cap`` rows) are full; the back-end
     #           sizes them for every row, so this is a sizing bug, rerun with more rows
+    LIMIT = 7  # run: ``LoopOptions.max_steps`` steps taken, or ``max_rows`` rows recorded
+    #            (the run's max_memory); everything so far recorded
 
 
 class Mode(IntEnum):
@@ -79,6 +81,8 @@ class LoopOptions(NamedTuple):
     none_fired: np.ndarray  # (nclocks,) bool, all False: no clock fires
     interrupt: np.ndarray  # (1,) uint8: set non-zero by another thread to stop the run (it
     #                        ends with everything recorded so far, status INTERRUPTED)
+    max_rows: int  # most rows recorded (the run's max_memory); one more ends it, LIMIT
+    max_steps: int  # most solver steps (the run's max_steps); one more ends it, LIMIT
 
 
 #: the crossing test of both back-ends, compiled
@@ -144,12 +148,14 @@ def any_crossed(g_prev, g_now, directions):
 
 
 @njit(cache=True)
-def grow_records(t_rec, x_rec, s_rec):
-    """The record buffers with twice the rows (the recorded ones copied)."""
+def grow_records(t_rec, x_rec, s_rec, max_rows):
+    """The record buffers with twice the rows, at most ``max_rows`` (the recorded ones
+    copied)."""
     rows = t_rec.size
-    t_new = np.empty(2 * rows)
-    x_new = np.empty((2 * rows, x_rec.shape[1]))
-    s_new = np.empty((2 * rows, s_rec.shape[1]))
+    new = max(rows, min(2 * rows, max_rows))
+    t_new = np.empty(new)
+    x_new = np.empty((new, x_rec.shape[1]))
+    s_new = np.empty((new, s_rec.shape[1]))
     for r in range(rows):
         t_new[r] = t_rec[r]
         copy_into(x_new[r], x_rec[r])

@@ -100,6 +100,7 @@ _STOPPED = int(Status.STOPPED)
 _ZENO = int(Status.ZENO)
 _INTERRUPTED = int(Status.INTERRUPTED)
 _FULL = int(Status.FULL)
+_LIMIT = int(Status.LIMIT)
 #: ``evaluate``'s modes (:class:`~blocksim.engine.compiled.loop.Mode`) as numpy integers,
 #: which numba types as int64 where a literal ``1`` would be typed ``Literal[int](1)`` and
 #: compile ``evaluate`` a second time (with every kernel linked and optimised once more)
@@ -349,10 +350,13 @@ def run(pv, pi, x0, xd0, sig0, sched, opts):
             status = major(t, _RECORD, opts.none_fired, x, xd, x_new, xd_new, pv, pi, sig, g_prev,
                            g_now, mask, False, events, opts)
         if sched.record[i] if on_schedule else opts.record_steps:
-            if nrec == t_rec.size:
-                t_rec, x_rec, s_rec = grow_records(t_rec, x_rec, s_rec)
-            write_row(t_rec, x_rec, s_rec, nrec, t, x, sig)
-            nrec += 1
+            if nrec == t_rec.size and nrec < opts.max_rows:
+                t_rec, x_rec, s_rec = grow_records(t_rec, x_rec, s_rec, opts.max_rows)
+            if nrec < t_rec.size:
+                write_row(t_rec, x_rec, s_rec, nrec, t, x, sig)
+                nrec += 1
+            elif status == _DONE:  # the recording reached max_memory
+                status = _LIMIT
         if not (finite(sig) and finite(x)):
             status = _NONFINITE
         elif status == _DONE and opts.interrupt[0] != 0:
@@ -377,6 +381,9 @@ def run(pv, pi, x0, xd0, sig0, sched, opts):
             if opts.interrupt[0] != 0:
                 status = _INTERRUPTED
                 break
+            if nsteps >= opts.max_steps:
+                status = _LIMIT
+                break
             # f(t, x), with the signals to record when recording this step's start
             if n > 0 and (first_step or method != _DOPRI):
                 if record_here:
@@ -389,8 +396,11 @@ def run(pv, pi, x0, xd0, sig0, sched, opts):
                 if record_here:
                     outputs(min(t, t_left), x, xd, pv, pi, sig, nf)
             if record_here:
-                if nrec == t_rec.size:
-                    t_rec, x_rec, s_rec = grow_records(t_rec, x_rec, s_rec)
+                if nrec == t_rec.size and nrec < opts.max_rows:
+                    t_rec, x_rec, s_rec = grow_records(t_rec, x_rec, s_rec, opts.max_rows)
+                if nrec == t_rec.size:  # the recording reached max_memory
+                    status = _LIMIT
+                    break
                 write_row(t_rec, x_rec, s_rec, nrec, t, x, sig)
                 nrec += 1
                 if not (finite(sig) and finite(x)):
@@ -425,10 +435,11 @@ def run(pv, pi, x0, xd0, sig0, sched, opts):
                     # at the new time from the old state (a block that fails with the time
                     # names itself) and the new state (a diverging state names itself)
                     outputs(min(t_new, t_left), x, xd, pv, pi, sig, nf)
-                    if nrec == t_rec.size:
-                        t_rec, x_rec, s_rec = grow_records(t_rec, x_rec, s_rec)
-                    write_row(t_rec, x_rec, s_rec, nrec, t_new, ynew, sig)
-                    nrec += 1
+                    if nrec == t_rec.size and nrec < opts.max_rows:
+                        t_rec, x_rec, s_rec = grow_records(t_rec, x_rec, s_rec, opts.max_rows)
+                    if nrec < t_rec.size:
+                        write_row(t_rec, x_rec, s_rec, nrec, t_new, ynew, sig)
+                        nrec += 1
                     status = _NONFINITE
                     break
                 if en < 1.0:
@@ -457,10 +468,11 @@ def run(pv, pi, x0, xd0, sig0, sched, opts):
             copy_into(x, ynew)
             if not opts.record_steps and not finite(x):  # not recorded below: record it here
                 outputs(min(t, t_left), x, xd, pv, pi, sig, nf)
-                if nrec == t_rec.size:
-                    t_rec, x_rec, s_rec = grow_records(t_rec, x_rec, s_rec)
-                write_row(t_rec, x_rec, s_rec, nrec, t, x, sig)
-                nrec += 1
+                if nrec == t_rec.size and nrec < opts.max_rows:
+                    t_rec, x_rec, s_rec = grow_records(t_rec, x_rec, s_rec, opts.max_rows)
+                if nrec < t_rec.size:
+                    write_row(t_rec, x_rec, s_rec, nrec, t, x, sig)
+                    nrec += 1
                 status = _NONFINITE
                 break
             if event or t >= t_end:

@@ -85,7 +85,7 @@ def loop_arguments() -> tuple[Any, ...]:
                      np.zeros(1, dtype=np.bool_))
     opts = LoopOptions(0.1, 1e-6, 1e-9, 1.0, 2, True, 1e-10, 1e-8, 50,
                        np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.bool_),
-                       np.zeros(1, dtype=np.bool_), np.zeros(1, dtype=np.uint8))
+                       np.zeros(1, dtype=np.bool_), np.zeros(1, dtype=np.uint8), 2, 1)
     return f8, np.zeros(1, dtype=np.int64), f8, f8, f8, sched, opts
 
 

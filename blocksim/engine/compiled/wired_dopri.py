@@ -3,8 +3,8 @@
 from blocksim.engine.compiled.wired import crossings, evaluate, fire, rhs, rhs_record, update
 METHOD = 2  # DOPRI
 # source blocksim.engine.compiled.entry: 87a6373a1070f879
-# source blocksim.engine.compiled.loop: 87199fc9011692e2
-# source blocksim.engine.compiled.loop_template: 1b3182ddd9b5048a
+# source blocksim.engine.compiled.loop: a5881fed09582952
+# source blocksim.engine.compiled.loop_template: f3954e3c42692f82
 # source blocksim.engine.compiled.steps: 87f2841c800ce723
 # source blocksim.engine.compiled.wired: 6e4e4f2cad823258
 # source blocksim.engine.crossing: 0b00aa083160be17
@@ -72,6 +72,7 @@ _STOPPED = int(Status.STOPPED)
 _ZENO = int(Status.ZENO)
 _INTERRUPTED = int(Status.INTERRUPTED)
 _FULL = int(Status.FULL)
+_LIMIT = int(Status.LIMIT)
 #: ``evaluate``'s modes (:class:`~blocksim.engine.compiled.loop.Mode`) as numpy integers,
 #: which numba types as int64 where a literal ``1`` would be typed ``Literal[int](1)`` and
 #: compile ``evaluate`` a second time (with every kernel linked and optimised once more)
@@ -321,10 +322,13 @@ def run(pv, pi, x0, xd0, sig0, sched, opts):
             status = major(t, _RECORD, opts.none_fired, x, xd, x_new, xd_new, pv, pi, sig, g_prev,
                            g_now, mask, False, events, opts)
         if sched.record[i] if on_schedule else opts.record_steps:
-            if nrec == t_rec.size:
-                t_rec, x_rec, s_rec = grow_records(t_rec, x_rec, s_rec)
-            write_row(t_rec, x_rec, s_rec, nrec, t, x, sig)
-            nrec += 1
+            if nrec == t_rec.size and nrec < opts.max_rows:
+                t_rec, x_rec, s_rec = grow_records(t_rec, x_rec, s_rec, opts.max_rows)
+            if nrec < t_rec.size:
+                write_row(t_rec, x_rec, s_rec, nrec, t, x, sig)
+                nrec += 1
+            elif status == _DONE:  # the recording reached max_memory
+                status = _LIMIT
         if not (finite(sig) and finite(x)):
             status = _NONFINITE
         elif status == _DONE and opts.interrupt[0] != 0:
@@ -349,6 +353,9 @@ def run(pv, pi, x0, xd0, sig0, sched, opts):
             if opts.interrupt[0] != 0:
                 status = _INTERRUPTED
                 break
+            if nsteps >= opts.max_steps:
+                status = _LIMIT
+                break
             # f(t, x), with the signals to record when recording this step's start
             if n > 0 and (first_step or method != _DOPRI):
                 if record_here:
@@ -361,8 +368,11 @@ def run(pv, pi, x0, xd0, sig0, sched, opts):
                 if record_here:
                     outputs(min(t, t_left), x, xd, pv, pi, sig, nf)
             if record_here:
-                if nrec == t_rec.size:
-                    t_rec, x_rec, s_rec = grow_records(t_rec, x_rec, s_rec)
+                if nrec == t_rec.size and nrec < opts.max_rows:
+                    t_rec, x_rec, s_rec = grow_records(t_rec, x_rec, s_rec, opts.max_rows)
+                if nrec == t_rec.size:  # the recording reached max_memory
+                    status = _LIMIT
+                    break
                 write_row(t_rec, x_rec, s_rec, nrec, t, x, sig)
                 nrec += 1
                 if not (finite(sig) and finite(x)):
@@ -397,10 +407,11 @@ def run(pv, pi, x0, xd0, sig0, sched, opts):
                     # at the new time from the old state (a block that fails with the time
                     # names itself) and the new state (a diverging state names itself)
                     outputs(min(t_new, t_left), x, xd, pv, pi, sig, nf)
-                    if nrec == t_rec.size:
-                        t_rec, x_rec, s_rec = grow_records(t_rec, x_rec, s_rec)
-                    write_row(t_rec, x_rec, s_rec, nrec, t_new, ynew, sig)
-                    nrec += 1
+                    if nrec == t_rec.size and nrec < opts.max_rows:
+                        t_rec, x_rec, s_rec = grow_records(t_rec, x_rec, s_rec, opts.max_rows)
+                    if nrec < t_rec.size:
+                        write_row(t_rec, x_rec, s_rec, nrec, t_new, ynew, sig)
+                        nrec += 1
                     status = _NONFINITE
                     break
                 if en < 1.0:
@@ -429,10 +440,11 @@ def run(pv, pi, x0, xd0, sig0, sched, opts):
             copy_into(x, ynew)
             if not opts.record_steps and not finite(x):  # not recorded below: record it here
                 outputs(min(t, t_left), x, xd, pv, pi, sig, nf)
-                if nrec == t_rec.size:
-                    t_rec, x_rec, s_rec = grow_records(t_rec, x_rec, s_rec)
-                write_row(t_rec, x_rec, s_rec, nrec, t, x, sig)
-                nrec += 1
+                if nrec == t_rec.size and nrec < opts.max_rows:
+                    t_rec, x_rec, s_rec = grow_records(t_rec, x_rec, s_rec, opts.max_rows)
+                if nrec < t_rec.size:
+                    write_row(t_rec, x_rec, s_rec, nrec, t, x, sig)
+                    nrec += 1
                 status = _NONFINITE
                 break
             if event or t >= t_end:
