@@ -86,8 +86,15 @@ def big_files(tmp_path_factory):
     return d
 
 
-def _check_one(path, monkeypatch, capsys):
+def _outside_files():
+    """Files a hostile diagram could have written outside its folder."""
+    return sorted(Path("/tmp").glob("blocksim-hostile*"))
+
+
+def _check_one(path, monkeypatch, capsys, home=None):
     monkeypatch.chdir(path.parent)
+    if home is not None:
+        monkeypatch.setenv("HOME", str(home))
     outcome = {}
     with Limited() as lim:
         try:
@@ -120,10 +127,12 @@ def _assert_clean(o, name, check=1, run=2):
 
 
 @pytest.mark.parametrize("name", FILES)
-def test_a_hostile_file_is_refused_cleanly(name, monkeypatch, capsys):
-    o = _check_one(CORPUS / name, monkeypatch, capsys)
+def test_a_hostile_file_is_refused_cleanly(name, monkeypatch, capsys, tmp_path):
+    before = _outside_files()
+    o = _check_one(CORPUS / name, monkeypatch, capsys, home=tmp_path)
     _assert_clean(o, name)
     assert not (CORPUS / "r.npz").exists()
+    assert list(tmp_path.iterdir()) == [] and _outside_files() == before, name
 
 
 def test_a_39_megabyte_table_loads_and_runs_in_bounded_time_and_memory(
@@ -163,6 +172,8 @@ def test_the_corpus_covers_every_kind():
         "bad_clock",
         "lambda",
         "attribute",
+        "write_",
+        "read_",
     ]
     for kind in kinds:
         assert any(kind in f for f in FILES), kind

@@ -45,6 +45,32 @@ def loop(simulation: dict) -> dict:
     }
 
 
+def arm(params: dict) -> dict:
+    """Goals into an ArbotixArm (5 servos) with these parameters."""
+    return {
+        "blocksim": 1,
+        "blocks": {
+            "c": {"type": "Constant", "params": {"value": [0.0] * 5}},
+            "arm": {"type": "ArbotixArm",
+                    "params": {"nservos": 5, "clock": 0.02, "timeout": 1.0, **params}},
+        },
+        "wires": [{"from": "c", "to": "arm.q_cmd"}],
+        "simulation": {"T": 0.1},
+    }
+
+
+def planner_map(name: str) -> dict:
+    """A NavigationField reading the map ``name``."""
+    return {
+        "blocksim": 1,
+        "blocks": {
+            "c": {"type": "Constant", "params": {"value": [1.0, 1.0, 0.0]}},
+            "plan": {"type": "NavigationField", "params": {"map": name, "goal": [2.0, 2.0]}},
+        },
+        "wires": [{"from": "c", "to": "plan.pose"}],
+    }
+
+
 def blowup(strings: bool) -> dict:
     params = {"p0": [1.0] * 10}
     for k in range(1, 10):
@@ -95,6 +121,34 @@ FILES: dict[str, object] = {
         "blocks": {"b": {"type": "Function", "params": {"func": "print"}}},
     },
     "output_outside": constant_into({"type": "Scope", "params": {"file": UP + "tmp/x.png"}}),
+    # files a block writes or reads: only in the diagram's folder (blocksim.confine)
+    "write_home_record": constant_into({"type": "Record", "params": {"file": "~/hostile.csv"}}),
+    "write_absolute_record": constant_into(
+        {"type": "Record", "params": {"file": "/tmp/blocksim-hostile.csv"}}),
+    "write_absolute_armplot": {
+        "blocksim": 1,
+        "models": {"puma": {"zoo": "puma560"}},
+        "blocks": {
+            "q": {"type": "Constant", "params": {"value": [0.0] * 6}},
+            "anim": {"type": "ArmPlot",
+                     "params": {"robot": "$puma", "filename": "/tmp/blocksim-hostile.gif"}},
+        },
+        "wires": [{"from": "q", "to": "anim"}],
+    },
+    "write_absolute_hardware_record": arm({"port": "emulator",
+                                           "record": "/tmp/blocksim-hostile-notes.txt"}),
+    "write_traversal_hardware_record": arm({"port": "emulator", "record": UP + "tmp/n.json"}),
+    "read_absolute_replay": arm({"port": None, "replay": "/etc/passwd"}),
+    "read_traversal_replay": arm({"port": None, "replay": UP + "etc/passwd"}),
+    "read_device_replay": arm({"port": None, "replay": UP + "dev/zero"}),
+    "read_absolute_map": planner_map("/etc/passwd"),
+    "read_traversal_map": planner_map(UP + "etc/passwd.npy"),
+    "read_home_map": planner_map("~/map.png"),
+    "read_urdf_base_dir": {
+        "blocksim": 1,
+        "models": {"robot": {"urdf": "passwd", "base_dir": "/etc"}},
+        "blocks": {"c": {"type": "Constant", "params": {"value": 1.0}}},
+    },
     # numbers
     "huge_literal": gain("1e999"),
     "huge_power": gain("9**9**9"),
