@@ -8,22 +8,143 @@ replies) in the same order, so a diagram run again on a replayed log reproduces 
 for bit, without the device; anything the diagram sends that differs from the recording raises
 :class:`~blocksim.hardware.errors.ReplayError` naming the exchange.
 
-Logs are JSON files (bytes as hex, floats written exactly).
+Logs are JSON files (bytes as base64, floats written exactly). A log given to ``replay=`` may
+come from anyone: :meth:`SessionLog.load` reads it as untrusted input, bounded (a regular file of
+at most :data:`MAX_BYTES`, opened without blocking so that a FIFO or a device cannot hang it;
+values nested at most :data:`MAX_DEPTH` deep) and checked (each entry's shape and types), and
+every problem is a :class:`RecordingError` naming the file, never quoting its bytes.
 """
 
 from __future__ import annotations
 
 import base64
+import binascii
 import json
 import os
+import stat
 from pathlib import Path
 from typing import Any
 
 from blocksim.hardware.errors import ReplayError
 
-__all__ = ["RecordingTransport", "ReplayTransport", "SessionLog", "from_json", "to_json"]
+__all__ = [
+    "RecordingError",
+    "RecordingTransport",
+    "ReplayTransport",
+    "SessionLog",
+    "from_json",
+    "to_json",
+]
 
 FORMAT = "blocksim-hw-session"
+#: the largest session log read [bytes]
+MAX_BYTES = 64 * 2**20
+#: the deepest nesting of a recorded value (arguments, replies)
+MAX_DEPTH = 64
+_KINDS = {"serial": ("w", "r", "d"), "coppeliasim": ("call",)}
+
+
+class RecordingError(ReplayError, ValueError):
+    """A session log that cannot be read: missing, not a regular file, too large, not UTF-8
+    JSON, too deep, or not shaped as :meth:`SessionLog.save` writes it."""
+
+    def __init__(self, path: str | os.PathLike[str], problem: str):
+        name = "".join(c if c.isprintable() else "?" for c in str(path))
+        super().__init__(name, problem)
+
+
+def read_regular(path: str | os.PathLike[str], limit: int = MAX_BYTES) -> bytes:
+    """The bytes of the regular file ``path``, refusing anything else or anything over
+    ``limit`` bytes before reading it (the open does not block: a FIFO is refused, not
+    waited on).
+
+    Raises
+    ------
+    RecordingError
+        Cannot open, not a regular file, or too large.
+    """
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError as exc:
+        raise RecordingError(path, f"cannot open the session log ({exc.strerror})") from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise RecordingError(path, "not a regular file (a session log is a JSON file)")
+        too_big = f"larger than {limit} bytes: not a session log this reader accepts"
+        if st.st_size > limit:
+            raise RecordingError(path, too_big)
+        chunks, total = [], 0
+        while total <= limit:
+            chunk = os.read(fd, min(2**20, limit + 1 - total))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            total += len(chunk)
+        if total > limit:  # it grew while being read
+            raise RecordingError(path, too_big)
+        return b"".join(chunks)
+    except OSError as exc:
+        raise RecordingError(path, f"cannot read the session log ({exc.strerror})") from None
+    finally:
+        os.close(fd)
+
+
+def _depth_ok(value: Any, limit: int) -> bool:
+    """Whether ``value`` (JSON: lists and dicts) nests at most ``limit`` deep (iterative)."""
+    todo = [(value, 0)]
+    while todo:
+        v, d = todo.pop()
+        if isinstance(v, (list, dict)):
+            if d >= limit:
+                return False
+            todo.extend((x, d + 1) for x in (v.values() if isinstance(v, dict) else v))
+    return True
+
+
+def _parse(path: str | os.PathLike[str], data: bytes) -> Any:
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise RecordingError(
+            path, f"not a session log: not UTF-8 text (a bad byte at offset {exc.start})"
+        ) from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise RecordingError(
+            path, f"not a session log: not JSON ({exc.msg}, line {exc.lineno} column {exc.colno})"
+        ) from None
+    except RecursionError:
+        raise RecordingError(path, "not a session log: JSON nested too deep") from None
+    except ValueError as exc:  # e.g. an integer of more digits than Python converts
+        raise RecordingError(path, f"not a session log: a bad JSON value ({exc})") from None
+
+
+def _entry(path: str | os.PathLike[str], k: int, e: Any, kind: str) -> list[Any]:
+    """Entry ``k`` of a ``kind`` log, checked and decoded."""
+    where = f"entry {k}"
+    if not isinstance(e, list) or not e or e[0] not in _KINDS[kind]:
+        raise RecordingError(
+            path, f"{where}: expected a list starting with one of {', '.join(_KINDS[kind])}"
+        )
+    if kind == "serial":
+        b = e[1] if len(e) == 2 else None
+        if not (isinstance(b, dict) and set(b) == {"bytes"} and isinstance(b["bytes"], str)):
+            raise RecordingError(path, f"{where}: expected [{e[0]!r}, {{'bytes': base64}}]")
+        try:
+            return [e[0], base64.b64decode(b["bytes"], validate=True)]
+        except (binascii.Error, ValueError):
+            raise RecordingError(path, f"{where}: the bytes are not base64") from None
+    if len(e) != 4 or not isinstance(e[1], str) or not isinstance(e[2], list):
+        raise RecordingError(path, f"{where}: expected ['call', function, [arguments], reply]")
+    if not _depth_ok(e[2:], MAX_DEPTH):
+        raise RecordingError(path, f"{where}: values nested deeper than {MAX_DEPTH}")
+    try:
+        return ["call", e[1], from_json(e[2]), from_json(e[3])]
+    except (TypeError, KeyError, ValueError, IndexError, binascii.Error):
+        raise RecordingError(path, f"{where}: a malformed value") from None
 
 
 def to_json(value: Any) -> Any:
@@ -86,23 +207,30 @@ class SessionLog:
 
     @classmethod
     def load(cls, path: str | os.PathLike[str], kind: str | None = None) -> SessionLog:
-        """Read a log written by :meth:`save`.
+        """Read a log written by :meth:`save` (bounded and checked: see the module docstring).
 
         Raises
         ------
-        ValueError
-            Not a session log, or one of another ``kind``.
+        RecordingError
+            (a :class:`ValueError` and a :class:`~blocksim.hardware.errors.ReplayError`)
+            Unreadable, not a session log, or one of another ``kind``; the message names
+            the file and what is wrong.
         """
-        p = Path(path)
-        try:
-            doc = json.loads(p.read_text())
-        except (OSError, json.JSONDecodeError) as exc:
-            raise ValueError(f"{p}: cannot read the session log: {exc}") from None
+        doc = _parse(path, read_regular(path))
         if not isinstance(doc, dict) or doc.get("format") != FORMAT:
-            raise ValueError(f"{p}: not a blocksim hardware session log")
-        if kind is not None and doc.get("kind") != kind:
-            raise ValueError(f"{p}: a {doc.get('kind')} session, expected a {kind} one")
-        return cls(str(doc["device"]), str(doc["kind"]), [from_json(e) for e in doc["entries"]])
+            raise RecordingError(path, "not a blocksim hardware session log")
+        found = doc.get("kind")
+        if found not in _KINDS:
+            raise RecordingError(path, "a session log of an unknown kind")
+        if kind is not None and found != kind:
+            raise RecordingError(path, f"a {found} session, expected a {kind} one")
+        device, entries = doc.get("device"), doc.get("entries")
+        if doc.get("version") != 1 or not isinstance(device, str) or not isinstance(entries, list):
+            raise RecordingError(
+                path, "not a session log of version 1 (a 'device' text and an 'entries' list)"
+            )
+        device = "".join(c if c.isprintable() else "?" for c in device[:200])
+        return cls(device, found, [_entry(path, k, e, found) for k, e in enumerate(entries)])
 
 
 class RecordingTransport:
