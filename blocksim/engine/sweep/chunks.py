@@ -19,10 +19,10 @@ import numpy as np
 
 from blocksim.engine.batch import _from_compiled, _run_batch_interpreted, with_overrides
 from blocksim.engine.config import RunConfig
-from blocksim.engine.errors import BlockParameterError, SimulationError
+from blocksim.engine.errors import BlockParameterError, SimulationError, suggest
 from blocksim.engine.plan import Plan
 from blocksim.engine.record import BatchResult, MemberError, SimResult
-from blocksim.engine.schedule import major_times
+from blocksim.engine.schedule import major_times, schedule
 from blocksim.engine.simulate import run_config
 from blocksim.engine.sweep.folder import write_chunk
 from blocksim.engine.sweep.keep import Keep, SweepResult, apply_keep
@@ -33,6 +33,10 @@ MAX_CHUNK = 4096
 MIN_CHUNK = 16
 #: bytes of full traces a default chunk may hold
 CHUNK_BYTES = 64 * 2**20
+#: distinct override combinations (per block) checked before a batch starts
+MAX_CHECKED = 10_000
+#: most seconds spent checking override values before a batch starts (names always are)
+CHECK_SECONDS = 2.0
 
 
 def resolve_backend(plan: Plan, config: RunConfig) -> RunConfig:
@@ -44,6 +48,13 @@ def resolve_backend(plan: Plan, config: RunConfig) -> RunConfig:
 
     chosen = "compiled" if config.solver in METHODS and can_compile(plan) else "interpreted"
     return dataclasses.replace(config, backend=chosen)
+
+
+def recorded_times(plan: Plan, config: RunConfig) -> np.ndarray:
+    """The times every member's traces are given at (the major times that are recorded: the
+    same for both back-ends and every way of running a chunk)."""
+    s = schedule(plan, config)
+    return s.times[s.record]
 
 
 def member_bytes(plan: Plan, config: RunConfig) -> int:
@@ -158,7 +169,7 @@ def _interpreted_serial(
 ) -> BatchResult:
     """The interpreted back-end, one member after the other in this process (a Dask task's
     way: no process pool inside a worker), laid out as the interpreted pool's result."""
-    times, _ = major_times(plan, config)
+    times = recorded_times(plan, config)
     M, n = len(members), len(times)
     x = np.full((M, n, plan.nx), np.nan)
     signals = {
@@ -188,7 +199,7 @@ def _interpreted_serial(
 
 def empty_part(plan: Plan, config: RunConfig, keep: Keep) -> SweepResult:
     """A zero-member kept part: the layout of the result when no chunk came back."""
-    times, _ = major_times(plan, config)
+    times = recorded_times(plan, config)
     n = len(times)
     chunk = BatchResult(
         times,
@@ -205,6 +216,17 @@ def empty_part(plan: Plan, config: RunConfig, keep: Keep) -> SweepResult:
         return SweepResult(times[:0], chunk.x[:, :0], {}, [], chunk.status, {}, [])
 
 
+@dataclasses.dataclass(frozen=True)
+class Refused:
+    """What a Dask task returns instead of raising when its members' overrides are refused
+    (the parent raises it, as a local batch would: the worker logs no traceback)."""
+
+    message: str
+
+    def error(self) -> BlockParameterError:
+        return BlockParameterError(self.message)
+
+
 def task(
     plan: Plan,
     members: list[dict[str, Any]],
@@ -213,12 +235,77 @@ def task(
     keep: Keep,
     index: int,
     folder: str | None,
-) -> SweepResult:
+) -> SweepResult | Refused:
     """A Dask task: one chunk on one worker thread (the compiled ensemble on that thread
-    only, the interpreted back-end member after member); see :func:`run_chunk`."""
-    part = run_chunk(plan, members, start, config, keep, index, folder, threads=1, workers=1)
+    only, the interpreted back-end member after member); see :func:`run_chunk`. A refused
+    override comes back as :class:`Refused`."""
+    try:
+        part = run_chunk(plan, members, start, config, keep, index, folder, threads=1, workers=1)
+    except BlockParameterError as exc:
+        return Refused(str(exc))
     part.stats["worker_pid"] = os.getpid()
     return part
+
+
+def check_members(plan: Plan, members: list[dict[str, Any]], most: int = MAX_CHECKED,
+                  seconds: float = CHECK_SECONDS) -> None:
+    """Refuse bad overrides here, before any chunk is submitted: every key of every member
+    must name a parameter of a block, and each distinct combination of one block's values
+    must build it with the same number of states (checked up to ``most`` combinations or
+    ``seconds`` of work; a chunk still refuses the others, with one line). Nothing of a
+    block runs here (no output is computed).
+
+    Raises
+    ------
+    BlockParameterError
+        Naming the first member whose override is refused.
+    """
+    t0 = time.perf_counter()
+    entries = {e.name: e for e in plan.entries}
+    seen: set[Any] = set()
+    for m, ov in enumerate(members):
+        groups: dict[str, dict[str, Any]] = {}
+        for key, value in ov.items():
+            block, _, param = str(key).rpartition(".")
+            groups.setdefault(block, {})[param] = value
+        for block, changes in groups.items():
+            names = (block, *sorted(changes))
+            whole = (names, repr(sorted(changes.items())))
+            if names in seen and (whole in seen or len(seen) >= most
+                                  or time.perf_counter() - t0 > seconds):
+                continue
+            try:
+                _check_block(plan, entries, block, changes)
+            except BlockParameterError as exc:
+                raise BlockParameterError(f"simulate_batch: member {m}: {exc}") from None
+            seen.update((names, whole))
+
+
+def _check_block(plan: Plan, entries: dict[str, Any], block: str, changes: dict[str, Any]
+                 ) -> None:
+    if not block:
+        raise BlockParameterError(f"override {next(iter(changes))!r}: expected 'block.param'")
+    entry = entries.get(block)
+    if entry is None:
+        raise BlockParameterError(f"override: no block '{block}'{suggest(block, entries)}")
+    old = entry.block
+    valid = type(old)._param_names
+    for param in changes:
+        if param not in valid:
+            raise BlockParameterError(
+                f"override '{block}.{param}': {type(old).__name__} has no parameter "
+                f"'{param}'{suggest(param, valid)}; parameters: {', '.join(valid)}")
+    try:
+        new = type(old)(**{**old.params, **changes})
+    except (TypeError, ValueError) as exc:
+        raise BlockParameterError(f"override of block '{block}' ({type(old).__name__}): "
+                                  f"{exc}") from None
+    n_old, n_new = entry.states.stop - entry.states.start, int(np.size(new.x0))
+    if n_new != n_old:
+        raise BlockParameterError(
+            f"override of {', '.join(f'{block}.{c}' for c in sorted(changes))}: block "
+            f"'{block}' would have {n_new} states instead of {n_old}; the members of a batch "
+            f"share the diagram's structure, so an override may change values, not sizes")
 
 
 def folder_path(out: str | os.PathLike[str] | None) -> str | None:

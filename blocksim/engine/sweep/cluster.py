@@ -20,7 +20,7 @@ from typing import Any
 
 from blocksim.engine.config import RunConfig
 from blocksim.engine.plan import Plan
-from blocksim.engine.sweep.chunks import task
+from blocksim.engine.sweep.chunks import Refused, task
 from blocksim.engine.sweep.keep import Assembler, Keep
 
 
@@ -48,8 +48,10 @@ def run_on_client(
     """Submit chunks ``todo`` (member ``ranges``) to ``client``, put their kept parts into
     ``asm`` as they complete and mark them ``done`` or ``lost`` in ``state``.
 
-    Any other exception of a task (a bad override, a reduction returning the wrong shape)
-    cancels the remaining tasks and is raised here, as a local batch would raise it.
+    A refused override (checked before submitting, else returned by the task as
+    :class:`~blocksim.engine.sweep.chunks.Refused`) or any other exception of a task (a
+    reduction returning the wrong shape) cancels the remaining tasks and is raised here, as a
+    local batch would raise it.
     """
     from distributed import as_completed
 
@@ -86,6 +88,8 @@ def run_on_client(
                 asm.lose(a, b, lost_error(exc, a, b))
                 state[k] = "lost"
             else:
+                if isinstance(part, Refused):  # a bad override: no traceback on the worker
+                    raise part.error()
                 asm.add(a, part)
                 state[k] = "done"
             finally:

@@ -2,8 +2,9 @@
 
 Layout of ``out/``:
 
-* ``sweep.json`` — what the batch is (diagram, members, chunk size, run options, a
-  fingerprint of all of it and of every member's overrides), written before any member runs;
+* ``sweep.json`` — what the batch is (diagram name and content hash, members, chunk size,
+  run options, a fingerprint of all of it and of every member's overrides:
+  :mod:`blocksim.engine.sweep.digest`), written before any member runs;
 * ``overrides.json`` — every member's overrides (noise seeds included), in member order;
 * ``chunk-000000.npz`` ... — one file per finished chunk, written by whoever ran the chunk
   (a Dask worker: the folder must be on a file system the workers share) under a temporary
@@ -13,15 +14,16 @@ Layout of ``out/``:
 * ``index.json`` — every chunk (file, members, ``done`` / ``lost`` / ``pending``) and every
   failed member with its overrides and error, rewritten at the start and at the end.
 
-Resuming (``resume=True``) checks the fingerprint, keeps the chunks whose files exist and runs
-only the others. :func:`load_sweep` reads a folder back as one full
-:class:`~blocksim.engine.record.BatchResult`.
+Resuming (``resume=True``) recomputes the fingerprint from the diagram, members and options
+given and compares it, keeps the chunks whose files exist and runs only the others.
+:func:`load_sweep` reads a folder back as one full :class:`~blocksim.engine.record.BatchResult`.
+Both read the folder as untrusted input: every file is checked before it is used
+(:mod:`blocksim.engine.sweep.verify`), a bad one refused with one line naming it.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import json
 import os
 import uuid
@@ -32,9 +34,20 @@ from typing import Any
 import numpy as np
 
 from blocksim.engine.record import BatchResult, MemberError
+from blocksim.engine.sweep.digest import fingerprint
+from blocksim.engine.sweep.untrusted import MAX_NPZ_BYTES, UntrustedFileError, read_json
+from blocksim.engine.sweep.verify import (
+    ChunkSpec,
+    check_index,
+    check_meta,
+    chunk_present,
+    lost_errors,
+    read_chunk_checked,
+)
 
 FORMAT = "blocksim-sweep"
-VERSION = 1
+#: 2: the fingerprint hashes the diagram's content (``diagram_sha256``), not only its name
+VERSION = 2
 
 
 def chunk_file(folder: str | os.PathLike[str], index: int) -> Path:
@@ -87,29 +100,37 @@ def write_chunk(folder: str | os.PathLike[str], index: int, start: int, res: Bat
     return path
 
 
-def read_chunk(folder: str | os.PathLike[str], index: int) -> tuple[int, BatchResult]:
-    """``(start, full result)`` of chunk ``index``; ``OSError``/``ValueError`` if the file
-    is missing or unreadable."""
-    with np.load(chunk_file(folder, index), allow_pickle=False) as z:
-        names = [str(n) for n in z["signal_names"]]
-        signals = {n: z[f"s{k}"] for k, n in enumerate(names)}
-        res = BatchResult(
-            z["t"],
-            z["x"],
-            signals,
-            json.loads(str(z["overrides"])),
-            np.array([str(s) for s in z["status"]]),
-            {},
-            [_error_from(str(e)) for e in z["errors"]],
-        )
-        return int(z["start"]), res
+def read_chunk(folder: str | os.PathLike[str], spec: ChunkSpec) -> tuple[int, BatchResult]:
+    """``(start, full result)`` of chunk ``spec.index``, checked against ``spec``
+    (:func:`~blocksim.engine.sweep.verify.read_chunk_checked`).
+
+    Raises
+    ------
+    UntrustedFileError
+        The file is missing, not a regular file, over the budget, or not the chunk.
+    """
+    return read_chunk_checked(chunk_file(folder, spec.index), spec)
 
 
-def fingerprint(meta: dict[str, Any], members: list[dict[str, Any]]) -> str:
-    """A hash of the batch's description and of every member's overrides."""
-    h = hashlib.sha256(json.dumps(meta, sort_keys=True).encode())
-    h.update(json.dumps(jsonable(members), sort_keys=True).encode())
-    return h.hexdigest()
+def folder_problem(path: Path) -> str | None:
+    """Why ``path`` cannot be a results folder (a link, a file, a FIFO...), or None."""
+    if path.is_symlink():
+        return (f"results folder '{path}' is a symbolic link (to '{os.readlink(path)}'); "
+                f"name the folder itself")
+    if path.exists() and not path.is_dir():
+        return f"results folder '{path}' is a file, not a folder; choose another folder"
+    return None
+
+
+def read_meta(folder: str | os.PathLike[str]) -> dict[str, Any] | None:
+    """The checked ``sweep.json`` of ``folder`` (None if there is none)."""
+    path = Path(folder)
+    problem = folder_problem(path)
+    if problem:
+        raise UntrustedFileError(problem)
+    if not chunk_present(path / "sweep.json"):
+        return None
+    return check_meta(path, read_json(path / "sweep.json", follow_links=False))
 
 
 def open_folder(
@@ -117,53 +138,65 @@ def open_folder(
     meta: dict[str, Any],
     members: list[dict[str, Any]],
     resume: bool,
-) -> set[int]:
+) -> tuple[set[int], dict[int, MemberError]]:
     """Prepare ``folder`` for a batch described by ``meta`` (with ``"chunks"`` its member
-    ranges); returns the chunks already done (on ``resume``).
+    ranges); returns the chunks whose files are there (on ``resume``; each is checked when
+    read) and the recorded errors of failed members.
 
     Raises
     ------
     ValueError
         The folder holds another batch (the differences named), or holds this one without
-        ``resume``, or ``resume`` is asked of a folder without a batch.
+        ``resume``, or ``resume`` is asked of a folder without a batch, or its files are not
+        a batch's (:class:`~blocksim.engine.sweep.untrusted.UntrustedFileError`), or it is
+        a file or a link.
     """
     path = Path(folder)
-    sweep_json = path / "sweep.json"
     meta = dict(meta, fingerprint=fingerprint(meta, members))
-    if sweep_json.exists():
-        old = json.loads(sweep_json.read_text())
+    old = read_meta(path)
+    if old is not None:
         if not resume:
             raise ValueError(
                 f"results folder {str(path)!r} already holds a batch of "
                 f"{old.get('members')} members; pass resume=True (--resume) to "
                 f"finish it, or choose another folder"
             )
-        if old.get("fingerprint") != meta["fingerprint"]:
+        if old["fingerprint"] != meta["fingerprint"]:
             diffs = [
                 k
-                for k in ("diagram", "members", "chunk", "config", "signals")
-                if old.get(k) != meta.get(k)
+                for k in ("diagram", "diagram_sha256", "members", "chunk", "config", "signals")
+                if old.get(k) != jsonable(meta.get(k))
             ] or ["the members' overrides"]
             raise ValueError(
                 f"cannot resume in {str(path)!r}: it holds another batch "
                 f"(what differs: {', '.join(diffs)}); rerun with the same diagram, "
                 f"members, options and chunk size, or choose another folder"
             )
-        done = set()
-        for k in range(len(meta["chunks"])):
-            if chunk_file(path, k).exists():
-                done.add(k)
-        return done
+        stored = read_json(path / "overrides.json", follow_links=False)
+        if stored != jsonable(members):
+            raise UntrustedFileError(
+                f"{path / 'overrides.json'}: not the members' overrides of this batch "
+                f"(sweep.json's fingerprint is); refused"
+            )
+        index = check_index(path, read_json(path / "index.json", follow_links=False),
+                            meta["chunks"])
+        done = {k for k in range(len(meta["chunks"])) if chunk_present(chunk_file(path, k))}
+        return done, lost_errors(path, index)
     if resume:
         raise ValueError(
             f"cannot resume: {str(path)!r} holds no batch (no sweep.json); run "
             f"without resume to start one there"
         )
-    path.mkdir(parents=True, exist_ok=True)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UntrustedFileError(
+            f"results folder '{path}' cannot be made ({exc.strerror or exc})"
+        ) from None
     _write_json(path / "overrides.json", jsonable(members))
-    _write_json(sweep_json, meta)
+    _write_json(path / "sweep.json", meta)
     write_index(path, meta["chunks"], {}, [], [])
-    return set()
+    return set(), {}
 
 
 def write_index(
@@ -202,35 +235,58 @@ def _write_json(path: Path, data: Any) -> None:
     os.replace(tmp, path)
 
 
-def load_sweep(folder: str | os.PathLike[str]) -> BatchResult:
+def load_sweep(folder: str | os.PathLike[str], max_memory: float = MAX_NPZ_BYTES
+               ) -> BatchResult:
     """Every member's full traces from a results folder, in member order (members of chunks
     that have no file are NaN and ``"failed"``, with the error recorded in the index).
+
+    The folder is read as untrusted input (:mod:`blocksim.engine.sweep.verify`): its JSON
+    files bounded and of the expected layout, every chunk file checked against the index and
+    the first chunk before it is inflated, the whole result at most ``max_memory`` bytes.
 
     Raises
     ------
     ValueError
-        ``folder`` holds no batch, or no chunk file at all.
+        ``folder`` holds no batch, or no chunk file at all, or a file that is not what it
+        should be (:class:`~blocksim.engine.sweep.untrusted.UntrustedFileError`).
     """
     path = Path(folder)
-    if not (path / "sweep.json").exists():
+    meta = read_meta(path)
+    if meta is None:
         raise ValueError(f"{str(path)!r} holds no batch results (no sweep.json)")
-    meta = json.loads((path / "sweep.json").read_text())
-    overrides = json.loads((path / "overrides.json").read_text())
-    index = json.loads((path / "index.json").read_text())
-    lost = {f["member"]: f["error"] for f in index.get("failed", [])}
-    M = int(meta["members"])
-    parts = [
-        read_chunk(path, k) for k in range(len(meta["chunks"])) if chunk_file(path, k).exists()
-    ]
-    if not parts:
+    M, ranges, names = meta["members"], meta["chunks"], tuple(meta["signals"])
+    overrides = read_json(path / "overrides.json", follow_links=False)
+    if not isinstance(overrides, list) or len(overrides) != M or not all(
+            isinstance(o, dict) for o in overrides):
+        raise UntrustedFileError(f"{path / 'overrides.json'}: not one dict per member")
+    index = check_index(path, read_json(path / "index.json", follow_links=False), ranges)
+    lost = lost_errors(path, index)
+    first: BatchResult | None = None
+    parts = []
+    for k, (a, b) in enumerate(ranges):
+        if not chunk_present(chunk_file(path, k)):
+            continue
+        spec = ChunkSpec(k, a, b, names, budget=max_memory, overrides=overrides[a:b])
+        if first is not None:
+            spec = dataclasses.replace(
+                spec, nx=first.x.shape[2], times=first.t,
+                shapes=tuple(first.signals[n].shape[2:] for n in names))
+        start, res = read_chunk(path, spec)
+        if first is None:
+            first = res
+            per_member = res.x[0].nbytes + sum(v[0].nbytes for v in res.signals.values())
+            if M * per_member > max_memory:
+                raise UntrustedFileError(
+                    f"{path}: its {M} members' traces would take {M * per_member} bytes, "
+                    f"more than the {int(max_memory)} accepted (max_memory=)"
+                )
+        parts.append((start, res))
+    if first is None:
         raise ValueError(f"{str(path)!r} holds no finished chunk yet")
-    first = parts[0][1]
     x = np.full((M, *first.x.shape[1:]), np.nan)
     signals = {n: np.full((M, *a.shape[1:]), np.nan) for n, a in first.signals.items()}
     status = np.array(["failed"] * M, dtype=object)
-    errors: list[MemberError | None] = [
-        MemberError(**lost[m]) if lost.get(m) else None for m in range(M)
-    ]
+    errors: list[MemberError | None] = [lost.get(m) for m in range(M)]
     for start, res in parts:
         stop = start + len(res)
         x[start:stop] = res.x

@@ -17,20 +17,34 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from blocksim.engine.config import RunConfig, batch_config
+from blocksim.engine.config import LIMIT_OPTIONS, RunConfig, batch_config
 from blocksim.engine.plan import Plan
 from blocksim.engine.record import MemberError
 from blocksim.engine.sweep.chunks import (
     bounds,
+    check_members,
     default_chunk,
     empty_part,
     folder_path,
     member_bytes,
+    recorded_times,
     resolve_backend,
     run_chunk,
 )
-from blocksim.engine.sweep.folder import jsonable, open_folder, read_chunk, write_index
+from blocksim.engine.sweep.digest import plan_digest
+from blocksim.engine.sweep.folder import (
+    FORMAT,
+    VERSION,
+    folder_problem,
+    jsonable,
+    open_folder,
+    read_chunk,
+    read_meta,
+    write_index,
+)
 from blocksim.engine.sweep.keep import Assembler, KeepSpec, SweepResult, apply_keep, resolve_keep
+from blocksim.engine.sweep.untrusted import UntrustedFileError
+from blocksim.engine.sweep.verify import ChunkSpec
 
 #: ``progress(members_done, members_total)``, called after each chunk
 Progress = Callable[[int, int], None]
@@ -94,14 +108,18 @@ def run_sweep(
         )
     kept = resolve_keep(keep, plan)
     config = batch_config(resolve_backend(plan, config), len(members))
+    if out is not None and folder_problem(Path(out)):
+        raise UntrustedFileError(folder_problem(Path(out)))
     folder = folder_path(out)
     M = len(members)
+    settings = {k: v for k, v in dataclasses.asdict(config).items() if k not in LIMIT_OPTIONS}
     meta = {
-        "format": "blocksim-sweep",
-        "version": 1,
+        "format": FORMAT,
+        "version": VERSION,
         "diagram": plan.name,
+        "diagram_sha256": plan_digest(plan),
         "members": M,
-        "config": jsonable(dataclasses.asdict(config)),
+        "config": jsonable(settings),
         "signals": list(plan.signal_names),
     }
     if chunk is None and resume and folder is not None:
@@ -113,12 +131,18 @@ def run_sweep(
             f"simulate_batch: chunk={chunk}: expected a positive number of members per chunk"
         )
     _check_limits(plan, config, int(chunk))
+    check_members(plan, members)  # bad overrides end here, before any chunk is submitted
     ranges = bounds(M, int(chunk))
     meta.update(chunk=int(chunk), chunks=[list(r) for r in ranges])
-    done = open_folder(folder, meta, members, resume) if folder is not None else set()
+    done = open_folder(folder, meta, members, resume)[0] if folder is not None else set()
     asm = Assembler(members)
-    for k in sorted(done):  # resumed chunks: kept parts from their files
-        start, full = read_chunk(folder, k)  # type: ignore[arg-type]
+    times = recorded_times(plan, config) if done else None
+    for k in sorted(done):  # resumed chunks: checked, then kept parts from their files
+        a, b = ranges[k]
+        spec = ChunkSpec(k, a, b, tuple(plan.signal_names), plan.nx,
+                         tuple(plan.signal_shapes), times,
+                         json.loads(json.dumps(jsonable(members[a:b]))), config.max_memory)
+        start, full = read_chunk(folder, spec)  # type: ignore[arg-type]
         asm.add(start, apply_keep(full, kept))
     todo = [k for k in range(len(ranges)) if k not in done]
     state = {k: "done" for k in done}
@@ -187,9 +211,10 @@ def _slots(client: Any) -> int:
 
 
 def _folder_chunk(folder: str) -> int | None:
-    """The chunk size of the batch in ``folder`` (None if there is none)."""
-    p = Path(folder) / "sweep.json"
-    return int(json.loads(p.read_text())["chunk"]) if p.exists() else None
+    """The chunk size of the batch in ``folder`` (None if there is none), from its checked
+    ``sweep.json``."""
+    meta = read_meta(folder)
+    return None if meta is None else int(meta["chunk"])
 
 
 def _check_limits(plan: Plan, config: RunConfig, chunk: int) -> None:
