@@ -140,7 +140,7 @@ def test_specialize_is_a_deprecated_no_op():
 def test_status_codes():
     assert Status(3) is Status.STOPPED and int(Status.DONE) == 0
     assert [s.name for s in Status] == ["DONE", "NONFINITE", "STEP_TOO_SMALL", "STOPPED",
-                                        "ZENO", "INTERRUPTED", "FULL"]
+                                        "ZENO", "INTERRUPTED", "FULL", "LIMIT"]
 
 
 def test_the_lean_loop_stops_when_its_buffers_are_full_and_the_run_is_redone(monkeypatch):
