@@ -9,20 +9,39 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import math
+import os
 import sys
 import time
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from blocksim.cli.common import BAD_INPUT, FAILED, OK, CliError, compile_file, echo, load_file
+from blocksim.cli.common import (
+    BAD_INPUT,
+    FAILED,
+    OK,
+    CliError,
+    compile_file,
+    count,
+    echo,
+    load_file,
+    memory_size,
+)
 from blocksim.cli.run import settings
 from blocksim.engine.batch import grid as grid_of
 from blocksim.engine.errors import BlocksimError, suggest
 from blocksim.engine.plan import Plan
 from blocksim.engine.sweep import STATS, Summaries, SweepResult, run_sweep, seeded_members
+from blocksim.engine.sweep.folder import folder_problem
+from blocksim.engine.sweep.untrusted import UntrustedFileError
+
+#: most members of a sweep from the command line (``--max-members`` raises it): the members'
+#: overrides are built and kept in memory (about 0.5 kB each) before the first one runs
+MAX_MEMBERS = 1_000_000
 
 #: distributions of ``--vary``: name -> (number of arguments, draw(rng, *args))
 DISTRIBUTIONS = {
@@ -87,32 +106,95 @@ def add_parser(sub: Any) -> None:
     p.add_argument(
         "--backend", choices=["interpreted", "compiled", "auto"], help="back-end (default auto)"
     )
+    p.add_argument("--max-members", type=count, metavar="N", default=MAX_MEMBERS,
+                   help=f"most members of the sweep (default {MAX_MEMBERS:.0e}); counted "
+                        f"before any is built")
+    p.add_argument("--max-steps", type=count, metavar="N",
+                   help="most solver steps, clock hits or recorded points of a member "
+                        "(default 1e7)")
+    p.add_argument("--max-memory", type=memory_size, metavar="SIZE",
+                   help="most memory of a chunk's recordings, and of a chunk file read back "
+                        "on --resume, e.g. 500M or 8G (default 2G)")
     p.add_argument("--quiet", action="store_true", help="no progress bar and no summary")
     p.set_defaults(command=sweep)
+
+
+def _grid_error(item: str, why: str = "") -> CliError:
+    return CliError(
+        BAD_INPUT,
+        [
+            f"--grid {item!r}: {why or 'expected'} block.param=start:stop:n (n >= 1) or "
+            f"block.param=v1,v2,..., e.g. --grid pid.Kp=1:10:10"
+        ],
+    )
+
+
+def _finite(text: str) -> float:
+    v = float(text)
+    if not math.isfinite(v):
+        raise ValueError
+    return v
+
+
+def axis_spec(item: str) -> tuple[str, tuple[float, float, int] | list[float]]:
+    """``"pid.Kp=1:10:10"`` -> ``("pid.Kp", (1.0, 10.0, 10))``; ``"pid.Kp=1,2,5"`` ->
+    ``("pid.Kp", [1.0, 2.0, 5.0])``: an axis checked and counted, not yet built (finite
+    numbers, a whole count n >= 1)."""
+    target, eq, spec = item.partition("=")
+    target = target.strip()
+    if not eq or "." not in target:
+        raise _grid_error(item)
+    try:
+        if ":" in spec:
+            start, stop, n = spec.split(":")
+            if int(n) < 1:
+                raise ValueError
+            return target, (_finite(start), _finite(stop), int(n))
+        return target, [_finite(v) for v in spec.split(",")]
+    except ValueError:
+        raise _grid_error(item, "finite numbers expected:") from None
+
+
+def axis_count(spec: tuple[float, float, int] | list[float]) -> int:
+    """Values on an axis of :func:`axis_spec`."""
+    return spec[2] if isinstance(spec, tuple) else len(spec)
 
 
 def parse_axis(item: str) -> tuple[str, list[float]]:
     """``"pid.Kp=1:10:10"`` -> ``("pid.Kp", [1.0, 2.0, ..., 10.0])``; ``"pid.Kp=1,2,5"`` ->
     the listed values."""
-    target, eq, spec = item.partition("=")
-    target = target.strip()
-    try:
-        if not eq or "." not in target:
-            raise ValueError
-        if ":" in spec:
-            start, stop, n = spec.split(":")
-            if int(n) < 1:
-                raise ValueError
-            return target, [float(v) for v in np.linspace(float(start), float(stop), int(n))]
-        return target, [float(v) for v in spec.split(",")]
-    except ValueError:
+    target, spec = axis_spec(item)
+    if isinstance(spec, tuple):
+        start, stop, n = spec
+        return target, [float(v) for v in np.linspace(start, stop, n)]
+    return target, spec
+
+
+def member_count(args: argparse.Namespace) -> int:
+    """Members the arguments ask for, counted without building any (the product of the grid
+    axes' counts, or ``--monte-carlo N``); refused over ``--max-members``."""
+    limit = args.max_members
+    if args.grid:
+        axes = [axis_spec(a) for a in args.grid]
+        names = [t for t, _ in axes]
+        twice = sorted({t for t in names if names.count(t) > 1})
+        if twice:
+            raise CliError(BAD_INPUT, [f"--grid: axis {twice[0]!r} given twice; give each "
+                                       f"parameter one --grid"])
+        n = math.prod(axis_count(spec) for _, spec in axes)
+        what = " x ".join(str(axis_count(spec)) for _, spec in axes)
+        what = f"a grid of {what} = {n} members" if len(axes) > 1 else f"a grid of {n} members"
+    else:
+        n, what = args.monte_carlo, f"--monte-carlo {args.monte_carlo}"
+    if n > limit:
         raise CliError(
             BAD_INPUT,
             [
-                f"--grid {item!r}: expected block.param=start:stop:n (n >= 1) or "
-                f"block.param=v1,v2,..., e.g. --grid pid.Kp=1:10:10"
+                f"{what}: more than the limit of {limit} members (--max-members "
+                f"{limit}); give fewer values, or raise the limit with --max-members N"
             ],
-        ) from None
+        )
+    return n
 
 
 def parse_vary(item: str) -> tuple[str, Any]:
@@ -130,23 +212,26 @@ def parse_vary(item: str) -> tuple[str, Any]:
         )
     nargs, draw = DISTRIBUTIONS[name]
     try:
-        values = [float(a) for a in args]
-        if len(values) != nargs:
+        values = [_finite(a) for a in args]
+        if len(values) != nargs or (name != "uniform" and values[1] < 0):
             raise ValueError
     except ValueError:
         raise CliError(
-            BAD_INPUT, [f"--vary {item!r}: {name} takes {nargs} numbers, e.g. {name}:1:0.1"]
+            BAD_INPUT, [f"--vary {item!r}: {name} takes {nargs} finite numbers (a spread "
+                        f">= 0), e.g. {name}:1:0.1"]
         ) from None
     return target.strip(), lambda rng: draw(rng, *values)
 
 
 def members_of(args: argparse.Namespace, plan: Plan) -> list[dict[str, Any]]:
     """The members' overrides: the grid's points, or ``--monte-carlo`` draws (with a seed per
-    noise block drawn from ``--seed``)."""
+    noise block drawn from ``--seed``), counted before they are built
+    (:func:`member_count`)."""
+    if args.monte_carlo is not None and args.monte_carlo < 1:
+        raise CliError(BAD_INPUT, [f"--monte-carlo {args.monte_carlo}: expected N >= 1"])
+    member_count(args)
     if args.grid:
         return grid_of(dict(parse_axis(a) for a in args.grid))
-    if args.monte_carlo < 1:
-        raise CliError(BAD_INPUT, [f"--monte-carlo {args.monte_carlo}: expected N >= 1"])
     draws = dict(parse_vary(v) for v in args.vary or [])
     noisy = [e.name for e in plan.entries if "seed" in type(e.block)._param_names]
     rng = np.random.default_rng(args.seed)
@@ -231,6 +316,11 @@ def sweep(args: argparse.Namespace) -> int:
         raise CliError(BAD_INPUT, ["--resume needs the results folder --out DIR"])
     if args.chunk is not None and args.chunk < 1:
         raise CliError(BAD_INPUT, [f"--chunk {args.chunk}: expected >= 1"])
+    if args.monte_carlo is not None and args.monte_carlo < 1:
+        raise CliError(BAD_INPUT, [f"--monte-carlo {args.monte_carlo}: expected N >= 1"])
+    member_count(args)  # before the file is even read: counted, not built
+    if args.out and folder_problem(Path(args.out)):
+        raise CliError(BAD_INPUT, [f"--out: {folder_problem(Path(args.out))}"])
     keep = summaries_of(args)
     df = load_file(args.file, args.set)
     if args.backend is None and "backend" not in df.simulation:
@@ -254,12 +344,17 @@ def sweep(args: argparse.Namespace) -> int:
                 resume=args.resume,
                 progress=bar,
             )
+        if args.out:
+            save_summary(res, Path(args.out) / "summary.npz")
+    except UntrustedFileError as exc:  # names the results folder's file at fault
+        raise CliError(BAD_INPUT, [str(exc)]) from None
     except (BlocksimError, ValueError, TypeError, KeyError) as exc:
         raise CliError(BAD_INPUT, [f"{args.file}: {exc}"]) from None
+    except OSError as exc:  # the results folder cannot be written
+        where_ = f"'{exc.filename}'" if exc.filename else f"--out {args.out!r}"
+        raise CliError(BAD_INPUT, [f"{where_}: {exc.strerror or exc}"]) from None
     finally:
         bar.close()
-    if args.out:
-        save_summary(res, Path(args.out) / "summary.npz")
     if not args.quiet:
         report(res, plan.name, where, time.perf_counter() - t0, args.out)
     return FAILED if len(res.failed) else OK
@@ -267,14 +362,21 @@ def sweep(args: argparse.Namespace) -> int:
 
 def save_summary(res: SweepResult, path: Path) -> None:
     """``summary.npz``: every summary (M, ...), each member's status, and each overridden
-    parameter as an array (``param:block.param``) when it is a number in every member."""
+    parameter as an array (``param:block.param``) when it is a number in every member.
+    Written as a new file renamed into place (a link there is replaced, not written
+    through)."""
     arrays = {f"summary:{k}": v for k, v in res.summary.items()}
     names = sorted({k for m in res.overrides for k in m})
     for n in names:
         values = [m.get(n) for m in res.overrides]
         if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
             arrays[f"param:{n}"] = np.array(values, dtype=float)
-    np.savez(path, status=np.array([str(s) for s in res.status]), **arrays)
+    tmp = path.with_name(f".{path.stem}.{uuid.uuid4().hex}.tmp.npz")
+    try:
+        np.savez(tmp, status=np.array([str(s) for s in res.status]), **arrays)
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
 
 
 def report(res: SweepResult, name: str, where: str, wall: float, out: str | None) -> None:

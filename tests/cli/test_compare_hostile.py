@@ -82,7 +82,7 @@ def test_the_default_budget_holds_without_the_option(tmp_path, capsys, monkeypat
     members["s0"] = npy(np.zeros(2_000_000))
     bomb = npz(tmp_path / "bomb.npz", members)
     assert main(["compare", saved_run(tmp_path / "a.npz"), bomb]) == 2
-    one_line(capsys, "bomb.npz", "1000000")
+    one_line(capsys, "bomb.npz", "limit of 1 MB")
 
 
 def test_an_array_header_that_lies_about_its_size_is_refused(tmp_path, capsys):

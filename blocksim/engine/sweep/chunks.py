@@ -247,8 +247,8 @@ def task(
     return part
 
 
-def check_members(plan: Plan, members: list[dict[str, Any]], most: int = MAX_CHECKED,
-                  seconds: float = CHECK_SECONDS) -> None:
+def check_members(plan: Plan, members: list[dict[str, Any]], most: int | None = None,
+                  seconds: float | None = None) -> None:
     """Refuse bad overrides here, before any chunk is submitted: every key of every member
     must name a parameter of a block, and each distinct combination of one block's values
     must build it with the same number of states (checked up to ``most`` combinations or
@@ -260,6 +260,8 @@ def check_members(plan: Plan, members: list[dict[str, Any]], most: int = MAX_CHE
     BlockParameterError
         Naming the first member whose override is refused.
     """
+    most = MAX_CHECKED if most is None else most
+    seconds = CHECK_SECONDS if seconds is None else seconds
     t0 = time.perf_counter()
     entries = {e.name: e for e in plan.entries}
     seen: set[Any] = set()

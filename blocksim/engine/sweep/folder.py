@@ -119,6 +119,12 @@ def folder_problem(path: Path) -> str | None:
                 f"name the folder itself")
     if path.exists() and not path.is_dir():
         return f"results folder '{path}' is a file, not a folder; choose another folder"
+    for up in path.absolute().parents:
+        if up.is_symlink() or up.exists():
+            if not up.is_dir():
+                return (f"results folder '{path}' cannot be made: '{up}' is a file, not a "
+                        f"folder")
+            break
     return None
 
 

@@ -273,8 +273,9 @@ def read_npz(
             declared = sum(i.file_size for i in infos)
             if declared > budget:
                 raise UntrustedFileError(
-                    f"{name}: its arrays would take {declared} bytes once inflated, more than "
-                    f"the {int(budget)} accepted (a raised --max-memory raises this)"
+                    f"{name}: its arrays would take {declared / 1e6:.6g} MB once inflated, "
+                    f"more than the limit of {budget / 1e6:.6g} MB (max_memory; raise it with "
+                    f"--max-memory if you trust this file)"
                 )
             headers: dict[str, Header] = {}
             for info in infos:
@@ -289,6 +290,10 @@ def read_npz(
                     raise UntrustedFileError(
                         f"{name}: member {key[:80]!r} cannot be read ({exc})"[:300]
                     ) from None
+                if math.prod(headers[key].shape) > budget:  # zero-sized elements
+                    raise UntrustedFileError(
+                        f"{name}: member {key[:80]!r} has more elements than the budget"
+                    )
             if check is not None:
                 check(headers)
             out = {}
