@@ -1,11 +1,23 @@
 """An Arbotix controller (pypose sketch) with N AX-12 servos, served on a pseudo-terminal.
 
 :class:`ArbotixEmulator` opens a pseudo-terminal pair, answers on the master side the Dynamixel
-1.0 packets the Arbotix answers (READ_DATA, WRITE_DATA, PING to servos 1..N; the pypose pose
-and sequence instructions to id 253), and gives the slave's device path (``/dev/pts/N``) to
-whoever wants to talk to it: the :class:`~blocksim.hardware.arbotix.Arbotix` driver opens it with
-pyserial exactly as it opens a USB serial adapter. Servo motion, temperature, LEDs, torque
+1.0 packets the Arbotix answers (PING, READ_DATA, WRITE_DATA, REG_WRITE, ACTION, RESET and
+SYNC_WRITE to servos 1..N; the pypose pose and sequence instructions to id 253), and gives
+the slave's device path (``/dev/pts/N``) to whoever wants to talk to it: the
+:class:`~blocksim.hardware.arbotix.Arbotix` driver opens it with pyserial exactly as it opens a
+USB serial adapter. Servo motion, temperature, LEDs, torque
 enable and pose sequences are simulated (:mod:`blocksim.hardware.servo_model`).
+
+The servos answer as the AX-12 manual says: an instruction packet with a wrong checksum is
+answered with the checksum error bit (and not carried out); a goal outside the CW..CCW angle
+limits with the angle-limit bit, a value outside its item's range (a goal of 1500) or a
+read-only address with the range bit (nothing written); an unknown instruction, or ACTION with
+nothing registered, with the instruction bit. Overheating and input-voltage conditions are
+reported in every status packet. Status Return Level (address 16) decides which instructions
+are answered: 0 PING only, 1 PING and READ_DATA, 2 all (the level in force when the
+instruction arrives: the write that lowers it is still answered); broadcasts are never
+answered.
+REG_WRITE holds a write (Registered, address 44, reads 1) until ACTION carries it out.
 
 Time: by default the servos move in wall-clock time. With ``packet_time`` set, the emulated time
 advances by that many seconds at every packet received instead (a deterministic device: the same
@@ -30,7 +42,7 @@ import tty
 from collections.abc import Sequence
 
 from blocksim.hardware import dynamixel as dx
-from blocksim.hardware.servo_model import Servo
+from blocksim.hardware.servo_model import Servo, WriteRefused
 
 __all__ = ["FAULTS", "ArbotixEmulator"]
 
@@ -39,8 +51,8 @@ FAULTS = ("drop", "corrupt", "late", "garbage", "unplug")
 #: how many of the last packets received are kept for inspection (``received``)
 KEEP = 100_000
 _GARBAGE = b"\x00\x13\x37noise\xfe\xff\x01"
-_ERR_RANGE = 0x08
-_ERR_INSTRUCTION = 0x40
+_ERR_RANGE = dx.ERR_RANGE
+_ERR_INSTRUCTION = dx.ERR_INSTRUCTION
 _SEQ_FRAME = 1.0 / 30.0  # pypose interpolates at 30 Hz
 
 
@@ -184,7 +196,7 @@ class ArbotixEmulator:
 
     # ---------------------------------------------------------------- serving
     def _serve(self) -> None:
-        parser = dx.StreamParser()
+        parser = dx.StreamParser(strict=False)  # a bad checksum is answered, not skipped
         while not self._stop.is_set():
             try:
                 ready, _, _ = select.select([self._master], [], [], 0.02)
@@ -199,11 +211,7 @@ class ArbotixEmulator:
                     time.sleep(0.01)
                     continue
                 break
-            try:
-                packets = parser.feed(data)
-            except dx.ChecksumError:
-                packets = []  # a servo ignores a corrupted instruction packet
-            for p in packets:
+            for p in parser.feed(data):
                 if not self._answer(p):
                     self._close_fds()
                     return
@@ -252,40 +260,68 @@ class ArbotixEmulator:
                 pass
 
     # ---------------------------------------------------------------- the device
+    def _on_bus(self, ident: int) -> list[Servo]:
+        """The servos answering to ``ident`` (their id is address 3: a host may change it)."""
+        if ident == dx.ID_BROADCAST:
+            return list(self.servos.values())
+        return [s for s in self.servos.values() if s.ident == ident]
+
     def _execute(self, p: dx.Packet) -> bytes:
         """The reply to instruction packet ``p`` (b"" for none)."""
         if p.id == dx.ID_CONTROLLER:
+            if not p.valid:
+                return dx.status_packet(dx.ID_CONTROLLER, dx.ERR_CHECKSUM)
             return self._controller(p)
-        if p.id == dx.ID_BROADCAST and p.code == dx.INS_SYNC_WRITE:
-            self._sync_write(p.params)
-            return b""
-        targets = (
-            list(self.servos.values())
-            if p.id == dx.ID_BROADCAST
-            else ([self.servos[p.id]] if p.id in self.servos else [])
-        )
+        targets = self._on_bus(p.id)
         if not targets:
             return b""  # no such servo on the bus: silence
-        err, params = 0, b""
-        if p.code == dx.INS_PING:
-            pass
-        elif p.code == dx.INS_READ_DATA and len(p.params) == 2:
-            try:
-                params = targets[0].read(p.params[0], p.params[1])
-            except IndexError:
-                err = _ERR_RANGE
-        elif p.code == dx.INS_WRITE_DATA and len(p.params) >= 1:
-            self._playing = None  # a host write takes the servos back from a sequence
+        if not p.valid:
+            err, params = dx.ERR_CHECKSUM, b""  # the packet is not carried out
+        elif p.id == dx.ID_BROADCAST and p.code == dx.INS_SYNC_WRITE:
+            self._sync_write(p.params)
+            return b""
+        servo = targets[0]
+        level = servo.return_level  # the level in force when the instruction arrived
+        if p.valid:
+            err, params = 0, b""
             for s in targets:
-                try:
-                    s.write(p.params[0], p.params[1:])
-                except IndexError:
-                    err = _ERR_RANGE
-        else:
-            err = _ERR_INSTRUCTION
+                e, params = self._servo(s, p)
+                err |= e
         if p.id == dx.ID_BROADCAST:
             return b""
-        return dx.status_packet(p.id, err, params)
+        answers = p.code == dx.INS_PING or level >= 2 or (level == 1 and p.code == dx.INS_READ_DATA)
+        if not answers:
+            return b""  # Status Return Level
+        return dx.status_packet(p.id, err | servo.alarms(), params)
+
+    def _servo(self, s: Servo, p: dx.Packet) -> tuple[int, bytes]:
+        """Carry out instruction ``p`` on servo ``s``: (error bits, reply parameters)."""
+        ps = p.params
+        if p.code == dx.INS_PING and not ps:
+            return 0, b""
+        if p.code == dx.INS_READ_DATA and len(ps) == 2:
+            try:
+                return 0, s.read(ps[0], ps[1])
+            except IndexError:
+                return _ERR_RANGE, b""
+        if p.code == dx.INS_WRITE_DATA and len(ps) >= 2:
+            try:
+                s.write(ps[0], ps[1:])
+            except WriteRefused as exc:
+                return exc.error, b""
+            self._playing = None  # a host write takes the servos back from a sequence
+            return 0, b""
+        if p.code == dx.INS_REG_WRITE and len(ps) >= 2:
+            return s.reg_write(ps[0], ps[1:]), b""
+        if p.code == dx.INS_ACTION and not ps:
+            err = s.action()
+            if not err:
+                self._playing = None
+            return err, b""
+        if p.code == dx.INS_RESET and not ps:
+            s.reset()
+            return 0, b""
+        return _ERR_INSTRUCTION, b""
 
     def _sync_write(self, ps: bytes) -> None:
         """SYNC_WRITE: ``addr, L, (id, L bytes)...``; unknown ids and bad sizes are ignored
@@ -295,11 +331,10 @@ class ArbotixEmulator:
         addr, n = ps[0], ps[1]
         self._playing = None
         for k in range(2, len(ps), n + 1):
-            servo = self.servos.get(ps[k])
-            if servo is not None:
+            for servo in self._on_bus(ps[k]) if ps[k] != dx.ID_BROADCAST else []:
                 try:
                     servo.write(addr, ps[k + 1 : k + 1 + n])
-                except IndexError:
+                except WriteRefused:
                     pass
 
     def _controller(self, p: dx.Packet) -> bytes:
@@ -332,8 +367,8 @@ class ArbotixEmulator:
                 err = _ERR_RANGE
         elif p.code == dx.INS_SYNC_READ and len(ps) >= 3:
             try:
-                data = b"".join(self.servos[i].read(ps[0], ps[1]) for i in ps[2:])
-            except (KeyError, IndexError):
+                data = b"".join(self._on_bus(i)[0].read(ps[0], ps[1]) for i in ps[2:])
+            except IndexError:
                 err = _ERR_RANGE
             else:
                 return dx.status_packet(dx.ID_CONTROLLER, 0, data)

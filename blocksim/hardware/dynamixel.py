@@ -13,6 +13,12 @@ Status packet (device -> host)::
 leaves the error byte out of the status checksum; the Dynamixel 1.0 specification (and the
 servos) put it in, and so does this module.
 
+Error byte of a status packet (the AX-12 manual): bit 0 input voltage, 1 angle limit, 2
+overheating, 3 range, 4 checksum, 5 overload, 6 instruction (:data:`ERROR_BITS`). Bits 1, 3, 4
+and 6 (:data:`REFUSED`) mean the instruction was not carried out; bits 0, 2 and 5
+(:data:`ALARMS`) report the servo's condition, and the instruction was carried out (a READ's
+data is valid).
+
 Ids: 1..253 address one servo (the Arbotix forwards the packet on its bus), ``ID_CONTROLLER``
 (253) addresses the Arbotix board itself (the pypose pose and sequence instructions),
 ``ID_BROADCAST`` (254) every servo (no status packet comes back).
@@ -35,13 +41,26 @@ __all__ = [
     "ADDR_GOAL",
     "ADDR_LED",
     "ADDR_POS",
+    "ADDR_REGISTERED",
+    "ADDR_RETURN_LEVEL",
     "ADDR_SPEED",
     "ADDR_TEMP",
+    "ADDR_TEMP_LIMIT",
     "ADDR_TORQUE",
     "ADDR_VERSION",
+    "ALARMS",
+    "ERROR_BITS",
+    "ERR_ANGLE_LIMIT",
+    "ERR_CHECKSUM",
+    "ERR_INSTRUCTION",
+    "ERR_OVERHEATING",
+    "ERR_OVERLOAD",
+    "ERR_RANGE",
+    "ERR_VOLTAGE",
     "HEADER",
     "ID_BROADCAST",
     "ID_CONTROLLER",
+    "INS_ACTION",
     "INS_ARB_LOAD_POSE",
     "INS_ARB_LOAD_SEQ",
     "INS_ARB_LOOP_SEQ",
@@ -50,13 +69,18 @@ __all__ = [
     "INS_ARB_TEST",
     "INS_PING",
     "INS_READ_DATA",
+    "INS_REG_WRITE",
+    "INS_RESET",
+    "INS_SYNC_WRITE",
     "INS_WRITE_DATA",
+    "REFUSED",
     "ChecksumError",
     "Packet",
     "PacketError",
     "StreamParser",
     "checksum",
     "encode",
+    "error_names",
     "hexs",
     "instruction_packet",
     "status_packet",
@@ -72,6 +96,9 @@ ID_BROADCAST = 254  # every servo on the bus; never answered
 INS_PING = 1
 INS_READ_DATA = 2
 INS_WRITE_DATA = 3
+INS_REG_WRITE = 4  # a WRITE_DATA held until ACTION (Registered, address 44, reads 1)
+INS_ACTION = 5  # carry out the registered instruction
+INS_RESET = 6  # the control table back to its factory values
 INS_SYNC_WRITE = 0x83  # to ID_BROADCAST: one packet writes the same addresses of many servos
 #: the ArbotiX ROS firmware's extension (not pypose's): to ID_CONTROLLER, params
 #: ``addr, n, id1, id2, ...``; one status packet from the board with n bytes per servo
@@ -88,6 +115,8 @@ ADDR_VERSION = 2
 ADDR_DELAYTIME = 5
 ADDR_CWLIMIT = 6
 ADDR_CCWLIMIT = 8
+ADDR_TEMP_LIMIT = 11
+ADDR_RETURN_LEVEL = 16  # Status Return Level: 0 answers PING only, 1 also READ, 2 all
 ADDR_ALARM_LED = 17
 ADDR_ALARM_SHUTDOWN = 18
 ADDR_TORQUE = 24
@@ -96,6 +125,30 @@ ADDR_GOAL = 30
 ADDR_SPEED = 32
 ADDR_POS = 36
 ADDR_TEMP = 43
+ADDR_REGISTERED = 44
+
+#: the bits of a status packet's error byte (AX-12 manual)
+ERR_VOLTAGE = 0x01  # input voltage outside the limits of addresses 12..13
+ERR_ANGLE_LIMIT = 0x02  # a goal outside CW..CCW angle limits (addresses 6..9): not written
+ERR_OVERHEATING = 0x04  # temperature above the limit of address 11
+ERR_RANGE = 0x08  # an instruction out of range (a value, an address): not carried out
+ERR_CHECKSUM = 0x10  # the instruction packet's checksum is wrong: not carried out
+ERR_OVERLOAD = 0x20  # the load exceeds the torque limit
+ERR_INSTRUCTION = 0x40  # an unknown instruction, or ACTION without REG_WRITE
+#: bit -> name, in bit order
+ERROR_BITS = {
+    ERR_VOLTAGE: "input voltage",
+    ERR_ANGLE_LIMIT: "angle limit",
+    ERR_OVERHEATING: "overheating",
+    ERR_RANGE: "range",
+    ERR_CHECKSUM: "checksum",
+    ERR_OVERLOAD: "overload",
+    ERR_INSTRUCTION: "instruction",
+}
+#: bits meaning the instruction was refused (nothing written, no data)
+REFUSED = ERR_ANGLE_LIMIT | ERR_RANGE | ERR_CHECKSUM | ERR_INSTRUCTION
+#: bits reporting the servo's condition: the instruction was carried out
+ALARMS = ERR_VOLTAGE | ERR_OVERHEATING | ERR_OVERLOAD
 
 
 class PacketError(ValueError):
@@ -116,6 +169,12 @@ class ChecksumError(PacketError):
 def hexs(data: bytes | Iterable[int]) -> str:
     """``b"\\xff\\x01"`` -> ``"FF 01"`` (how packets are shown in messages and debug output)."""
     return " ".join(f"{b:02X}" for b in bytes(data))
+
+
+def error_names(err: int) -> list[str]:
+    """The names of the bits set in a status packet's error byte (``"unknown"`` for bit 7)."""
+    names = [n for bit, n in ERROR_BITS.items() if err & bit]
+    return names + (["unknown"] if err & 0x80 else [])
 
 
 def checksum(body: bytes | Sequence[int]) -> int:
@@ -170,12 +229,15 @@ class Packet:
         The parameters.
     raw : bytes
         The packet's bytes, header to checksum.
+    valid : bool
+        Whether its checksum is right (always, from a strict :class:`StreamParser`).
     """
 
     id: int
     code: int
     params: bytes
     raw: bytes = field(repr=False)
+    valid: bool = True
 
     @property
     def error(self) -> int:
@@ -191,13 +253,22 @@ class StreamParser:
     """Split a byte stream into packets and diagnostic text, incrementally.
 
     Feed bytes with :meth:`feed`; it returns the complete packets found so far. Bytes before a
-    header are text (collected in :attr:`text`). A packet whose checksum is wrong raises
-    :class:`ChecksumError` (its bytes are consumed, so parsing can go on after it).
+    header are text (collected in :attr:`text`).
+
+    Parameters
+    ----------
+    strict : bool
+        True (default, a host reading status packets): a packet whose checksum is wrong raises
+        :class:`ChecksumError` (its bytes are consumed, so parsing can go on after it, with
+        ``feed(b"")``). False (a device reading instruction packets, which answers a bad
+        checksum with the checksum error bit): such a packet is returned with
+        ``valid=False``.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, strict: bool = True) -> None:
         self.buffer = bytearray()
         self.text = bytearray()
+        self.strict = strict
 
     def feed(self, data: bytes) -> list[Packet]:
         """Add ``data``; return the packets it completes (in order)."""
@@ -232,9 +303,9 @@ class StreamParser:
             del buf[:end]
             body = raw[2:-1]
             cs = checksum(body)
-            if raw[-1] != cs:
+            if raw[-1] != cs and self.strict:
                 raise ChecksumError(raw, cs)
-            out.append(Packet(raw[2], raw[4], raw[5:-1], raw))
+            out.append(Packet(raw[2], raw[4], raw[5:-1], raw, raw[-1] == cs))
 
     def take_text(self) -> str:
         """The diagnostic text collected so far (cleared)."""
