@@ -51,6 +51,8 @@ def assert_cell_path(occ: np.ndarray, cells: np.ndarray, start, goal, eight: boo
     cells = np.asarray(cells)
     assert tuple(cells[0]) == tuple(start) and tuple(cells[-1]) == tuple(goal)
     assert not occ[cells[:, 1], cells[:, 0]].any()
+    if len(cells) == 1:
+        return
     steps = np.abs(np.diff(cells, axis=0))
     assert steps.max() <= 1 and (steps.sum(axis=1) >= 1).all()
     if not eight:

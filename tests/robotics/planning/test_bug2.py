@@ -62,3 +62,75 @@ def test_trapped_goal_is_reported():
         Bug2(occ).plan()
     with pytest.raises(ValueError, match="turn"):
         Bug2(occ, turn="up")
+
+
+def test_a_diagonal_step_across_the_m_line_is_a_leave_point():
+    """Issue 28 repro: the robot crosses the m-line diagonally beside the block (never within
+    half a cell of it) and used to go round for ever, reported as trapped."""
+    occ = np.zeros((30, 30))
+    occ[4:11, 9:13] = 1
+    for turn in ("left", "right"):
+        path = Bug2(occ, turn=turn).query((7, 5), (13, 11))
+        assert_cell_path(occ.astype(bool), path.astype(int), (7, 5), (13, 11))
+
+
+def _random_map(rng):
+    ny, nx = (int(v) for v in rng.integers(8, 36, 2))
+    if rng.random() < 0.5:  # scattered cells: diagonal gaps between touching obstacles
+        return rng.random((ny, nx)) < rng.uniform(0.0, 0.4)
+    occ = np.zeros((ny, nx), dtype=bool)
+    for _ in range(int(rng.integers(1, 8))):
+        r, c = rng.integers(0, max(ny, nx), 2)
+        h, w = rng.integers(1, 12, 2)
+        occ[r : r + h, c : c + w] = True
+    return occ
+
+
+def test_every_goal_a_grid_search_reaches_is_reached_on_random_maps():
+    """Oracle: scipy.ndimage.label (8-connected free cells, the moves Bug2 makes) and a
+    networkx shortest path. Reachable goals are reached by a free unit-step path ending at
+    the goal, with both turn directions; unreachable ones raise "trapped"/"walled in"."""
+    from scipy import ndimage
+
+    from .grid_checks import grid_graph
+
+    rng = np.random.default_rng(2028)
+    reached = refused = 0
+    for _ in range(300):
+        occ = _random_map(rng)
+        free = np.argwhere(~occ)
+        if len(free) < 2:
+            continue
+        s = tuple(int(v) for v in free[rng.integers(len(free))][::-1])
+        g = tuple(int(v) for v in free[rng.integers(len(free))][::-1])
+        label, _ = ndimage.label(~occ, structure=np.ones((3, 3)))
+        reachable = label[s[1], s[0]] == label[g[1], g[0]]
+        if reachable and rng.random() < 0.1:  # the labels agree with a graph search
+            import networkx as nx
+
+            assert nx.has_path(grid_graph(occ), s, g)
+        for turn in ("left", "right"):
+            bug = Bug2(occ, turn=turn)
+            if reachable:
+                path = bug.query(s, g)
+                assert_cell_path(occ, path.astype(int), s, g)
+                reached += 1
+            else:
+                with pytest.raises(PlanningError, match=r"trapped|walled"):
+                    bug.query(s, g)
+                refused += 1
+    assert reached > 300 and refused > 0  # both kinds were exercised
+
+
+def test_corner_touching_obstacles_the_m_line_passes_between():
+    """The m-line runs through the corner where two obstacles touch diagonally: the robot
+    circling the first one crosses the line there and must take the second one as a new hit
+    (the 8-connected free space passes the corner)."""
+    occ = np.zeros((12, 12), dtype=bool)
+    occ[5, 5] = True  # on the diagonal m-line (1,1)-(10,10)
+    occ[6, 6] = True  # touches it at a corner, also on the m-line
+    for turn in ("left", "right"):
+        bug = Bug2(occ, turn=turn)
+        path = bug.query((1, 1), (10, 10))
+        assert_cell_path(occ, path.astype(int), (1, 1), (10, 10))
+        assert len(bug.hits) == 2
