@@ -44,7 +44,7 @@ def build(
         scope = d.add(
             Scope(
                 2,
-                labels=["position (x, y, z)", "rotor speeds"],
+                labels=["position", "rotor speeds"],
                 units=["m", "rad/s"],
                 title="quadrotor take-off and hover",
                 file=scope_file,
@@ -52,7 +52,7 @@ def build(
             ),
             name="scope",
         )
-        d.connect(stack.plant["x"], scope["u0"])
+        d.connect(stack.plant["p"], scope["u0"])
         d.connect(stack.mixer["omega"], scope["u1"])
     return d
 

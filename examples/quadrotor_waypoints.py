@@ -54,7 +54,7 @@ def build(
         scope = d.add(
             Scope(
                 2,
-                labels=["position (x, y, z)", "setpoint"],
+                labels=["position", "setpoint"],
                 units=["m", "m"],
                 title=f"{model}: square of waypoints",
                 file=scope_file,
@@ -63,7 +63,8 @@ def build(
             name="scope",
         )
         plot = d.add(MultiRotorPlot(model, filename=gif_file, fps=FPS), name="plot")
-        d.connect(stack.plant["x"], scope["u0"], plot)
+        d.connect(stack.plant["x"], plot)
+        d.connect(stack.plant["p"], scope["u0"])
         d.connect(ref, scope["u1"])
     return d
 

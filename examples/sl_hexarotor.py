@@ -19,14 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from blocksim import Diagram, SimResult, simulate
-from blocksim.blocks import Scope
-from blocksim.blocks.arm import CirclePath
-from blocksim.blocks.quadrotor import (
-    AttitudeController,
-    ControlMixer,
-    MultiRotor,
-    PositionController,
-)
+from blocksim.blocks.quadrotor.circle import circle_flight, circle_tracking_error
 
 MODEL = "hexarotor"
 RADIUS = 1.0  # m
@@ -42,44 +35,24 @@ def build(
     model: str = MODEL,
     name: str = "sl_hexarotor",
 ) -> Diagram:
-    """Take-off and circle with the multirotor ``model`` (default the hexarotor)."""
-    d = Diagram(name)
-    circle = d.add(
-        CirclePath(radius=RADIUS, centre=[0.0, 0.0, -ALTITUDE], frequency=FREQUENCY), name="circle"
+    """Take-off and circle with the multirotor ``model`` (the builder shared by the quad-,
+    hexa- and octo-rotor demos, :func:`~blocksim.blocks.quadrotor.circle.circle_flight`)."""
+    return circle_flight(
+        model,
+        name=name,
+        radius=RADIUS,
+        altitude=ALTITUDE,
+        frequency=FREQUENCY,
+        weight=WEIGHT,
+        scope_file=scope_file,
+        show=show,
+        with_scope=with_scope,
     )
-    quad = d.add(MultiRotor(model, x0=[RADIUS, 0.0, 0.0]), name="quad")
-    pos = d.add(PositionController(model, velocity=True, weight=list(WEIGHT)), name="pos")
-    att = d.add(AttitudeController(model), name="att")
-    mixer = d.add(ControlMixer(model), name="mixer")
-    d.connect(circle["p"], pos["p"])
-    d.connect(circle["pd"], pos["v"])
-    d.connect(quad["x"], pos["x"], att["x"])
-    d.connect(pos["att"], att["att"])
-    d.connect(pos["T"], mixer["T"])
-    for axis in ("tau_roll", "tau_pitch", "tau_yaw"):
-        d.connect(att[axis], mixer[axis])
-    d.connect(mixer["omega"], quad["omega"])
-    if with_scope:
-        scope = d.add(
-            Scope(
-                3,
-                labels=["position (x, y, z)", "reference", "rotor speeds"],
-                units=["m", "m", "rad/s"],
-                title=f"{name}: take-off and circle",
-                file=scope_file,
-                show=show,
-            ),
-            name="scope",
-        )
-        d.connect(quad["x"], scope["u0"])
-        d.connect(circle["p"], scope["u1"])
-        d.connect(mixer["omega"], scope["u2"])
-    return d
 
 
 def tracking_error(result: SimResult) -> np.ndarray:
     """Distance [m] between the vehicle and the reference point at each recorded time."""
-    return np.linalg.norm(result["quad.x"][:, :3] - result["circle.p"], axis=1)
+    return circle_tracking_error(result)
 
 
 def main(

@@ -78,7 +78,7 @@ def build(
         )
         d.connect(cam["uv"], scope["u0"])
         d.connect(ibvs, scope["u1"])
-        d.connect(stack.plant["x"], scope["u2"])
+        d.connect(stack.plant["p"], scope["u2"])
     return d
 
 

@@ -175,14 +175,18 @@ def test_the_flight_changes_more_the_larger_the_mismatch(mass_swept):
     assert np.all(reached < 0.02) and np.all(np.isnan(wp[:, 2:]))  # only 2 dwells in 10 s
 
 
-def test_twenty_percent_heavier_saturates_the_rotors_and_loses_the_square(mass_example, mass_swept):
+def test_twenty_percent_heavier_touches_the_rotor_limit_and_still_flies_the_square(
+    mass_example, mass_swept
+):
     M, errors, _ = mass_swept
     q = mdl_quadrotor()
     hover = np.sqrt(M * 9.81 / (4 * q.b))  # rad/s, every rotor at hover
     assert np.all(hover < mass_example.WMAX)  # hovering alone is within reach ...
     assert errors["omega_max"][4] == pytest.approx(mass_example.WMAX, abs=1e-9)
-    assert np.all(errors["waypoint"][4, :2] > 0.5)  # ... the moves are not
-    assert errors["deviation"][4] > 10 * errors["deviation"][0]
+    # ... the moves briefly need more, and the integral action still reaches every waypoint
+    # (the vehicle starts at rest at its setpoint, the controller trimmed to its 4 kg)
+    assert np.all(errors["waypoint"][3:, :2] < 0.005)
+    assert errors["deviation"][4] < 0.1
 
 
 def test_mass_main_plots_both_errors_against_the_mismatch(mass_example, tmp_path):

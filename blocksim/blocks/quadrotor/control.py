@@ -93,19 +93,30 @@ class PositionController(Block):
     to an attitude command and the total thrust.
 
     Equation (:func:`~blocksim.robotics.aerial.control.position_control_nb`): desired
-    acceleration ``a = Kp (c p* - p) + Kd (v* - v) + Ki xi`` per world axis (z down), realised
-    exactly by the thrust ``T = M |g e3 - a|`` along the body axis ``z_B = (g e3 - a) /
-    |g e3 - a|`` (tilt limited to ``max_tilt``), whose roll and pitch at the desired yaw are
-    the attitude command.
+    acceleration ``a = Kp (c (p* - p0) - (p - p0)) + Kd (v* - v) + Ki xi`` per world axis
+    (z down), realised exactly by the thrust ``T = M |g e3 - a|`` along the body axis
+    ``z_B = (g e3 - a) / |g e3 - a|`` (tilt limited to ``max_tilt``), whose roll and pitch at
+    the desired yaw are the attitude command.
+
+    At rest at its setpoint (``p = p*``, ``v = v* = 0``, ``xi = xi0 = 0``) the command is level
+    with the hover thrust ``M g``, wherever the setpoint is: the setpoint weight ``c`` acts on
+    positions relative to ``p0``, the vehicle's initial position, not on world coordinates.
+    Give ``p0`` equal to the vehicle's initial position (:func:`add_flight_stack` does): a
+    vehicle at rest at its setpoint then stays there; with another ``p0`` the weighted
+    proportional term sees a step of ``p* - p0`` at t = 0.
 
     Parameters
     ----------
     model : str, dict or MultirotorModel
         The vehicle (mass ``M``, gravity ``g``) the controller assumes; default
         ``"quadrotor"``.
-    Kp, Kd, Ki : float or array_like (3,)
-        Gains per axis x, y, z [1/s^2, 1/s, 1/s^3]. Defaults (4, 4, 6), (3.5, 3.5, 4.5),
-        (0.8, 0.8, 2).
+    Kp : float or array_like (3,)
+        Proportional gains per axis x, y, z [1/s^2]. Default (6.75, 6.75, 12).
+    Kd : float or array_like (3,)
+        Derivative (velocity) gains per axis [1/s]. Default (4.5, 4.5, 6).
+    Ki : float or array_like (3,)
+        Integral gains per axis [1/s^3]. Default (3.375, 3.375, 8): with ``Kp`` and ``Kd`` a
+        triple closed-loop pole at -1.5 rad/s in x and y, -2 rad/s in z.
     yaw : float
         Desired yaw [rad]. Default 0.
     max_tilt : float
@@ -113,12 +124,17 @@ class PositionController(Block):
     velocity : bool
         Add the input ``v`` (desired velocity, feedforward); default False (``v* = 0``).
     xi0 : array_like (3,), optional
-        Initial integral of the position error [m s] (e.g. a trimmed hover); default zero.
+        Initial integral of the position error [m s]; default zero, the hover trim of the
+        model's mass (a vehicle of another mass ``M_v`` is trimmed by
+        :func:`~blocksim.robotics.aerial.control.hover_integral`).
     weight : float or array_like (3,), optional
         Setpoint weight ``c`` of the proportional term, per axis: 1 is a plain PID (the
         default with ``velocity=True``, to track a trajectory); smaller values soften the
         response to setpoint steps (0 acts through the integral only); the default without a
         velocity input is 0.5 (a 1 m step settles to 1 cm in about 5 s, overshoot < 1 %).
+    p0 : array_like (3,), optional
+        The position [m] (world, z down) the setpoint weight acts about: the vehicle's
+        initial position. Default the origin. No effect on an axis whose weight is 1.
 
     Inputs
     ------
@@ -153,6 +169,7 @@ class PositionController(Block):
         velocity: bool = False,
         xi0: Any = None,
         weight: Any = None,
+        p0: Any = None,
     ) -> None:
         super().__init__()
         owner = "PositionController"
@@ -188,6 +205,7 @@ class PositionController(Block):
             number(owner, "yaw", yaw),
             tilt,
             vector(owner, "weight", weight, 3, 1.0 if self._vref else 0.5),
+            vector(owner, "p0", p0, 3, np.zeros(3)),
         )
 
     def output(self, t: float, x: np.ndarray, u: Sequence[Any]) -> tuple[np.ndarray, float]:
@@ -203,7 +221,7 @@ class PositionController(Block):
 
     def kernels(self) -> Kernels:
         """``position_output``/``position_deriv`` (``position_vref_*`` with the velocity
-        input), params ``(M, g, Kp, Kd, Ki, yaw, max_tilt, weight)``."""
+        input), params ``(M, g, Kp, Kd, Ki, yaw, max_tilt, weight, p0)``."""
         if self._vref:
             return Kernels(self._kp, output=qk.position_vref_output, deriv=qk.position_vref_deriv)
         return Kernels(self._kp, output=qk.position_output, deriv=qk.position_deriv)

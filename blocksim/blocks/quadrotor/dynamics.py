@@ -91,6 +91,10 @@ class MultiRotor(Block):
         Rotation matrix from {B} to {W}, ``Rz(yaw) Ry(pitch) Rx(roll)``; no feedthrough.
     vb : ndarray (3,)
         Velocity in the body frame [m/s]; no feedthrough.
+    p : ndarray (3,)
+        Position ``(x, y, z)`` in {W} [m] (the first 3 states); no feedthrough.
+    rpy : ndarray (3,)
+        Attitude ``(roll, pitch, yaw)`` [rad] (states 3 to 5); no feedthrough.
 
     States
     ------
@@ -132,6 +136,8 @@ class MultiRotor(Block):
                 Port("T", shape=(4, 4), doc="body pose in the world (z down)"),
                 Port("R", shape=(3, 3), doc="rotation body -> world"),
                 Port("vb", shape=(3,), unit="m/s", doc="velocity in the body frame"),
+                Port("p", shape=(3,), unit="m", doc="position (x, y, z) in the world, z down"),
+                Port("rpy", shape=(3,), unit="rad", doc="attitude (roll, pitch, yaw)"),
             ),
         )
         if self._ground:

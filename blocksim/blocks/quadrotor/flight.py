@@ -67,7 +67,9 @@ def add_flight_stack(
     names : 4 str
         Block names of the plant, position loop, attitude loop and mixer.
     position_gains : dict, optional
-        Keywords ``Kp``, ``Kd``, ``Ki``, ``weight`` for the :class:`PositionController`.
+        Keywords ``Kp``, ``Kd``, ``Ki``, ``weight``, ``xi0``, ``p0`` for the
+        :class:`PositionController`; ``p0`` defaults to the initial position of ``x0``, so that
+        a vehicle at rest at its setpoint stays there wherever it is.
     mass : float, optional
         The vehicle's mass [kg] (:class:`MultiRotor`'s ``M``); the controllers and the mixer
         keep assuming the model's.
@@ -82,10 +84,10 @@ def add_flight_stack(
         MultiRotor(model, x0=x0, wind=wind, flapping=flapping, ground=ground, M=mass),
         name=names[0],
     )
+    gains = dict(position_gains or {})
+    gains.setdefault("p0", plant.x0[:3].tolist())  # the setpoint weight acts about the start
     pos = d.add(
-        PositionController(
-            cm, yaw=yaw, max_tilt=max_tilt, velocity=velocity, **(position_gains or {})
-        ),
+        PositionController(cm, yaw=yaw, max_tilt=max_tilt, velocity=velocity, **gains),
         name=names[1],
     )
     att = d.add(AttitudeController(cm), name=names[2])

@@ -26,10 +26,17 @@ _njit = numba.njit(cache=True, error_model="numpy")
 
 @_njit
 def multirotor_output(t, x, omega, p):
-    """``(x (12,), T (4, 4), R (3, 3), vb (3,))`` of the state; params as
+    """``(x (12,), T (4, 4), R (3, 3), vb (3,), p (3,), rpy (3,))`` of the state; params as
     :func:`multirotor_deriv`."""
     T = pose_nb(x)
-    return x.copy(), T, np.ascontiguousarray(T[:3, :3]), body_velocity_nb(x)
+    return (
+        x.copy(),
+        T,
+        np.ascontiguousarray(T[:3, :3]),
+        body_velocity_nb(x),
+        x[0:3].copy(),
+        x[3:6].copy(),
+    )
 
 
 @_njit
@@ -86,7 +93,7 @@ def attitude_output(t, x, att, state, p):
 @_njit
 def position_output(t, x, state, p_ref, p):
     """``(att (3,), T)`` without a velocity reference; params ``(M, g, Kp, Kd, Ki, yaw,
-    max_tilt, weight)``."""
+    max_tilt, weight, p0)``."""
     return position_control_nb(
         np.ascontiguousarray(state),
         np.ascontiguousarray(p_ref),
@@ -100,6 +107,7 @@ def position_output(t, x, state, p_ref, p):
         p[5],
         p[6],
         p[7],
+        p[8],
     )
 
 
@@ -119,6 +127,7 @@ def position_vref_output(t, x, state, p_ref, v_ref, p):
         p[5],
         p[6],
         p[7],
+        p[8],
     )
 
 
