@@ -59,6 +59,19 @@ if TYPE_CHECKING:
 Shape = tuple[int, ...]
 
 
+def _as_clock(value: Any, owner: str) -> Any:
+    """A block's ``clock`` as the engine reads it: a Clock, ``EVENT`` or None kept; a period
+    [s] or a (period, offset) pair made a Clock; anything else refused."""
+    from blocksim.engine.clock import EVENT, as_clock
+
+    if value is None or value is EVENT:
+        return value
+    if isinstance(value, bool) or isinstance(value, str):
+        raise BlockParameterError(f"{owner}: clock must be a Clock, a period in seconds or a "
+                                  f"(period, offset) pair, got {value!r}")
+    return as_clock(value, owner)
+
+
 @dataclass(frozen=True)
 class Port:
     """Declaration of one input or output port.
@@ -84,14 +97,40 @@ class Port:
 
 PortSpec = str | Port
 
+#: most input ports, and most output ports, of one block (a ``Sum`` of 20 000 signs, a
+#: ``Mux`` of a million inputs): checked before the port table is built; raise it in Python
+#: (``blocksim.engine.block.MAX_PORTS = n``) for a block that really needs more
+MAX_PORTS = 10_000
+
+
+def check_port_count(n: int, owner: str, kind: str = "input") -> int:
+    """``n`` if a block may have that many ``kind`` ports (at most :data:`MAX_PORTS`).
+
+    Raises
+    ------
+    BlockParameterError
+        Naming the block class, the count and the limit.
+    """
+    if n > MAX_PORTS:
+        raise BlockParameterError(
+            f"{owner + ': ' if owner else ''}{n} {kind} ports; a block may have at most "
+            f"{MAX_PORTS} {kind} ports (blocksim.engine.block.MAX_PORTS, raise it in Python "
+            f"for a block that needs more)")
+    return n
+
 
 def as_ports(specs: Sequence[PortSpec], owner: str, kind: str) -> tuple[Port, ...]:
-    """Normalise a sequence of names or :class:`Port` objects into a tuple of ports."""
+    """Normalise a sequence of names or :class:`Port` objects into a tuple of ports (at most
+    :data:`MAX_PORTS`, names unique)."""
+    if hasattr(specs, "__len__"):
+        check_port_count(len(specs), owner, kind)
     ports = tuple(s if isinstance(s, Port) else Port(str(s)) for s in specs)
-    names = [p.name for p in ports]
-    dup = sorted({n for n in names if names.count(n) > 1})
+    check_port_count(len(ports), owner, kind)
+    seen: set[str] = set()
+    dup = sorted({p.name for p in ports if p.name in seen or seen.add(p.name)})
     if dup:
-        raise BlockParameterError(f"{owner}: duplicate {kind} port name(s) {dup}")
+        more = f" and {len(dup) - 10} more" if len(dup) > 10 else ""
+        raise BlockParameterError(f"{owner}: duplicate {kind} port name(s) {dup[:10]}{more}")
     return ports
 
 
@@ -158,9 +197,16 @@ class Block:
         init = cls.__dict__.get("__init__")
         if init is not None:
             cls.__init__ = _checked_init(cls, init)  # type: ignore[method-assign]
+        if "clock" in cls.__dict__:  # ``clock = 0.01`` in a class body: a Clock, or refused
+            cls.clock = _as_clock(cls.__dict__["clock"], cls.__name__)
 
     def __init__(self) -> None:
         pass
+
+    def __setattr__(self, key: str, value: Any) -> None:
+        if key == "clock":  # ``self.clock = 0.01``: a period is a Clock, never ignored
+            value = _as_clock(value, type(self).__name__)
+        super().__setattr__(key, value)
 
     # ------------------------------------------------------------------ description helpers
     @property

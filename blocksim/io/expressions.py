@@ -46,6 +46,10 @@ CONSTANTS: dict[str, Any] = {
     "nan": math.nan, "true": True, "false": False, "null": None,
 }
 
+#: constants a diagram's shared parameter may take the name of (``tau`` is the natural name
+#: of a time constant): inside that diagram the name is the parameter
+SHADOWABLE = frozenset({"tau", "e", "deg"})
+
 #: functions every expression knows, with their number of arguments
 FUNCTIONS: dict[str, tuple[Callable[..., float], int]] = {
     "sqrt": (math.sqrt, 1), "exp": (math.exp, 1), "log": (math.log, 1),
@@ -181,7 +185,7 @@ class _Evaluator:
 
     def name(self, node: ast.Name) -> Any:
         n = node.id
-        if n in CONSTANTS:
+        if n in CONSTANTS and n not in SHADOWABLE:
             return CONSTANTS[n]
         if n in FUNCTIONS:
             raise self.fail(node, f"'{n}' is a function; call it, e.g. {n}(x)")
@@ -190,6 +194,8 @@ class _Evaluator:
                 return self.names(n)
             except KeyError:
                 pass
+        if n in CONSTANTS:  # a shadowable constant no shared parameter names
+            return CONSTANTS[n]
         options = (*CONSTANTS, *self.known)
         raise self.fail(node, f"unknown name '{n}'{suggest(n, options)}; known names: "
                               f"{', '.join(options)}")

@@ -25,8 +25,9 @@ from typing import Any
 import numpy as np
 
 from blocksim.engine.errors import suggest
+from blocksim.io import guard as guard_module
 from blocksim.io.errors import Source, ValueProblem
-from blocksim.io.expressions import CONSTANTS, ExpressionError, evaluate
+from blocksim.io.expressions import CONSTANTS, SHADOWABLE, ExpressionError, evaluate
 from blocksim.io.guard import Guard, GuardError, count_elements, current, load_npy
 from blocksim.io.locate import JsonPath, NumberList
 
@@ -182,7 +183,9 @@ def interpret(raw: Any, path: JsonPath, *, strings: bool, ns: Namespace,
             return ns.resolve(name, strings, source, path)
         if raw.startswith("="):
             return _counted(expression(raw[1:], ns, source, path), source, path)
-        return raw if strings else _counted(expression(raw, ns, source, path), source, path)
+        if strings:
+            return _text(raw, source, path)
+        return _counted(expression(raw, ns, source, path), source, path)
     if isinstance(raw, list):
         _spend(len(raw), source, path)
         if isinstance(raw, NumberList) or all(type(v) in _PLAIN for v in raw):
@@ -192,6 +195,26 @@ def interpret(raw: Any, path: JsonPath, *, strings: bool, ns: Namespace,
     if isinstance(raw, dict):
         return _tagged(raw, path, source)
     return raw
+
+
+def _text(text: str, source: Source, path: JsonPath) -> str:
+    """``text``, a string parameter's value, if it is at most
+    :data:`blocksim.io.guard.MAX_STRING_CHARS` characters and can be written as UTF-8 (no
+    lone surrogate such as ``"\\ud800"``, which no file, terminal or figure can encode)."""
+    limit = guard_module.MAX_STRING_CHARS
+    if len(text) > limit:
+        raise ValueProblem(source, path, f"a text of {len(text)} characters; a text value "
+                           f"(title, label, file name, signs, ...) may have at most {limit} "
+                           f"characters (blocksim.io.guard.MAX_STRING_CHARS, raise it in "
+                           f"Python)")
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise ValueProblem(source, path, f"the text has a lone surrogate "
+                           f"(\\u{ord(text[exc.start]):04x}) at character {exc.start}, which "
+                           f"cannot be written as UTF-8; write the character itself or its "
+                           f"surrogate pair") from None
+    return text
 
 
 #: JSON scalars that are their own value
@@ -242,7 +265,7 @@ class Reported(ValueProblem):
 
 def _tagged(raw: dict[str, Any], path: JsonPath, source: Source) -> Any:
     if set(raw) == {"str"} and isinstance(raw["str"], str):
-        return raw["str"]
+        return _text(raw["str"], source, path)
     if set(raw) == {"npy"} and isinstance(raw["npy"], str):
         return _data_file(raw["npy"], path, source)
     if set(raw) == {"slice"} and isinstance(raw["slice"], list) and 1 <= len(raw["slice"]) <= 3 \
@@ -280,9 +303,10 @@ def check_name(name: str, kind: str, ns: Namespace, source: Source,
                path: JsonPath) -> None:
     """Refuse a shared name that would shadow an expression constant or is defined twice in
     one diagram (parameters, clocks and models share one namespace)."""
-    if name in CONSTANTS:
+    if name in CONSTANTS and name not in SHADOWABLE:
+        reserved = [c for c in CONSTANTS if c not in SHADOWABLE]
         raise ValueProblem(source, path, f"{kind} name '{name}' is reserved (expressions use "
-                           f"it: {', '.join(CONSTANTS)})", key=True)
+                           f"it: {', '.join(reserved)})", key=True)
     if name in ns.params or name in ns.objects:
         other = "parameter" if name in ns.params else ns.kinds[name]
         raise ValueProblem(source, path, f"{kind} name '{name}' is already a {other} of this "

@@ -60,3 +60,46 @@ def test_block_methods_are_pure_and_return_values():
     assert lag.output(0.0, x, (3.0,)) == (1.0,)
     assert lag.deriv(0.0, x, (3.0,)) == [1.0]
     np.testing.assert_array_equal(x, [1.0])
+
+
+def test_a_period_given_as_clock_is_a_clock_and_the_block_updates():
+    """``self.clock = 0.01`` (a float, as docs/writing-blocks.md allows) must clock the block,
+    not leave it silently continuous with its x0 forever."""
+    import numpy as np
+
+    from blocksim import Diagram, simulate
+    from blocksim.engine.block import Block
+    from blocksim.engine.clock import Clock
+    from blocksim.engine.errors import BlockParameterError
+
+    class Counter(Block):
+        outputs = ("y",)
+
+        def __init__(self, clock=0.01):
+            super().__init__()
+            self.x0 = np.zeros(1)
+            self.clock = clock
+
+        def output(self, t, x, u):
+            return [x[0]]
+
+        def update(self, t, x, u):
+            return x + 1.0
+
+    class Tens(Counter):
+        clock = 0.1
+
+        def __init__(self):
+            Block.__init__(self)
+            self.x0 = np.zeros(1)
+
+    assert Counter().clock == Clock(0.01) and Counter((0.5, 0.25)).clock == Clock(0.5, 0.25)
+    assert Tens.clock == Clock(0.1)
+    d = Diagram("count")
+    d.add(Counter(0.01), name="c")
+    d.add(Tens(), name="t")
+    r = simulate(d, 0.1, backend="interpreted")
+    assert r["c.y"][-1] == 10.0 and r["t.y"][-1] == 1.0
+    for bad in ("fast", True, -1.0, float("nan")):
+        with pytest.raises(BlockParameterError, match="Counter"):
+            Counter(bad)

@@ -284,3 +284,18 @@ def test_mutated_files_give_file_errors_only(seed):
             loads(json.dumps(doc_))
         except DiagramFileError:
             pass
+
+
+def test_tau_e_and_deg_may_name_shared_parameters_other_constants_stay_reserved():
+    import math
+
+    d = loads(doc({"g": {"type": "Gain", "params": {"K": "1/tau + 0*deg"}},
+                   "h": {"type": "Gain", "params": {"K": "$tau"}}},
+                  parameters={"tau": 0.5}))
+    assert d.diagram["g"].params["K"] == 2.0 and d.diagram["h"].params["K"] == 0.5
+    d = loads(doc({"g": {"type": "Gain", "params": {"K": "tau"}}}))
+    assert d.diagram["g"].params["K"] == math.tau  # no parameter: still the constant
+    for name in ("pi", "inf", "nan", "true"):
+        probs = problems_of(doc({"g": {"type": "Gain", "params": {"K": 1}}},
+                                parameters={name: 1.0}))
+        assert any(f"parameter name '{name}' is reserved" in p for p in probs), probs
