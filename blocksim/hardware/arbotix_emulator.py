@@ -25,14 +25,17 @@ packets always give the same answers, whatever the host's speed).
 
 Faults (:meth:`ArbotixEmulator.inject`) affect the next replies: ``"drop"`` (no reply),
 ``"corrupt"`` (wrong checksum), ``"late"`` (the reply is sent after ``delay`` seconds),
-``"garbage"`` (noise instead of the reply) and ``"unplug"`` (the device disappears: the
-pseudo-terminal is closed, as when a USB adapter is pulled out).
+``"garbage"`` (noise instead of the reply), ``"unplug"`` (the device disappears: the
+pseudo-terminal is closed, as when a USB adapter is pulled out) and ``"garble"`` (the next
+instruction packet to a servo arrives with a wrong checksum, as after noise on the line: the
+servo answers with the checksum error bit and does not carry it out).
 
 Run one from a shell with ``blocksim hw arbotix-emulator``.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import errno
 import os
 import select
@@ -47,7 +50,7 @@ from blocksim.hardware.servo_model import Servo, WriteRefused
 __all__ = ["FAULTS", "ArbotixEmulator"]
 
 #: the faults :meth:`ArbotixEmulator.inject` knows
-FAULTS = ("drop", "corrupt", "late", "garbage", "unplug")
+FAULTS = ("drop", "corrupt", "late", "garbage", "unplug", "garble")
 #: how many of the last packets received are kept for inspection (``received``)
 KEEP = 100_000
 _GARBAGE = b"\x00\x13\x37noise\xfe\xff\x01"
@@ -165,7 +168,7 @@ class ArbotixEmulator:
 
         Parameters
         ----------
-        fault : {"drop", "corrupt", "late", "garbage", "unplug"}
+        fault : {"drop", "corrupt", "late", "garbage", "unplug", "garble"}
             What happens to the reply (see the module docstring).
         count : int
             How many replies in a row.
@@ -230,6 +233,9 @@ class ArbotixEmulator:
                 else time.monotonic() - self._wall0
             )
             self._advance_to(now)
+            if self._faults and self._faults[0][0] == "garble" and packet.id < dx.ID_CONTROLLER:
+                self._faults.pop(0)
+                packet = dataclasses.replace(packet, valid=False)
             reply = self._execute(packet)
             fault = self._faults.pop(0) if (reply and self._faults) else None
         if fault is None:
