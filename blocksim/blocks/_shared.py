@@ -15,6 +15,8 @@ import numpy as np
 from numba import types
 from numba.extending import overload, register_jitable
 
+from blocksim.engine.block import check_port_count
+
 #: The state argument of a stateless block's kernel as the generated code passes it: its
 #: module constant ``_EMPTY``, which numba types as a read-only array. An interpreted method
 #: that calls the kernel passes this, so numba does not compile the kernel a second time for a
@@ -49,7 +51,9 @@ def _is_int(value: Any) -> bool:
 
 
 def _numbered(prefix: str, n: int, single: str) -> list[str]:
-    """Port names: ``single`` for one port, ``prefix0, prefix1, ...`` otherwise."""
+    """Port names: ``single`` for one port, ``prefix0, prefix1, ...`` otherwise (at most
+    :data:`blocksim.engine.block.MAX_PORTS`, checked before the names are made)."""
+    check_port_count(n, "", "input" if prefix == "u" else "output")
     return [single] if n == 1 else [f"{prefix}{i}" for i in range(n)]
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 import re
 import sys
 import threading
@@ -13,7 +14,7 @@ from typing import Any, TextIO
 from blocksim.confine import PathRefused, typed_path
 from blocksim.engine.compile import compile_diagram
 from blocksim.engine.config import RunConfig, file_config
-from blocksim.engine.errors import DiagramError
+from blocksim.engine.errors import MAX_PROBLEMS, DiagramError, shown_problems
 from blocksim.engine.plan import Plan
 from blocksim.io.errors import DiagramFileError
 from blocksim.io.load import DiagramFile, load
@@ -95,6 +96,9 @@ def add_run_options(p: Any) -> None:
                    help="most solver steps, clock hits or recorded points (default 1e7)")
     p.add_argument("--max-memory", type=memory_size, metavar="SIZE",
                    help="most memory of the recorded result, e.g. 500M or 8G (default 2G)")
+    p.add_argument("--max-wall", type=seconds, metavar="SECONDS",
+                   help="most wall-clock time of a real-time run, T / realtime (default "
+                        "86400, a day)")
     p.add_argument("--allow-dir", action="append", metavar="DIR",
                    help="a folder subsystem and data files may also come from (besides the "
                         "diagram's own); repeatable")
@@ -106,9 +110,20 @@ def count(text: str) -> int:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not (value >= 1 and value == int(value)):
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number >= 1")
+    if not (value >= 1 and math.isfinite(value) and value == int(value)):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a finite whole number >= 1")
     return int(value)
+
+
+def seconds(text: str) -> float:
+    """``"3600"`` -> 3600.0 (a finite number of seconds >= 1)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not (value >= 1 and math.isfinite(value)):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a finite number of seconds >= 1")
+    return value
 
 
 def memory_size(text: str) -> float:
@@ -120,8 +135,8 @@ def memory_size(text: str) -> float:
         value = float(t[:-1] if t[-1:] in scale else t) * factor
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a size (e.g. 500M, 8G)") from None
-    if not value >= 1:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a positive size")
+    if not (value >= 1 and math.isfinite(value)):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a finite positive size")
     return value
 
 
@@ -131,7 +146,7 @@ def run_settings(args: argparse.Namespace, simulation: dict[str, Any]) -> RunCon
     ``check`` share); a bad option ends with :data:`BAD_INPUT`."""
     given = {key: getattr(args, key, None) for key in
              ("T", "solver", "dt", "rtol", "atol", "record_dt", "realtime", "overrun",
-              "backend", "max_steps", "max_memory")}
+              "backend", "max_steps", "max_memory", "max_wall")}
     fuse = getattr(args, "fuse", None)
     given["fuse"] = {"yes": True, "no": False}.get(fuse, fuse)
     try:
@@ -141,16 +156,18 @@ def run_settings(args: argparse.Namespace, simulation: dict[str, Any]) -> RunCon
 
 
 def problem_report(file: str, problems: list[str]) -> list[str]:
-    """A header and one line per problem."""
+    """A header and one line per problem (the first
+    :data:`~blocksim.engine.errors.MAX_PROBLEMS`, then how many more)."""
     n = len(problems)
-    return [f"{file}: {n} problem{'s' if n != 1 else ''}:"] + [f"  {p}" for p in problems]
+    return [f"{file}: {n} problem{'s' if n != 1 else ''}:"] + [
+        f"  {p}" for p in shown_problems(problems)]
 
 
 def locate_compile_problems(df: DiagramFile, err: DiagramError) -> list[str]:
     """Prefix each compile problem with the file and line of the block it names (wire
     problems already carry ``(at file:line)``)."""
     out = []
-    for p in err.problems:
+    for p in err.problems[:MAX_PROBLEMS]:  # only these are shown (problem_report)
         m = re.search(r"\(at ([^()\s]+:\d+)\)", p)
         if m:
             out.append(f"{m.group(1)}: {p.replace(m.group(0), '').replace('  ', ' ')}")
@@ -164,7 +181,7 @@ def locate_compile_problems(df: DiagramFile, err: DiagramError) -> list[str]:
                 break
         else:
             out.append(f"{df.source.name}: {p}")
-    return out
+    return out + err.problems[MAX_PROBLEMS:]
 
 
 def compile_file(df: DiagramFile) -> Plan:

@@ -5,7 +5,15 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from blocksim.cli.common import OK, compile_file, echo, load_file, output_path
+from blocksim.cli.common import (
+    BAD_INPUT,
+    OK,
+    CliError,
+    compile_file,
+    echo,
+    load_file,
+    output_path,
+)
 
 
 def add_parser(sub: Any) -> None:
@@ -30,6 +38,9 @@ def draw(args: argparse.Namespace) -> int:
     out = output_path(args.output, "-o", (".png", ".svg", ".pdf"))
     df = load_file(args.file, args.set)
     plan = compile_file(df)
-    draw_diagram(plan, out, dpi=args.dpi)
+    try:
+        draw_diagram(plan, out, dpi=args.dpi)
+    except ValueError as exc:  # a resolution or figure size over the limits (viz.scope)
+        raise CliError(BAD_INPUT, [f"{args.file}: --dpi: {exc}"]) from None
     echo(f"wrote {out}")
     return OK

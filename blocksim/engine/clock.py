@@ -54,6 +54,9 @@ class Clock:
         if not (self.period > 0 and math.isfinite(self.period)):
             raise ValueError(f"Clock: period must be a positive finite number of seconds, "
                              f"got {self.period!r}")
+        if Fraction(self.period).limit_denominator(MAX_DENOMINATOR) == 0:
+            raise ValueError(f"Clock: period must be at least about {1 / MAX_DENOMINATOR:g} s (the "
+                             f"resolution of the clocks' time base), got {self.period!r}")
         if not (self.offset >= 0 and math.isfinite(self.offset)):
             raise ValueError(f"Clock: offset must be >= 0 seconds, got {self.offset!r}")
 

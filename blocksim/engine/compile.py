@@ -24,7 +24,13 @@ import numpy as np
 from blocksim.engine.block import Block, Port, PortRef, as_ports
 from blocksim.engine.clock import EVENT, Clock, TimeBase
 from blocksim.engine.diagram import Diagram, End, Wire
-from blocksim.engine.errors import DiagramError, suggest
+from blocksim.engine.errors import (
+    LISTED_NAMES,
+    DiagramError,
+    listing,
+    suggest,
+    suggestion_budget,
+)
 from blocksim.engine.plan import BlockEntry, Plan, Step
 from blocksim.engine.subsystem import Subsystem
 
@@ -37,7 +43,7 @@ def _ports(block: Block, kind: str) -> tuple[Port, ...]:
 
 
 def _fmt(ports: tuple[Port, ...]) -> str:
-    return ", ".join(p.name for p in ports) or "(none)"
+    return listing([p.name for p in ports[:LISTED_NAMES + 1]], len(ports))
 
 
 class _Resolver:
@@ -48,6 +54,18 @@ class _Resolver:
         self.problems = problems
         self.ins = {n: _ports(b, "inputs") for n, b in diagram.blocks.items()}
         self.outs = {n: _ports(b, "outputs") for n, b in diagram.blocks.items()}
+        #: port name -> index, per block and side (made on first use: one lookup per wire end
+        #: costs O(1), not a scan of a block's ports)
+        self._index: dict[tuple[str, bool], dict[str, int]] = {}
+
+    def port_index(self, bname: str, output: bool) -> dict[str, int]:
+        """``{port name: index}`` of the outputs (``output``) or inputs of block ``bname``."""
+        key = (bname, output)
+        found = self._index.get(key)
+        if found is None:
+            table = self.outs[bname] if output else self.ins[bname]
+            found = self._index[key] = {p.name: k for k, p in enumerate(table)}
+        return found
 
     def end(self, end: End, want: str, wire: Wire) -> tuple[str, int] | None:
         """Resolve one end; ``want`` is ``"output"`` for a source, ``"input"`` for a sink."""
@@ -81,7 +99,6 @@ class _Resolver:
                                  f"'name.port', got {type(end).__name__}")
             return None
         table = self.outs[bname] if want == "output" else self.ins[bname]
-        other = self.ins[bname] if want == "output" else self.outs[bname]
         kind = type(self.d.blocks[bname]).__name__
         if key is None:
             if len(table) == 1:
@@ -99,10 +116,10 @@ class _Resolver:
             self.problems.append(f"{where}: block '{bname}' ({kind}) has no {want} number "
                                  f"{key}; it has {len(table)} ({_fmt(table)})")
             return None
-        names = [p.name for p in table]
+        names = self.port_index(bname, want == "output")
         if key in names:
-            return bname, names.index(key)
-        if key in [p.name for p in other]:
+            return bname, names[key]
+        if key in self.port_index(bname, want != "output"):
             self.problems.append(f"{where}: '{bname}.{key}' is an "
                                  f"{'input' if want == 'output' else 'output'}, but the wire "
                                  f"needs an {want} here (wires go from an output to an input)")
@@ -131,8 +148,14 @@ def compile_diagram(diagram: Diagram) -> Plan:
     ------
     DiagramError
         Listing every problem found (unconnected or doubly driven inputs, unknown blocks or
-        ports, algebraic loops, shape mismatches).
+        ports, algebraic loops, shape mismatches); did-you-mean suggestions within a
+        :func:`~blocksim.engine.errors.suggestion_budget`.
     """
+    with suggestion_budget():
+        return _compile(diagram)
+
+
+def _compile(diagram: Diagram) -> Plan:
     problems: list[str] = []
     if not diagram.blocks:
         raise DiagramError(diagram.name, ["the diagram has no blocks; add some with d.add()"])
@@ -175,7 +198,7 @@ def compile_diagram(diagram: Diagram) -> Plan:
 
     graph = nx.DiGraph()
     for n in names:
-        innames = [p.name for p in res.ins[n]]
+        innames = res.port_index(n, False)
         for k, p in enumerate(res.outs[n]):
             graph.add_node(("o", n, k))
             for iname in feed[n].get(p.name, ()):
@@ -184,7 +207,7 @@ def compile_diagram(diagram: Diagram) -> Plan:
                                     f"output '{p.name}' feedthrough from unknown input "
                                     f"'{iname}'; inputs: {_fmt(res.ins[n])}")
                     continue
-                graph.add_edge(("i", n, innames.index(iname)), ("o", n, k))
+                graph.add_edge(("i", n, innames[iname]), ("o", n, k))
     for dst, (src, _) in driver.items():
         graph.add_edge(("o", *src), ("i", *dst))
     loops = _algebraic_loops(graph, res)
@@ -378,8 +401,29 @@ def _port_label(node: tuple[str, str, int], res: _Resolver) -> str:
     return f"{n}.{table[k].name}"
 
 
+def _a_cycle(graph: nx.DiGraph, comp: set[Any], start: Any) -> list[Any]:
+    """A cycle through the strongly connected component ``comp`` (its nodes in order), found
+    by walking from ``start`` along edges inside ``comp`` until a node comes back: every node
+    of a component of two nodes or more has a successor in it, so the walk ends, in time
+    linear in the component's edges."""
+    seen: dict[Any, int] = {}
+    path: list[Any] = []
+    v = start
+    while v not in seen:
+        seen[v] = len(path)
+        path.append(v)
+        v = next(w for w in graph.successors(v) if w in comp)
+    return path[seen[v]:]
+
+
+#: most ports of an algebraic loop its message shows (then the count and the first again)
+LOOP_PORTS = 24
+
+
 def _algebraic_loops(graph: nx.DiGraph, res: _Resolver) -> list[str]:
-    """One message per strongly connected component of the port graph that holds a cycle."""
+    """One message per strongly connected component of the port graph that holds a cycle
+    (components found once, in linear time; each message names at most :data:`LOOP_PORTS`
+    ports and :data:`LISTED_NAMES` blocks)."""
     import networkx as nx  # (imported on first use: see compile_diagram)
 
     messages = []
@@ -389,19 +433,21 @@ def _algebraic_loops(graph: nx.DiGraph, res: _Resolver) -> list[str]:
         if len(comp) < 2:
             continue
         start = min((v for v in comp if v[0] == "o"), key=lambda v: (order[v[1]], v[2]))
-        cycle = nx.find_cycle(graph.subgraph(comp), source=start)
-        nodes = [u for u, _ in cycle]
+        nodes = _a_cycle(graph, comp, start)
         first = min((v for v in nodes if v[0] == "o"), key=lambda v: (order[v[1]], v[2]))
         k0 = nodes.index(first)
         nodes = nodes[k0:] + nodes[:k0]
         parts = []
-        for v in nodes:
+        for v in nodes[:LOOP_PORTS]:
             label = _port_label(v, res)
             parts.append(f"{label} (feedthrough)" if v[0] == "i" else label)
-        blocks = [n for n in res.outs if any(v[1] == n for v in nodes)]
+        if len(nodes) > LOOP_PORTS:
+            parts.append(f"... ({len(nodes)} ports in all) -> {_port_label(nodes[0], res)}")
+        on_loop = {v[1] for v in nodes}
+        blocks = sorted(on_loop, key=order.__getitem__)
         messages.append(
             f"algebraic loop: {' -> '.join(parts)}; every "
-            f"block on it ({', '.join(blocks)}) passes its input to its output at the same "
+            f"block on it ({listing(blocks)}) passes its input to its output at the same "
             f"instant. Break it with a block that has state (Integrator, TransferFunction "
             f"with more poles than zeros, a UnitDelay/Memory), or, if an output really "
             f"depends only on the block's state, declare it without feedthrough")

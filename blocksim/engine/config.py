@@ -43,15 +43,30 @@ def batch_config(config: RunConfig, members: int) -> RunConfig:
 MAX_STEPS = 10_000_000
 #: default most memory [bytes] the recorded result of a run (or a whole batch) may take
 MAX_MEMORY = 2_000_000_000
+#: default most wall-clock time [s] a real-time run may last (``T / realtime``): a day
+MAX_WALL = 86_400.0
 #: the options that bound a run's work; set by the user (keywords, command line), never by a
 #: diagram file's ``simulation`` section
-LIMIT_OPTIONS = ("max_steps", "max_memory")
+LIMIT_OPTIONS = ("max_steps", "max_memory", "max_wall")
 #: what a real-time run does when a clock hit is more than a period late (``overrun``)
 OVERRUN_POLICIES = ("warn", "skip", "abort")
 
 
 def _is_number(v: Any) -> bool:
     return isinstance(v, numbers.Real) and not isinstance(v, bool)
+
+
+def _finite(v: Any) -> bool:
+    """Whether the number ``v`` is finite as a float (an int too large for one is not)."""
+    try:
+        return math.isfinite(v)
+    except OverflowError:
+        return False
+
+
+def _short(v: Any) -> str:
+    text = repr(v)
+    return text if len(text) <= 40 else f"{text[:37]}..."
 
 
 @dataclass(frozen=True)
@@ -104,6 +119,9 @@ class RunConfig:
     max_memory : float
         Most memory [bytes] the recorded result may take (default :data:`MAX_MEMORY`; for a
         batch, all members together), checked the same way.
+    max_wall : float
+        Most wall-clock time [s] a real-time run may last, ``T / realtime`` (default
+        :data:`MAX_WALL`, a day); a longer one is refused before it starts.
 
     Raises
     ------
@@ -131,11 +149,12 @@ class RunConfig:
     fuse: bool | str = "auto"
     max_steps: int = MAX_STEPS
     max_memory: float = MAX_MEMORY
+    max_wall: float = MAX_WALL
 
     def __post_init__(self) -> None:
         T = self.T
-        if not (_is_number(T) and math.isfinite(T) and T >= 0):
-            raise ValueError(f"`T` (final time, s) must be a finite number >= 0, got {T!r}")
+        if not (_is_number(T) and _finite(T) and T >= 0):
+            raise ValueError(f"`T` (final time, s) must be a finite number >= 0, got {_short(T)}")
         solver = self.solver
         if not isinstance(solver, str) or solver not in SOLVERS:
             raise ValueError(f"unknown solver {solver!r}{suggest(str(solver), SOLVERS)}; "
@@ -174,8 +193,8 @@ class RunConfig:
                              "not backend='compiled'")
         for name in LIMIT_OPTIONS:
             v = getattr(self, name)
-            if not (_is_number(v) and v >= 1 and math.isfinite(v)):
-                raise ValueError(f"`{name}` must be a number >= 1, got {v!r}")
+            if not (_is_number(v) and v >= 1 and _finite(v)):
+                raise ValueError(f"`{name}` must be a number >= 1, got {_short(v)}")
         object.__setattr__(self, "max_steps", int(self.max_steps))
         object.__setattr__(self, "T", float(T))
 
@@ -184,9 +203,9 @@ class RunConfig:
         """Check that option ``name`` is > 0 (and finite unless ``allow_inf``); store it as
         a float."""
         v = getattr(self, name)
-        if not (_is_number(v) and v > 0 and (allow_inf or math.isfinite(v))):
-            raise ValueError(f"`{name}` must be {what}, got {v!r}")
-        object.__setattr__(self, name, float(v))
+        if not (_is_number(v) and v > 0 and (allow_inf or _finite(v))):
+            raise ValueError(f"`{name}` must be {what}, got {_short(v)}")
+        object.__setattr__(self, name, float(v) if _finite(v) else math.inf)
 
     @property
     def fixed_step(self) -> bool:
@@ -285,5 +304,5 @@ def resolve_config(T: float | RunConfig | None, config: RunConfig | None,
     return config
 
 
-__all__ = ["BACKENDS", "FUSE_MEMBERS", "LIMIT_OPTIONS", "MAX_MEMORY", "MAX_STEPS",
+__all__ = ["BACKENDS", "FUSE_MEMBERS", "LIMIT_OPTIONS", "MAX_MEMORY", "MAX_STEPS", "MAX_WALL",
            "OVERRUN_POLICIES", "RunConfig", "batch_config", "file_config", "resolve_config"]

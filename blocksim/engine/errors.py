@@ -7,9 +7,22 @@ carry the partial :class:`~blocksim.engine.record.SimResult` recorded so far in 
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import difflib
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any
+
+#: most problems the message of a :class:`DiagramError` (and ``blocksim check``/``run``)
+#: lists; the others are counted ("... and N more problems"), all kept in ``.problems``
+MAX_PROBLEMS = 100
+#: most names a message lists (ports of a block, blocks of a loop), then "... (N in all)"
+LISTED_NAMES = 20
+#: most name comparisons the did-you-mean suggestions of one load or one compile may make
+#: together (a file of 20 000 unknown types gets suggestions for the first ones only)
+SUGGEST_COMPARISONS = 200_000
+#: no suggestion is looked for a name longer than this
+SUGGEST_MAX_CHARS = 100
 
 
 class BlocksimError(Exception):
@@ -28,7 +41,27 @@ class DiagramError(BlocksimError):
         self.problems = list(problems)
         n = len(self.problems)
         head = f"diagram '{diagram}' has {n} problem{'s' if n != 1 else ''}:"
-        super().__init__("\n".join([head] + [f"  - {p}" for p in self.problems]))
+        super().__init__("\n".join([head] + [f"  - {p}" for p in shown_problems(
+            self.problems)]))
+
+
+def shown_problems(problems: list[str]) -> list[str]:
+    """The first :data:`MAX_PROBLEMS` of ``problems``, then ``"... and N more problems"``
+    when there are more."""
+    if len(problems) <= MAX_PROBLEMS:
+        return list(problems)
+    return [*problems[:MAX_PROBLEMS], f"... and {len(problems) - MAX_PROBLEMS} more problems "
+            f"(the first {MAX_PROBLEMS} are listed)"]
+
+
+def listing(names: list[str], total: int | None = None) -> str:
+    """``"a, b, c"``: at most :data:`LISTED_NAMES` of ``names`` (``total`` in all, default
+    ``len(names)``), then ``", ... (N in all)"``; ``"(none)"`` for none."""
+    total = len(names) if total is None else total
+    if not total:
+        return "(none)"
+    shown = ", ".join(names[:LISTED_NAMES])
+    return shown if total <= LISTED_NAMES else f"{shown}, ... ({total} in all)"
 
 
 class SimulationError(BlocksimError):
@@ -69,9 +102,42 @@ class BlockRuntimeError(SimulationError):
     """A block method raised an exception during a run."""
 
 
+_BUDGET: contextvars.ContextVar[list[int] | None] = contextvars.ContextVar(
+    "blocksim_suggest_budget", default=None)
+
+
+@contextlib.contextmanager
+def suggestion_budget(comparisons: int | None = None) -> Iterator[None]:
+    """Bound the did-you-mean work of :func:`suggest` inside the block to ``comparisons``
+    name comparisons in all (default :data:`SUGGEST_COMPARISONS`); once spent, no more
+    suggestions are made. Nested, the outer budget holds."""
+    if _BUDGET.get() is not None:
+        yield
+        return
+    token = _BUDGET.set([SUGGEST_COMPARISONS if comparisons is None else comparisons])
+    try:
+        yield
+    finally:
+        _BUDGET.reset(token)
+
+
 def suggest(name: str, valid: Iterable[str]) -> str:
-    """Return ``" (did you mean 'x'?)"`` for the closest valid name, or ``""``."""
+    """Return ``" (did you mean 'x'?)"`` for the closest valid name, or ``""`` (also for a
+    name longer than :data:`SUGGEST_MAX_CHARS`, and once the :func:`suggestion_budget` in
+    force is spent)."""
+    if len(name) > SUGGEST_MAX_CHARS:
+        return ""
+    budget = _BUDGET.get()
+    if budget is not None:
+        if budget[0] <= 0:
+            return ""
+        size = len(valid) if hasattr(valid, "__len__") else None
+        if size is not None and size > budget[0]:
+            budget[0] = 0
+            return ""
     options = list(valid)
+    if budget is not None:
+        budget[0] -= len(options)
     same_letters = [v for v in options if v.lower() == name.lower()]
     close = same_letters or difflib.get_close_matches(name, options, n=1, cutoff=0.6)
     return f" (did you mean '{close[0]}'?)" if close else ""

@@ -124,6 +124,12 @@ def _count_breakpoints(plan: Plan, T: float) -> float:
     return total
 
 
+def _whole(x: float, rounding: Any) -> float:
+    """``rounding(x)`` as a float; an overflowing quotient (``T / dt`` for a denormal ``dt``)
+    stays ``inf``, which every limit refuses."""
+    return float(rounding(x)) if math.isfinite(x) else math.inf
+
+
 def _signal_sizes(plan: Plan) -> tuple[list[int], list[bool]]:
     constant = set()
     for e in plan.entries:
@@ -151,14 +157,14 @@ def estimate(plan: Plan, config: Any, members: int = 1) -> Estimate:
     hits = 0.0
     for c in plan.clocks:
         if c.offset <= T:
-            hits += math.floor((T - c.offset) / c.period) + 1
+            hits += _whole((T - c.offset) / c.period, math.floor) + 1
     bps = _count_breakpoints(plan, T)
     grid = T / config.record_dt + 1 if config.record_dt is not None else 0.0
     free = free_run_step(plan, config)
     free_points = T / free + 1 if free else 0.0
     majors = 2 + hits + bps + free_points + (grid if compiled else 0.0)
     if config.dt is not None:
-        solver_steps, exact = float(math.ceil(T / config.dt)), True
+        solver_steps, exact = _whole(T / config.dt, math.ceil), True
     else:
         solver_steps = T / config.max_step if math.isfinite(config.max_step) else 0.0
         exact = False
@@ -205,9 +211,18 @@ def _bytes(n: float) -> str:
     return f"{int(n)} bytes"
 
 
+def _duration(seconds: float) -> str:
+    for unit, size in (("years", 3.15576e7), ("days", 86400.0), ("h", 3600.0)):
+        if seconds >= size:
+            return f"{seconds:.3g} s ({seconds / size:.3g} {unit})"
+    return f"{seconds:.3g} s"
+
+
 def check_limits(plan: Plan, config: Any, members: int = 1) -> Estimate:
     """Refuse a run whose estimate (:func:`estimate`) is over ``config.max_steps`` or
-    ``config.max_memory``; return the estimate otherwise.
+    ``config.max_memory``, or a real-time run that would last longer than
+    ``config.max_wall`` (``T / realtime`` seconds of wall-clock time); return the estimate
+    otherwise.
 
     Raises
     ------
@@ -216,6 +231,18 @@ def check_limits(plan: Plan, config: Any, members: int = 1) -> Estimate:
         limit and how to raise it.
     """
     est = estimate(plan, config, members)
+    realtime = getattr(config, "realtime", None)
+    max_wall = getattr(config, "max_wall", math.inf)
+    if realtime is not None and config.T / realtime > max_wall:
+        raise RunLimitError(
+            f"a real-time run of T = {config.T:g} s of '{plan.name}' at realtime = "
+            f"{realtime:g} (simulated seconds per wall-clock second) would last "
+            f"{_duration(config.T / realtime)}; the limit is max_wall = "
+            f"{_duration(max_wall)}. Raise realtime, shorten T, or raise the limit: "
+            f"max_wall= [s] (simulate) or --max-wall SECONDS (blocksim run)",
+            estimate=est,
+            limit="max_wall",
+        )
     if est.work > config.max_steps:
         parts = []
         if est.steps:

@@ -47,7 +47,7 @@ from collections.abc import Callable
 
 from blocksim.engine.compile import compile_diagram
 from blocksim.engine.compile_notice import watching
-from blocksim.engine.config import MAX_MEMORY, MAX_STEPS, RunConfig, resolve_config
+from blocksim.engine.config import MAX_MEMORY, MAX_STEPS, MAX_WALL, RunConfig, resolve_config
 from blocksim.engine.diagram import Diagram
 from blocksim.engine.errors import BlocksimError, SimulationError
 from blocksim.engine.events import Events
@@ -67,8 +67,8 @@ def simulate(diagram: Diagram | Plan, T: float | RunConfig | None = None,
              realtime: float | None = None, overrun: str = "warn",
              backend: str = "interpreted", fuse: bool | str = "auto",
              max_steps: int = MAX_STEPS,
-             max_memory: float = MAX_MEMORY, config: RunConfig | None = None,
-             progress: Callable[[float], None] | None = None,
+             max_memory: float = MAX_MEMORY, max_wall: float = MAX_WALL,
+             config: RunConfig | None = None, progress: Callable[[float], None] | None = None,
              specialize: bool | None = None) -> SimResult:
     """Simulate ``diagram`` from t = 0 to ``T``.
 
@@ -121,6 +121,9 @@ def simulate(diagram: Diagram | Plan, T: float | RunConfig | None = None,
         estimate (:mod:`blocksim.engine.limits`); an interpreted run that gets there stops.
     max_memory : float
         Most memory [bytes] of the recorded result (default 2e9), checked the same way.
+    max_wall : float
+        Most wall-clock time [s] a real-time run may last, ``T / realtime`` (default 86400,
+        a day): a longer one is refused before it starts.
     config : RunConfig, optional
         All of the above in one validated object, instead of the keywords.
     progress : callable, optional
@@ -155,7 +158,7 @@ def simulate(diagram: Diagram | Plan, T: float | RunConfig | None = None,
     config = resolve_config(T, config, dict(
         solver=solver, rtol=rtol, atol=atol, max_step=max_step, dt=dt, record_dt=record_dt,
         event_tol=event_tol, realtime=realtime, overrun=overrun, backend=backend, fuse=fuse,
-        max_steps=max_steps, max_memory=max_memory))
+        max_steps=max_steps, max_memory=max_memory, max_wall=max_wall))
     return run_config(diagram, config, progress)
 
 

@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 
 from blocksim.confine import Confinement, PathRefused, confine_input
+from blocksim.engine.errors import suggestion_budget
 
 #: largest diagram file [bytes]
 MAX_FILE_BYTES = 4_000_000
@@ -45,6 +46,8 @@ MAX_ELEMENTS = 1_000_000
 MAX_BLOCKS = 100_000
 #: most subsystem files included in one diagram (each inclusion counts)
 MAX_INCLUDES = 1_000
+#: longest text parameter value (a title, a label, a file name, Sum signs) [characters]
+MAX_STRING_CHARS = 1_000
 
 
 class GuardError(ValueError):
@@ -207,10 +210,12 @@ def current() -> Guard | None:
 
 @contextlib.contextmanager
 def guarded(guard: Guard) -> Iterator[Guard]:
-    """Install ``guard`` for the duration of a load."""
+    """Install ``guard`` for the duration of a load (and bound the load's did-you-mean
+    suggestions: :func:`blocksim.engine.errors.suggestion_budget`)."""
     token = _CURRENT.set(guard)
     try:
-        yield guard
+        with suggestion_budget():
+            yield guard
     finally:
         _CURRENT.reset(token)
 
@@ -239,6 +244,7 @@ __all__ = [
     "MAX_ELEMENTS",
     "MAX_FILE_BYTES",
     "MAX_INCLUDES",
+    "MAX_STRING_CHARS",
     "Guard",
     "GuardError",
     "count_elements",

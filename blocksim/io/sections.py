@@ -8,11 +8,13 @@ Each function records what it reads in the diagram's :class:`Namespace` and
 from __future__ import annotations
 
 import inspect
+import weakref
 from typing import Any
 
+from blocksim.engine.block import Block
 from blocksim.engine.clock import Clock
 from blocksim.engine.diagram import Diagram, Wire
-from blocksim.engine.errors import suggest
+from blocksim.engine.errors import listing, suggest
 from blocksim.io import models as model_kinds
 from blocksim.io.context import FileContext
 from blocksim.io.errors import Problems, Source, ValueProblem
@@ -160,27 +162,41 @@ def _end(d: Diagram, end: str, want: str, epath: JsonPath, source: Source, decla
                                         f"{suggest(bname, d.blocks)}")
         return False
     block = d.blocks[bname]
-    table = [p.name for p in (block.outputs if want == "output" else block.inputs)]
-    other = [p.name for p in (block.inputs if want == "output" else block.outputs)]
+    table = _port_names(block, want == "output")
     kind = type(block).__name__
     if not dot:
         if len(table) == 1:
             return True
         problems.add(source, epath, f"block '{bname}' ({kind}) has no {want} port" if not table
                      else f"block '{bname}' ({kind}) has {len(table)} {want}s "
-                          f"({', '.join(table)}); name one, e.g. '{bname}.{table[0]}'")
+                          f"({listing(list(table))}); name one, e.g. "
+                          f"'{bname}.{next(iter(table))}'")
         return False
     if port in table:
         return True
-    if port in other:
+    if port in _port_names(block, want != "output"):
         problems.add(source, epath, f"'{end}' is an {'input' if want == 'output' else 'output'};"
                                     f" a wire goes from an output (\"from\") to an input "
                                     f"(\"to\")")
     else:
         problems.add(source, epath, f"block '{bname}' ({kind}) has no {want} port '{port}'"
                                     f"{suggest(port, table)}; {want}s: "
-                                    f"{', '.join(table) or '(none)'}")
+                                    f"{listing(list(table))}")
     return False
+
+
+_PORT_NAMES: weakref.WeakKeyDictionary[Block, dict[bool, dict[str, None]]] = (
+    weakref.WeakKeyDictionary())
+
+
+def _port_names(block: Block, output: bool) -> dict[str, None]:
+    """The names of ``block``'s outputs (``output``) or inputs, as a dict (ordered, O(1)
+    lookups), made once per block: a wire end costs O(1), not a scan of the ports."""
+    names = _PORT_NAMES.setdefault(block, {})
+    if output not in names:
+        names[output] = dict.fromkeys(p.name for p in (block.outputs if output
+                                                       else block.inputs))
+    return names[output]
 
 
 def read_simulation(doc: Any, source: Source, ns: Namespace,

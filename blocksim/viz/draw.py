@@ -24,6 +24,7 @@ import networkx as nx
 from blocksim.engine.compile import compile_diagram
 from blocksim.engine.diagram import Diagram
 from blocksim.engine.plan import Plan
+from blocksim.viz.scope import check_raster
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -170,7 +171,9 @@ def draw_diagram(diagram: Diagram | Plan, file: str | os.PathLike[str] | None = 
     title : str, optional
         Title above the drawing; default the diagram's name.
     dpi : float, optional
-        Resolution of raster output [dots per inch].
+        Resolution of raster output [dots per inch], at most
+        :data:`blocksim.viz.scope.MAX_DPI` (the figure at most
+        :data:`~blocksim.viz.scope.MAX_PIXELS`: ``ValueError`` before drawing).
 
     Returns
     -------
@@ -179,6 +182,8 @@ def draw_diagram(diagram: Diagram | Plan, file: str | os.PathLike[str] | None = 
     """
     from matplotlib.figure import Figure
 
+    if file is not None and dpi is not None:  # before the layout's work
+        check_raster((0.0, 0.0), dpi, Path(file).name)
     lay = diagram_layout(diagram)
     ys = [b[1] for b in lay.boxes.values()] + [b[1] + b[3] for b in lay.boxes.values()]
     router = _Router(lay, top=max(ys), bottom=min(ys))
@@ -205,6 +210,8 @@ def draw_diagram(diagram: Diagram | Plan, file: str | os.PathLike[str] | None = 
     ax.set_xlim(x0, x1)
     ax.set_ylim(y0, y1)
     if file is not None:
+        check_raster(fig.get_size_inches(), dpi if dpi is not None else fig.dpi,
+                     Path(file).name)
         fig.savefig(Path(file), dpi=dpi if dpi is not None else "figure")
     return fig
 

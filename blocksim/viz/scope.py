@@ -27,6 +27,33 @@ SCOPE_WIDTH = 8.0
 #: height of one scope axes [inch], and the cap on the figure height
 SCOPE_AXES_HEIGHT = 2.5
 SCOPE_MAX_HEIGHT = 14.0
+#: highest resolution a figure is saved at [dots per inch]
+MAX_DPI = 1200.0
+#: most pixels of a saved figure, width x height x dpi**2 [inch**2 / inch**2]: 40 million
+#: (160 MB of RGBA while it is drawn)
+MAX_PIXELS = 40_000_000
+
+
+def check_raster(figsize: Sequence[float], dpi: float, what: str = "figure") -> None:
+    """Refuse to draw a figure of ``figsize`` [inch] at ``dpi`` above :data:`MAX_DPI` or
+    :data:`MAX_PIXELS`, before any memory is allocated for it.
+
+    Raises
+    ------
+    ValueError
+        Naming the resolution or the pixel count, the limit and how to raise it (set the
+        constant in Python: ``blocksim.viz.scope.MAX_DPI`` / ``MAX_PIXELS``).
+    """
+    w, h = (float(v) for v in figsize)
+    d = float(dpi)
+    if not (0 < d <= MAX_DPI):
+        raise ValueError(f"{what}: dpi = {d:g} is out of range; the resolution may be at most "
+                         f"{MAX_DPI:g} dots per inch (blocksim.viz.scope.MAX_DPI)")
+    pixels = w * h * d * d
+    if not pixels <= MAX_PIXELS:
+        raise ValueError(f"{what}: {w:g} x {h:g} inch at {d:g} dpi is {pixels:.3g} pixels; a "
+                         f"figure may have at most {MAX_PIXELS:.3g} (blocksim.viz.scope."
+                         f"MAX_PIXELS): lower dpi or figsize")
 
 
 def element_labels(label: str, shape: tuple[int, ...]) -> list[str]:
@@ -70,9 +97,12 @@ def show_figure(fig: Figure) -> None:
 def save_figure(fig: Figure, file: str | os.PathLike[str], dpi: float | None = None) -> Path:
     """Save ``fig`` to ``file`` (format from the suffix: .png, .pdf, .svg, ...); return the path.
 
-    The parent directory must exist (``FileNotFoundError`` otherwise).
+    The parent directory must exist (``FileNotFoundError`` otherwise); a figure over
+    :data:`MAX_DPI` or :data:`MAX_PIXELS` is refused before it is drawn (``ValueError``,
+    :func:`check_raster`).
     """
     path = Path(file)
+    check_raster(fig.get_size_inches(), dpi if dpi is not None else fig.dpi, path.name)
     fig.savefig(path, dpi=dpi if dpi is not None else "figure")
     return path
 

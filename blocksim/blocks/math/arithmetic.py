@@ -32,7 +32,7 @@ from blocksim.blocks.math.kernels import (
     product_kernel,
     sum_kernel,
 )
-from blocksim.engine.block import Block
+from blocksim.engine.block import Block, check_port_count
 from blocksim.engine.compiled.kernels import Kernels
 from blocksim.engine.errors import BlockParameterError, suggest
 
@@ -49,7 +49,7 @@ def _op_string(cls: str, name: str, value: Any, allowed: str, default: str,
         if value < 1:
             raise BlockParameterError(
                 f"{cls}: parameter '{name}' as a number of inputs must be >= 1, got {value}")
-        return default * int(value)
+        return default * check_port_count(int(value), f"{cls}: parameter '{name}'")
     chars = ", ".join(map(repr, allowed + spacer))
     if not isinstance(value, str):
         raise BlockParameterError(
