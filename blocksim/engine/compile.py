@@ -24,13 +24,7 @@ import numpy as np
 from blocksim.engine.block import Block, Port, PortRef, as_ports
 from blocksim.engine.clock import EVENT, Clock, TimeBase
 from blocksim.engine.diagram import Diagram, End, Wire
-from blocksim.engine.errors import (
-    LISTED_NAMES,
-    DiagramError,
-    listing,
-    suggest,
-    suggestion_budget,
-)
+from blocksim.engine.errors import LISTED_NAMES, DiagramError, listing, suggest, suggestion_budget
 from blocksim.engine.plan import BlockEntry, Plan, Step
 from blocksim.engine.subsystem import Subsystem
 
@@ -54,8 +48,7 @@ class _Resolver:
         self.problems = problems
         self.ins = {n: _ports(b, "inputs") for n, b in diagram.blocks.items()}
         self.outs = {n: _ports(b, "outputs") for n, b in diagram.blocks.items()}
-        #: port name -> index, per block and side (made on first use: one lookup per wire end
-        #: costs O(1), not a scan of a block's ports)
+        #: port name -> index per (block, side), made on first use: O(1) per wire end
         self._index: dict[tuple[str, bool], dict[str, int]] = {}
 
     def port_index(self, bname: str, output: bool) -> dict[str, int]:
@@ -402,10 +395,8 @@ def _port_label(node: tuple[str, str, int], res: _Resolver) -> str:
 
 
 def _a_cycle(graph: nx.DiGraph, comp: set[Any], start: Any) -> list[Any]:
-    """A cycle through the strongly connected component ``comp`` (its nodes in order), found
-    by walking from ``start`` along edges inside ``comp`` until a node comes back: every node
-    of a component of two nodes or more has a successor in it, so the walk ends, in time
-    linear in the component's edges."""
+    """A cycle (its nodes in order) of the strongly connected component ``comp``: a walk from
+    ``start`` inside ``comp`` until a node comes back, linear in the component's edges."""
     seen: dict[Any, int] = {}
     path: list[Any] = []
     v = start
