@@ -15,8 +15,18 @@ Every instruction to a servo or to the board elicits one status packet; :meth:`A
 flushes stale input, sends, waits for the status packet of the addressed id (verifying its
 checksum) and retries a bounded number of times: a silent or garbled device ends in a
 :class:`~blocksim.hardware.errors.DeviceTimeout` after at most ``(retries + 1) * timeout``
-seconds, naming the port and the last exchange. A status packet with a non-zero error byte
-raises :class:`~blocksim.hardware.errors.HardwareError`.
+seconds, naming the port and the last exchange.
+
+The status packet's error byte (the AX-12 manual's bits, :data:`~blocksim.hardware.dynamixel.
+ERROR_BITS`) is read in two halves:
+
+* the bits that mean the instruction was refused (angle limit, range, instruction) raise
+  :class:`ServoError`, naming the servo, the bits and what they mean; the checksum bit (the
+  servo received a garbled instruction) is retried like a garbled reply;
+* the alarm bits (overheating, input voltage, overload) report the servo's condition while the
+  instruction was carried out: the data that came with them is returned, the bits are kept in
+  :attr:`Arbotix.alarms` (the last status of each servo) and :attr:`Arbotix.alarms_seen` (every
+  alarm seen), and a :class:`ServoAlarm` warning is issued once per servo and alarm.
 
 The bytes go through a *transport* (``write``, ``read(n)``, ``drain``, ``close``):
 :class:`SerialTransport` over pyserial by default, or a recording/replay transport
@@ -27,6 +37,7 @@ from __future__ import annotations
 
 import math
 import time
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -38,26 +49,39 @@ from blocksim.hardware.machine import Machine
 from blocksim.hardware.serial_transport import POLL as _POLL
 from blocksim.hardware.serial_transport import SerialTransport
 
-__all__ = ["COUNTS_PER_RAD", "Arbotix", "SerialTransport"]
+__all__ = ["COUNTS_PER_RAD", "Arbotix", "SerialTransport", "ServoAlarm", "ServoError"]
 
 #: encoder counts per radian of an AX-12: 512 counts for 150 degrees
 COUNTS_PER_RAD = 512.0 / (150.0 * math.pi / 180.0)
 #: most points a pypose sequence holds
 MAX_PATH_POINTS = 30
-_ERRORS = (
-    "input voltage",
-    "angle limit",
-    "overheating",
-    "range",
-    "checksum",
-    "overload",
-    "instruction",
-)
+_error_text = dx.error_text
+_meaning = dx.error_meaning
 
 
-def _error_text(err: int) -> str:
-    names = [n for k, n in enumerate(_ERRORS) if err & (1 << k)]
-    return f"error 0x{err:02X} ({', '.join(names) or 'unknown'})"
+class ServoError(HardwareError):
+    """A servo refused an instruction (its status packet's angle-limit, range or instruction
+    bit).
+
+    Attributes
+    ----------
+    servo : int
+        The servo's id.
+    error : int
+        The status packet's error byte.
+    """
+
+    def __init__(self, device: str, servo: int, error: int, last_exchange: str = ""):
+        self.servo = servo
+        self.error = error
+        super().__init__(
+            device, f"servo {servo} reports {_error_text(error)}: {_meaning(error)}", last_exchange
+        )
+
+
+class ServoAlarm(RuntimeWarning):
+    """A servo reports an alarm (overheating, input voltage, overload) with its data: issued
+    once per driver, servo and alarm; :attr:`Arbotix.alarms` keeps the bits."""
 
 
 class Arbotix(Machine):
@@ -151,6 +175,12 @@ class Arbotix(Machine):
         self.last_sent = b""
         self.last_received = b""
         self.nexchanges = 0
+        #: servo id -> the alarm bits (overheating, input voltage, overload) of its last status
+        self.alarms: dict[int, int] = {}
+        #: servo id -> every alarm bit it has reported since the driver was made
+        self.alarms_seen: dict[int, int] = {}
+        #: who uses the driver, for the alarm warnings (a block names itself here)
+        self.label = ""
         if not (isinstance(settle, (int, float)) and 0 <= settle <= 10):
             raise ValueError(f"Arbotix: settle must be 0..10 s, got {settle!r}")
         self.settle = float(settle)
@@ -274,12 +304,18 @@ class Arbotix(Machine):
         ``retries`` times. ``nparams`` is the number of parameters the status packet should
         carry. Broadcasts (id 254) and ``reply=False`` return None without waiting.
 
+        A status packet with alarm bits (overheating, input voltage, overload) is returned
+        with its data; the bits go to :attr:`alarms` and a :class:`ServoAlarm` warning (once
+        per servo and alarm). The checksum bit (the servo got a garbled packet) is retried.
+
         Raises
         ------
         DeviceTimeout
             No valid status packet after every retry (names the port and last exchange).
+        ServoError
+            The servo refused the instruction (angle-limit, range or instruction bit).
         HardwareError
-            The device is gone, or the status packet reports an error.
+            The device is gone, or the board reports an error.
         """
         packet = dx.instruction_packet(id, instruc, data)
         want = reply and id != dx.ID_BROADCAST
@@ -298,12 +334,19 @@ class Arbotix(Machine):
                 self.last_received = exc.raw
                 problem = str(exc)
                 continue
-            if status.error:
-                raise HardwareError(
-                    self.device,
-                    f"servo {id} reports {_error_text(status.error)}",
-                    self.exchange_text(),
-                )
+            if status.error & dx.ERR_CHECKSUM:  # our packet arrived garbled: send it again
+                problem = f"servo {id} reports {_error_text(status.error)}"
+                continue
+            if id not in (dx.ID_CONTROLLER, dx.ID_BROADCAST):
+                self._alarm(id, status.error & dx.ALARMS)
+            if status.error & ~dx.ALARMS:
+                if id == dx.ID_CONTROLLER:
+                    raise HardwareError(
+                        self.device,
+                        f"the board reports {_error_text(status.error)}",
+                        self.exchange_text(),
+                    )
+                raise ServoError(self.device, id, status.error, self.exchange_text())
             if len(status.params) != nparams:
                 problem = (
                     f"a status packet with {len(status.params)} parameters, expected {nparams}"
@@ -316,6 +359,21 @@ class Arbotix(Machine):
             f"{self.retries + 1} attempt(s) of {self.timeout:g} s ({problem})",
             self.exchange_text(),
         )
+
+    def _alarm(self, id: int, bits: int) -> None:
+        """Keep servo ``id``'s alarm bits; warn once for each alarm it has not reported yet."""
+        self.alarms[id] = bits
+        new = bits & ~self.alarms_seen.get(id, 0)
+        self.alarms_seen[id] = self.alarms_seen.get(id, 0) | bits
+        if new:
+            who = f"{self.label} on {self.device}" if self.label else self.device
+            warnings.warn(
+                f"{who}: servo {id} reports {_error_text(bits)}: {_meaning(new)}. The data of "
+                f"that status packet is used; Arbotix.alarms keeps the bits (warned once per "
+                f"servo and alarm)",
+                ServoAlarm,
+                stacklevel=4,
+            )
 
     def _send(self, packet: bytes) -> None:
         self.last_sent, self.last_received = packet, b""

@@ -233,11 +233,12 @@ class ArbotixEmulator:
                 else time.monotonic() - self._wall0
             )
             self._advance_to(now)
-            if self._faults and self._faults[0][0] == "garble" and packet.id < dx.ID_CONTROLLER:
+            garble = bool(self._faults) and self._faults[0][0] == "garble"
+            if garble and packet.id < dx.ID_CONTROLLER:
                 self._faults.pop(0)
                 packet = dataclasses.replace(packet, valid=False)
             reply = self._execute(packet)
-            fault = self._faults.pop(0) if (reply and self._faults) else None
+            fault = self._faults.pop(0) if (reply and self._faults and not garble) else None
         if fault is None:
             self._write(reply)
             return True

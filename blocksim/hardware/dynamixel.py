@@ -50,6 +50,7 @@ __all__ = [
     "ADDR_VERSION",
     "ALARMS",
     "ERROR_BITS",
+    "ERROR_MEANINGS",
     "ERR_ANGLE_LIMIT",
     "ERR_CHECKSUM",
     "ERR_INSTRUCTION",
@@ -80,7 +81,9 @@ __all__ = [
     "StreamParser",
     "checksum",
     "encode",
+    "error_meaning",
     "error_names",
+    "error_text",
     "hexs",
     "instruction_packet",
     "status_packet",
@@ -169,6 +172,36 @@ class ChecksumError(PacketError):
 def hexs(data: bytes | Iterable[int]) -> str:
     """``b"\\xff\\x01"`` -> ``"FF 01"`` (how packets are shown in messages and debug output)."""
     return " ".join(f"{b:02X}" for b in bytes(data))
+
+
+#: what each error bit means, for messages (the AX-12 manual's words, with the addresses)
+ERROR_MEANINGS = {
+    ERR_VOLTAGE: "its supply voltage is outside its limits (addresses 12..13)",
+    ERR_ANGLE_LIMIT: (
+        "the goal is outside its CW..CCW angle limits (addresses 6..9); nothing was written"
+    ),
+    ERR_OVERHEATING: (
+        "its temperature is above its limit (address 11); Alarm Shutdown (address 18) "
+        "may have cut its torque"
+    ),
+    ERR_RANGE: (
+        "a value outside its item's range, or an address that cannot be written; nothing "
+        "was written"
+    ),
+    ERR_CHECKSUM: "it received a garbled instruction packet, and ignored it",
+    ERR_OVERLOAD: "its load exceeds its torque limit",
+    ERR_INSTRUCTION: "an instruction it does not know, or ACTION with nothing registered",
+}
+
+
+def error_text(err: int) -> str:
+    """``"error 0x04 (overheating)"``: a status packet's error byte, for messages."""
+    return f"error 0x{err:02X} ({', '.join(error_names(err)) or 'unknown'})"
+
+
+def error_meaning(err: int) -> str:
+    """What the bits set in ``err`` mean, joined with "; "."""
+    return "; ".join(m for bit, m in ERROR_MEANINGS.items() if err & bit)
 
 
 def error_names(err: int) -> list[str]:

@@ -144,9 +144,9 @@ class Servo:
     read-only, is refused with the range error; a goal outside the CW..CCW angle limits with
     the angle-limit error (nothing is written). A temperature above the limit (address 11) or a
     voltage outside addresses 12..13 is reported in every status packet (:meth:`alarms`), and
-    cuts the torque when its bit is set in Alarm Shutdown (address 18). With both angle limits 0
-    (wheel mode) the goal is not checked and the servo does not track it (wheel motion is not
-    emulated).
+    cuts the torque, for as long as it lasts, when its bit is set in Alarm Shutdown (address
+    18). With both angle limits 0 (wheel mode) the goal is not checked and the servo does not
+    track it (wheel motion is not emulated).
     """
 
     def __init__(self, ident: int, position: int = 512, tau: float = 0.03):
@@ -251,6 +251,8 @@ class Servo:
             self.velocity = 0.0
         if dx.ADDR_GOAL in span or dx.ADDR_GOAL + 1 in span:
             self.table[dx.ADDR_TORQUE] = 1  # writing a goal enables torque (as on an AX-12)
+        if self.alarms() & self.table[dx.ADDR_ALARM_SHUTDOWN]:
+            self.table[dx.ADDR_TORQUE] = 0  # shut down: no torque while the alarm lasts
 
     def reg_write(self, addr: int, data: bytes) -> int:
         """REG_WRITE: hold the write until :meth:`action`; return its error bits (a refused

@@ -19,6 +19,7 @@ import numpy as np
 from blocksim.blocks.hardware.base import HardwareBlock, Session
 from blocksim.engine.block import Port
 from blocksim.engine.errors import BlockParameterError
+from blocksim.hardware import dynamixel as dx
 from blocksim.hardware.arbotix import COUNTS_PER_RAD, Arbotix, SerialTransport
 from blocksim.hardware.arbotix_emulator import ArbotixEmulator
 from blocksim.hardware.recording import RecordingTransport, ReplayTransport, SessionLog
@@ -140,6 +141,7 @@ class _ArbotixBlock(HardwareBlock):
             connect=False,
         )
         arb.port = session.device
+        arb.label = self._what  # the servos' alarm warnings name the block
         session.closers.append(arb.disconnect)
         session.arbotix = arb  # type: ignore[attr-defined]
         try:
@@ -153,6 +155,19 @@ class _ArbotixBlock(HardwareBlock):
         arb = session.arbotix  # type: ignore[attr-defined]
         if self.on_stop == "relax" and arb.connected:
             arb.relax()
+
+    def _store_stats(self, session: Session, run: Any) -> None:
+        """The base statistics, and ``alarms``: servo id -> the alarms it reported during the
+        run (overheating, input voltage, overload; see :class:`~blocksim.hardware.arbotix.
+        ServoAlarm`), when there were any."""
+        super()._store_stats(session, run)
+        arb = getattr(session, "arbotix", None)
+        hardware = getattr(getattr(run, "result", None), "stats", {}).get("hardware", {})
+        stats = hardware.get(self.name or type(self).__name__)
+        if arb is not None and stats is not None and any(arb.alarms_seen.values()):
+            stats["alarms"] = {
+                i: dx.error_names(bits) for i, bits in sorted(arb.alarms_seen.items()) if bits
+            }
 
 
 class ArbotixArm(_ArbotixBlock):
@@ -169,7 +184,12 @@ class ArbotixArm(_ArbotixBlock):
     q_cmd : input, shape (nservos,), rad
         Goal angles.
     q : output, shape (nservos,), rad
-        Measured angles (encoder resolution 1/195.6 rad).
+        Measured angles (encoder resolution 1/195.6 rad). A servo that reports an alarm
+        (overheating, input voltage, overload) still gives its angle: the block warns once per
+        servo and alarm (:class:`~blocksim.hardware.arbotix.ServoAlarm`, naming the block) and
+        ``result.stats["hardware"][name]["alarms"]`` lists them after the run. The goals go in
+        a SYNC_WRITE, which no servo answers: a goal a servo refuses (outside its angle limits)
+        is not reported.
     temp : output, shape (nservos,), deg C (only with ``temperature=True``)
         Servo temperatures, read at each hit.
 
