@@ -65,3 +65,22 @@ def test_the_error_byte_is_in_the_status_checksum():
     assert pkt[-1] == (~(3 + 2 + 0x20)) & 0xFF
     (p,) = dx.StreamParser().feed(pkt)
     assert p.error == 0x20
+
+
+def test_a_device_side_parser_returns_a_bad_packet_marked_invalid():
+    # a servo answers a bad checksum with the checksum error bit: it must see the packet
+    good = dx.instruction_packet(1, dx.INS_PING)
+    bad = good[:-1] + bytes([good[-1] ^ 1])
+    parser = dx.StreamParser(strict=False)
+    packets = parser.feed(bad + good)
+    assert [(p.id, p.code, p.valid) for p in packets] == [(1, 1, False), (1, 1, True)]
+    assert packets[0].raw == bad
+    with pytest.raises(dx.ChecksumError):
+        dx.StreamParser().feed(bad)
+
+
+def test_error_bits_names_and_meanings():
+    assert dx.error_names(0x0C) == ["overheating", "range"]
+    assert dx.error_text(0x84) == "error 0x84 (overheating, unknown)"
+    assert "address 11" in dx.error_meaning(dx.ERR_OVERHEATING)
+    assert dx.REFUSED | dx.ALARMS == 0x7F and not dx.REFUSED & dx.ALARMS
