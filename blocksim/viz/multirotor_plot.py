@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from blocksim.robotics.aerial.dynamics import rpy_to_rotation_nb
-from blocksim.robotics.aerial.model import MultirotorModel, model_by_name
+from blocksim.robotics.aerial.model import MultirotorModel, model_by_name, shown
 from blocksim.viz.animate import (
     DEFAULT_FPS,
     animation_figure,
@@ -75,7 +75,7 @@ def _workspace(p: np.ndarray, workspace: Sequence[float] | None, margin: float) 
         if w.size != 6 or not np.all(np.isfinite(w)) or np.any(w[1::2] <= w[::2]):
             raise ValueError(
                 f"workspace must be [xmin, xmax, ymin, ymax, zmin, zmax] with "
-                f"min < max [m], got {workspace!r}"
+                f"min < max [m], got {shown(workspace)}"
             )
         return w
     disp = p * _FLIP
@@ -120,7 +120,7 @@ def build_multirotor_animation(
             f"x must have shape ({tt.size}, 12): one 12-state per recorded time, got {xx.shape}"
         )
     if not (isinstance(scale, (int, float)) and math.isfinite(scale) and scale > 0):
-        raise ValueError(f"scale must be a positive number, got {scale!r}")
+        raise ValueError(f"scale must be a positive number, got {shown(scale)}")
     rate = check_fps(fps)
     times = frame_times(tt, rate, check_frames(frames))
     xf = resample(tt, xx, times)

@@ -9,7 +9,7 @@ import numpy as np
 
 from blocksim.blocks._shared import as_input  # noqa: F401 (the family's modules import it from here)
 from blocksim.engine.errors import BlockParameterError
-from blocksim.robotics.aerial.model import MultirotorModel, model_by_name
+from blocksim.robotics.aerial.model import MultirotorModel, model_by_name, shown
 
 ModelArg = str | dict[str, Any] | MultirotorModel
 
@@ -38,7 +38,8 @@ def vector(owner: str, name: str, value: Any, n: int, default: Any = None) -> np
         arr = None
     if arr is None or arr.shape != (n,) or not np.all(np.isfinite(arr)):
         raise BlockParameterError(
-            f"{owner}: parameter '{name}' must be a number or {n} finite numbers, got {value!r}"
+            f"{owner}: parameter '{name}' must be a number or {n} finite numbers, "
+            f"got {shown(value)}"
         )
     return np.ascontiguousarray(arr)
 
@@ -56,7 +57,7 @@ def number(
     if not ok:
         kind = "a positive" if positive else "a non-negative" if nonnegative else "a finite"
         raise BlockParameterError(
-            f"{owner}: parameter '{name}' must be {kind} number, got {value!r}"
+            f"{owner}: parameter '{name}' must be {kind} number, got {shown(value)}"
         )
     return float(value)
 
@@ -65,6 +66,6 @@ def flag(owner: str, name: str, value: Any) -> bool:
     """``value`` as a bool, or an error."""
     if not isinstance(value, (bool, np.bool_)):
         raise BlockParameterError(
-            f"{owner}: parameter '{name}' must be True or False, got {value!r}"
+            f"{owner}: parameter '{name}' must be True or False, got {shown(value)}"
         )
     return bool(value)

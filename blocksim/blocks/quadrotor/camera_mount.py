@@ -13,7 +13,7 @@ from blocksim.engine.compiled.kernels import Kernels
 from blocksim.engine.errors import BlockParameterError
 
 from . import kernels as qk
-from ._params import as_input, flag
+from ._params import as_input, flag, shown
 
 __all__ = ["CameraMount"]
 
@@ -68,7 +68,7 @@ class CameraMount(Block):
         if not ok:
             raise BlockParameterError(
                 f"{owner}: parameter 'mount' must be a 4x4 rigid-body "
-                f"transform (camera pose in the body frame), got {mount!r}"
+                f"transform (camera pose in the body frame), got {shown(mount)}"
             )
         self.set_ports(
             inputs=(Port("x", shape=(12,), doc="vehicle state"),),

@@ -15,7 +15,7 @@ from blocksim.engine.errors import BlockParameterError
 from blocksim.robotics.aerial.control import ATTITUDE_GAINS, POSITION_GAINS
 
 from . import kernels as qk
-from ._params import ModelArg, as_input, flag, model_of, number, vector
+from ._params import ModelArg, as_input, flag, model_of, number, shown, vector
 
 __all__ = ["AttitudeController", "PositionController"]
 
@@ -177,7 +177,7 @@ class PositionController(Block):
         tilt = number(owner, "max_tilt", max_tilt, positive=True)
         if tilt >= math.pi / 2:
             raise BlockParameterError(
-                f"{owner}: parameter 'max_tilt' must be in (0, pi/2) [rad], got {max_tilt!r}"
+                f"{owner}: parameter 'max_tilt' must be in (0, pi/2) [rad], got {shown(max_tilt)}"
             )
         self._vref = flag(owner, "velocity", velocity)
         ins = [

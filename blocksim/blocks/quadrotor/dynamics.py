@@ -13,7 +13,7 @@ from blocksim.engine.errors import BlockParameterError
 from blocksim.robotics.aerial.params import dynamics_params
 
 from . import kernels as qk
-from ._params import ModelArg, as_input, flag, model_of, number, vector
+from ._params import ModelArg, as_input, flag, model_of, number, shown, vector
 
 __all__ = ["MultiRotor"]
 
@@ -33,7 +33,7 @@ def initial_state(owner: str, x0: Any) -> np.ndarray:
         raise BlockParameterError(
             f"{owner}: parameter 'x0' must be 3 (x, y, z), 4 (x, y, z, "
             f"yaw), 6 (x, y, z, roll, pitch, yaw) or 12 finite numbers, "
-            f"got {x0!r}"
+            f"got {shown(x0)}"
         )
     x = np.zeros(12)
     if a.size == 4:

@@ -15,7 +15,7 @@ from blocksim.engine.errors import BlockParameterError
 from blocksim.robotics.aerial.mixer import mixer_matrix
 
 from . import kernels as qk
-from ._params import ModelArg, model_of, number
+from ._params import ModelArg, model_of, number, shown
 
 __all__ = ["ControlMixer"]
 
@@ -66,7 +66,7 @@ class ControlMixer(Block):
         hi = wmax if wmax == math.inf else number(owner, "wmax", wmax, positive=True)
         if not lo < hi:
             raise BlockParameterError(
-                f"{owner}: need wmin < wmax [rad/s], got wmin={wmin!r}, wmax={wmax!r}"
+                f"{owner}: need wmin < wmax [rad/s], got wmin={shown(wmin)}, wmax={shown(wmax)}"
             )
         n = self.model.nrotors
         scalar = {"shape": (), "unit": "N m"}

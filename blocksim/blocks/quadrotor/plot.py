@@ -17,7 +17,7 @@ from blocksim.blocks.sinks.recorders import _check_bool, _check_dpi
 from blocksim.engine.block import Port
 from blocksim.engine.errors import BlockParameterError
 
-from ._params import ModelArg, model_of
+from ._params import ModelArg, model_of, shown
 
 __all__ = ["MultiRotorPlot"]
 
@@ -102,7 +102,7 @@ class MultiRotorPlot(_AnimationSink):
             or scale <= 0
         ):
             raise BlockParameterError(
-                f"{cls}: parameter 'scale' must be a positive number, got {scale!r}"
+                f"{cls}: parameter 'scale' must be a positive number, got {shown(scale)}"
             )
         self.scale = float(scale)
         try:

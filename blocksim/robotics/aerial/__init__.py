@@ -14,6 +14,7 @@ from blocksim.robotics.aerial.control import (
     ATTITUDE_GAINS,
     POSITION_GAINS,
     attitude_control_nb,
+    hover_integral,
     position_control_nb,
 )
 from blocksim.robotics.aerial.dynamics import (
@@ -45,6 +46,7 @@ __all__ = [
     "body_velocity_nb",
     "dynamics_params",
     "euler_rates_nb",
+    "hover_integral",
     "mdl_hexarotor",
     "mdl_octorotor",
     "mdl_quadrotor",

@@ -38,7 +38,33 @@ __all__ = [
     "mdl_quadrotor",
     "model_by_name",
     "multirotor",
+    "shown",
 ]
+
+#: longest text of a value quoted in an error message (longer ones end in "...")
+_SHOWN_MAX = 200
+
+
+def _plain(value: Any) -> Any:
+    """``value`` with numpy scalars and arrays made Python numbers and (nested) lists."""
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if isinstance(value, (list, tuple)):
+        return type(value)(_plain(v) for v in value)
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    return value
+
+
+def shown(value: Any) -> str:
+    """A value as an error message quotes it: plain numbers and lists (``-0.5``, ``[1.0,
+    2.0]``, never ``np.float64(-0.5)`` or ``array([...])``), at most 200 characters."""
+    if isinstance(value, np.ndarray) and value.size > _SHOWN_MAX:
+        return f"an array of shape {value.shape}"
+    text = repr(_plain(value))
+    return text if len(text) <= _SHOWN_MAX else text[: _SHOWN_MAX - 3] + "..."
 
 
 @dataclass(frozen=True)
@@ -117,7 +143,7 @@ class MultirotorModel:
         if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 4 or n % 2:
             raise ValueError(
                 f"MultirotorModel: nrotors must be an even integer >= 4 "
-                f"(rotors alternate spin directions), got {n!r}"
+                f"(rotors alternate spin directions), got {shown(n)}"
             )
         object.__setattr__(self, "nrotors", int(n))
         J = np.array(self.J, dtype=np.float64)
@@ -129,7 +155,7 @@ class MultirotorModel:
         ):
             raise ValueError(
                 f"MultirotorModel: J must be a symmetric positive definite 3x3 "
-                f"inertia [kg m^2], got {self.J!r}"
+                f"inertia [kg m^2], got {shown(self.J)}"
             )
         J.flags.writeable = False
         object.__setattr__(self, "J", J)
@@ -144,13 +170,13 @@ class MultirotorModel:
                 or v <= 0
             ):
                 raise ValueError(
-                    f"MultirotorModel: {f.name} must be a positive finite number, got {v!r}"
+                    f"MultirotorModel: {f.name} must be a positive finite number, got {shown(v)}"
                 )
             object.__setattr__(self, f.name, float(v))
         for nm in ("h", "e"):
             v = getattr(self, nm)
             if not isinstance(v, (int, float, np.number)) or not math.isfinite(v):
-                raise ValueError(f"MultirotorModel: {nm} must be a finite number, got {v!r}")
+                raise ValueError(f"MultirotorModel: {nm} must be a finite number, got {shown(v)}")
             object.__setattr__(self, nm, float(v))
 
     # ---------------------------------------------------------- derived (mdl_quadrotor.m)
@@ -319,7 +345,7 @@ def model_by_name(model: Any, what: str = "model") -> MultirotorModel:
         if model not in MODELS:
             raise ValueError(
                 f"{what} must be one of {sorted(MODELS)}, a dict of model "
-                f"parameters or a MultirotorModel, got {model!r}"
+                f"parameters or a MultirotorModel, got {shown(model)}"
             )
         return MODELS[model]()
     if isinstance(model, dict):
