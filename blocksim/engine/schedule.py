@@ -121,6 +121,13 @@ class Schedule(NamedTuple):
     record : (n,) bool
         Whether the major time is recorded: all of them without ``record_dt``, else those on
         the grid (``k * record_dt`` on the time base).
+    both_sides : (n,) bool
+        Whether the left limit is recorded too, at the same time, before the major time's own
+        values: at source breakpoints when every step is recorded (no ``record_dt``) and the
+        diagram has continuous states, so a Step's edge is drawn as an edge, not a ramp from
+        the previous step (as Simulink logs both sides of a discontinuity); a diagram without
+        continuous states is sampled, one point per major time. Located zero crossings get
+        the same treatment in the run loops.
     """
 
     times: np.ndarray
@@ -128,6 +135,7 @@ class Schedule(NamedTuple):
     fired: np.ndarray
     left_times: np.ndarray
     record: np.ndarray
+    both_sides: np.ndarray
 
 
 def free_run_step(plan: Plan, config: Any) -> float | None:
@@ -188,7 +196,7 @@ def schedule(plan: Plan, config: Any, *, grid_major: bool = True) -> Schedule:
     Returns
     -------
     Schedule
-        ``times``, ``eval_times``, ``fired``, ``left_times``, ``record``.
+        ``times``, ``eval_times``, ``fired``, ``left_times``, ``record``, ``both_sides``.
     """
     T = float(config.T)
     reach = T + snap_tolerance(T)
@@ -231,11 +239,15 @@ def schedule(plan: Plan, config: Any, *, grid_major: bool = True) -> Schedule:
     fired = np.zeros((times.size, max(1, len(plan.clocks))), dtype=np.bool_)
     for c, h in enumerate(hits):
         fired[np.searchsorted(times, h), c] = True
+    both_sides = np.zeros(times.size, dtype=np.bool_)
     if config.record_dt is None:
         record = np.ones(times.size, dtype=np.bool_)
+        if lo and plan.nx > 0:  # continuous time between samples: a left limit to see
+            both_sides[at] = True
+            both_sides[0] = False  # nothing before t = 0
     else:
         record = np.isin(times, grid_times)
-    return Schedule(times, eval_times, fired, left_times, record)
+    return Schedule(times, eval_times, fired, left_times, record, both_sides)
 
 
 def major_times(plan: Plan, config: Any) -> tuple[np.ndarray, np.ndarray]:

@@ -97,6 +97,13 @@ class Segments:
             run.recorder.record(t, run.x, run.evaluator.sig)
         self.grid_k = max(self.grid_k, grid.index_after(t))
 
+    def record_left(self, t: float) -> None:
+        """Record the left limit at the major time ``t`` (the segment's end state, the blocks
+        seeing the segment's left time) when every step is recorded: a breakpoint or an
+        event is then recorded on both sides, at the same time."""
+        if self.grid is None:
+            self._record(t, self.run.x, True)
+
     def _record(self, t: float, y: np.ndarray, evaluate: bool) -> None:
         """Record (t, y); ``evaluate=False`` when the minor outputs are fresh at (t, y). The
         blocks see t clamped to the segment's left limit, as in its steps."""

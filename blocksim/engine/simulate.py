@@ -229,7 +229,9 @@ def _run_config(diagram: Diagram | Plan, config: RunConfig,
     finally:
         wall = time.perf_counter() - wall1
         stats = run.stats
-        common = dict(solver=config.solver, rtol=config.rtol, atol=config.atol)
+        # without continuous states no solver runs: say so (Simulink's "discrete" solver)
+        common = dict(solver=config.solver if plan.nx > 0 else "discrete", rtol=config.rtol,
+                      atol=config.atol)
         if compiled_result is not None:
             stats.update(common, diagram_compile_time=compile_time)
             compiled_result.stats.update(stats)
@@ -305,6 +307,8 @@ def _run_loop(run: Run) -> None:
         te = eval_times[i] if on_schedule else t
         if pacer is not None:  # real time: the work of time t starts when the wall clock is at t
             pacer.wait(t)
+        if not first and (not on_schedule or sched.both_sides[i]):
+            segments.record_left(t)  # a breakpoint's or event's left limit, then its values
         if not first:
             if fired:
                 ev.outputs_at_hit(te, run.x, run.xd, fired)

@@ -199,10 +199,16 @@ def test_no_stage_straddles_a_merged_breakpoint(options):
     res = simulate(d, T=len(values) * Ts, **options)
     hits = [Grid(Ts).time(k) for k in range(len(values) + 1)]
     assert res.t[-1] == hits[-1]  # T = 6 * 0.3 = 1.7999999999999998 ends at the hit 1.8
-    at_hits = np.isin(res.t, hits)
+    last = np.r_[res.t[1:] != res.t[:-1], True]  # a time's last row: its right limit
+    at_hits = np.isin(res.t, hits) & last
     assert at_hits.sum() == len(hits)
     np.testing.assert_allclose(res["i.y"][at_hits], Ts * np.cumsum([0.0, *values]),
                                rtol=0, atol=1e-12)
+    # each sample's edge recorded on both sides (left: the previous sample) and drawn as one
+    for k in range(1, len(values)):
+        rows = np.flatnonzero(res.t == hits[k])
+        assert len(rows) == 2, (k, res.t[rows])
+        assert res["u.y"][rows].tolist() == [values[k - 1], values[k]]
 
 
 def hit_crossing_next_to_a_clock(level, source):

@@ -341,6 +341,14 @@ def run(pv, pi, x0, xd0, sig0, sched, opts):
     status = _DONE
     while True:
         on_schedule = i < nmajor and t == times[i]
+        if opts.record_steps and i > 0 and (not on_schedule or sched.both_sides[i]):
+            # a breakpoint's or an event's left limit, recorded before its own values
+            outputs(min(t, sched.left_times[i]), x, xd, pv, pi, sig, nf)
+            if nrec == t_rec.size and nrec < opts.max_rows:
+                t_rec, x_rec, s_rec = grow_records(t_rec, x_rec, s_rec, opts.max_rows)
+            if nrec < t_rec.size:
+                write_row(t_rec, x_rec, s_rec, nrec, t, x, sig)
+                nrec += 1
         if on_schedule:
             te = sched.eval_times[i]
             status = major(te, _INIT if i == 0 else _HIT, sched.fired[i], x, xd, x_new, xd_new, pv,
@@ -516,6 +524,13 @@ def run_fixed(pv, pi, x0, xd0, sig0, sched, opts):
     nmajor = times.size
     status = _DONE
     for i in range(nmajor):
+        if sched.both_sides[i] and opts.record_steps:  # a breakpoint's left limit first
+            outputs(min(times[i], sched.left_times[i]), x, xd, pv, pi, sig, nf)
+            if nrec == t_rec.size:
+                status = _FULL
+                break
+            write_row(t_rec, x_rec, s_rec, nrec, times[i], x, sig)
+            nrec += 1
         t = sched.eval_times[i]
         major(t, _INIT if i == 0 else _HIT, sched.fired[i], x, xd, x_new, xd_new, pv, pi, sig,
               no_crossings, no_crossings, no_mask, i == 0, events, opts)

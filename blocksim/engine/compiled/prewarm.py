@@ -82,7 +82,7 @@ def loop_arguments() -> tuple[Any, ...]:
 
     f8 = np.zeros(1)
     sched = Schedule(np.zeros(1), np.zeros(1), np.zeros((1, 1), dtype=np.bool_), np.zeros(1),
-                     np.zeros(1, dtype=np.bool_))
+                     np.zeros(1, dtype=np.bool_), np.zeros(1, dtype=np.bool_))
     opts = LoopOptions(0.1, 1e-6, 1e-9, 1.0, 2, True, 1e-10, 1e-8, 50,
                        np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.bool_),
                        np.zeros(1, dtype=np.bool_), np.zeros(1, dtype=np.uint8), 2, 1)
