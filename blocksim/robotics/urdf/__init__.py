@@ -17,10 +17,11 @@ import os
 
 from .convert import lumped_inertia, serial_to_tree, tree_to_arrays, tree_to_serial
 from .model import FIXED, PRISMATIC, REVOLUTE, Body, TreeModel, rpy_to_matrix, transform
-from .parse import URDFError, loads_urdf, read_urdf
+from .parse import MAX_URDF_BYTES, URDFError, loads_urdf, read_urdf
 
 __all__ = [
     "FIXED",
+    "MAX_URDF_BYTES",
     "PRISMATIC",
     "REVOLUTE",
     "Body",
@@ -38,7 +39,8 @@ __all__ = [
 ]
 
 
-def serial_from_urdf(path: str | os.PathLike, tip: str | None = None, *, gravity=None):
+def serial_from_urdf(path: str | os.PathLike, tip: str | None = None, *, gravity=None,
+                     check_inertia: bool = True):
     """A :class:`~blocksim.robotics.arm.SerialLink` of the chain base -> ``tip`` of a URDF file.
 
     Parameters
@@ -49,5 +51,8 @@ def serial_from_urdf(path: str | os.PathLike, tip: str | None = None, *, gravity
         Name of the chain's last link (default: the last link of the tree).
     gravity : array (3,), optional
         RTB convention, default [0, 0, 9.81].
+    check_inertia : bool
+        As :func:`read_urdf` (False accepts inertias that break the triangle inequality,
+        e.g. the classic Puma 560 parameters).
     """
-    return tree_to_serial(read_urdf(path), tip, gravity=gravity)
+    return tree_to_serial(read_urdf(path, check_inertia=check_inertia), tip, gravity=gravity)

@@ -36,6 +36,8 @@ __all__ = ["FIXED", "PRISMATIC", "REVOLUTE", "Body", "TreeModel", "rpy_to_matrix
 
 FIXED, REVOLUTE, PRISMATIC = 0, 1, 2
 _TYPE_NAMES = {FIXED: "fixed", REVOLUTE: "revolute", PRISMATIC: "prismatic"}
+_EYE3 = np.eye(3)
+_ROW3 = np.array([0.0, 0.0, 0.0, 1.0])
 
 
 def rpy_to_matrix(rpy) -> np.ndarray:
@@ -81,7 +83,8 @@ def joint_motion(jtype: int, axis: np.ndarray, q: float) -> np.ndarray:
 
 def _inertia(I, who: str) -> np.ndarray:  # noqa: E741
     M = np.array(I, dtype=float).reshape(3, 3)
-    if not np.all(np.isfinite(M)) or not np.allclose(M, M.T, atol=1e-12):
+    # np.allclose(M, M.T, atol=1e-12) written out (a tenth of its cost, once per body)
+    if not np.isfinite(M).all() or not (np.abs(M - M.T) <= 1e-12 + 1e-5 * np.abs(M.T)).all():
         raise ValueError(f"{who}: inertia must be a finite symmetric 3x3 matrix, got {M.tolist()}")
     if np.linalg.eigvalsh(M)[0] < -1e-9 * max(1.0, np.abs(M).max()):
         raise ValueError(f"{who}: inertia must be positive semi-definite, got {M.tolist()}")
@@ -143,8 +146,10 @@ class Body:
             raise ValueError(f"{who}: joint {self.joint!r} has a zero axis")
         origin = np.array(self.origin, dtype=float).reshape(4, 4)
         R = origin[:3, :3]
+        # np.allclose(R @ R.T, I, atol=1e-9) and the last row exactly (0, 0, 0, 1), written out
         if not (
-            np.allclose(R @ R.T, np.eye(3), atol=1e-9) and np.allclose(origin[3], [0, 0, 0, 1])
+            (np.abs(R @ R.T - _EYE3) <= 1e-9 + 1e-5 * _EYE3).all()
+            and (np.abs(origin[3] - _ROW3) <= 1e-8 + 1e-5 * _ROW3).all()
         ):
             raise ValueError(f"{who}: origin is not a rigid-body transform")
         if not (np.isfinite(self.mass) and self.mass >= 0):
@@ -187,12 +192,17 @@ class TreeModel:
         names = [self.base.name] + [b.name for b in bodies]
         if len(set(names)) != len(names):
             raise ValueError(f"TreeModel {self.name!r}: link names must be unique, got {names}")
+        kids: list[list[int]] = [[] for _ in range(len(bodies) + 1)]  # [parent + 1]
         for k, b in enumerate(bodies):
             if not -1 <= b.parent < k:
                 raise ValueError(
                     f"TreeModel {self.name!r}: body {k} ({b.name!r}) has parent "
                     f"{b.parent}; bodies must be in topological order"
                 )
+            kids[b.parent + 1].append(k)
+        # the children of every body, built once: children() is called per body by the
+        # conversions (a scan per call made tree_to_serial quadratic in the number of links)
+        object.__setattr__(self, "_children", tuple(tuple(c) for c in kids))
 
     # ---------------------------------------------------------------------------- structure
     @property
@@ -264,7 +274,9 @@ class TreeModel:
 
     def children(self, k: int) -> list[int]:
         """Indices of the bodies whose parent is ``k`` (``-1``: the base link)."""
-        return [i for i, b in enumerate(self.bodies) if b.parent == k]
+        if not -1 <= k < self.n:
+            return []
+        return list(self._children[k + 1])
 
     def chain(self, tip: str | int, *, keep_fixed: bool = True) -> TreeModel:
         """The sub-tree of the path base -> ``tip`` (a serial chain; same frames).
