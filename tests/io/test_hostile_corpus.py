@@ -83,7 +83,38 @@ def big_files(tmp_path_factory):
         "blocks": {"c": {"type": "Constant", "params": {"value": [[0] * 1000] * 1000}}},
     }
     (d / "matrix_1000.json").write_text(json.dumps(mat, separators=(",", ":")))
+
+    def write(name, blocks, wires=()):
+        doc = {"blocksim": 1, "blocks": blocks, "wires": list(wires), "simulation": {"T": 1.0}}
+        (d / name).write_text(json.dumps(doc, separators=(",", ":")))
+
+    write("unknown_types.json", {f"b{i}": {"type": f"Frobnicator{i}"} for i in range(20_000)})
+    n = 6000
+    write("algebraic_ring.json", {f"g{i}": {"type": "Gain", "params": {"K": 1.0}}
+                                  for i in range(n)},
+          [{"from": f"g{i}", "to": f"g{(i + 1) % n}"} for i in range(n)])
+    write("wide_mux_bad_ports.json", {"c": {"type": "Constant", "params": {"value": 1.0}},
+                                      "m": {"type": "Mux", "params": {"nin": 5000}}},
+          [{"from": "c", "to": [f"m.v{i}" for i in range(5000)]}])
+    write("wide_sum.json", {"c": {"type": "Constant", "params": {"value": 1.0}},
+                            "s": {"type": "Sum", "params": {"signs": n}}},
+          [{"from": "c", "to": [f"s.u{i}" for i in range(n)]}])
     return d
+
+
+@pytest.mark.parametrize("name", ["unknown_types.json", "algebraic_ring.json",
+                                  "wide_mux_bad_ports.json"])
+def test_a_wide_hostile_diagram_is_refused_in_linear_time(big_files, name, monkeypatch,
+                                                          capsys):
+    o = _check_one(big_files / name, monkeypatch, capsys)
+    _assert_clean(o, name)
+    printed = len(o["text"]) - len(o["load"])  # check's and run's output
+    assert printed < 100_000, printed  # a bounded report, not one line per block
+
+
+def test_a_6000_input_sum_loads_and_runs_in_linear_time(big_files, monkeypatch, capsys):
+    o = _check_one(big_files / "wide_sum.json", monkeypatch, capsys)
+    _assert_clean(o, "wide_sum.json", check=0, run=0)
 
 
 def _outside_files():

@@ -34,9 +34,9 @@ from typing import Any
 import numpy as np
 
 from blocksim.confine import PathRefused, output_path, replacing
-from blocksim.engine.block import Block, Port
+from blocksim.engine.block import Block, Port, check_port_count
 from blocksim.engine.errors import BlockParameterError, BlocksimError
-from blocksim.viz.scope import element_labels, plot_scope, plot_xy
+from blocksim.viz.scope import MAX_DPI, check_raster, element_labels, plot_scope, plot_xy
 
 FileArg = str | os.PathLike[str] | None
 
@@ -126,10 +126,28 @@ def _check_dpi(cls: str, dpi: Any) -> float | None:
         return None
     if isinstance(dpi, bool) or not isinstance(dpi, (int, float, np.number)) or not dpi > 0:
         raise _bad(cls, "dpi", "a positive number (dots per inch) or None", dpi)
+    if not dpi <= MAX_DPI:
+        raise _bad(cls, "dpi", f"at most {MAX_DPI:g} dots per inch "
+                   f"(blocksim.viz.scope.MAX_DPI)", dpi)
     return float(dpi)
 
 
+def _check_raster(cls: str, figsize: tuple[float, float] | None, dpi: float | None) -> None:
+    """Refuse a figure whose pixels (figsize x dpi, matplotlib's defaults where None) exceed
+    :data:`blocksim.viz.scope.MAX_PIXELS`, when the block is made, not when it draws."""
+    if figsize is None and dpi is None:
+        return
+    import matplotlib as mpl
+
+    try:
+        check_raster(figsize or tuple(mpl.rcParams["figure.figsize"]),
+                     dpi or float(mpl.rcParams["figure.dpi"]))
+    except ValueError as exc:
+        raise BlockParameterError(f"{cls}: parameters 'figsize' and 'dpi': {exc}") from None
+
+
 def _input_ports(nin: int, units: Sequence[str] | None = None) -> list[Port]:
+    check_port_count(nin, "")
     names = ["u"] if nin == 1 else [f"u{i}" for i in range(nin)]
     units = list(units) if units is not None else [""] * nin
     return [Port(name, unit=unit) for name, unit in zip(names, units, strict=True)]
@@ -296,6 +314,7 @@ class Scope(_Sink):
             raise _bad(cls, "stairs", f"True, False or a sequence of {self.nin} bools", stairs)
         self.figsize = _check_figsize(cls, figsize)
         self.dpi = _check_dpi(cls, dpi)
+        _check_raster(cls, self.figsize, self.dpi)
         self.set_ports(inputs=_input_ports(self.nin, self.units))
 
     @property
@@ -373,6 +392,7 @@ class XYGraph(_Sink):
         self.equal = _check_bool(cls, "equal", equal)
         self.figsize = _check_figsize(cls, figsize)
         self.dpi = _check_dpi(cls, dpi)
+        _check_raster(cls, self.figsize, self.dpi)
 
     @property
     def file(self) -> Path | None:
