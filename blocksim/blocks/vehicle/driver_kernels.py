@@ -14,6 +14,7 @@ from blocksim.robotics.mobile.drivers import (
     follow_line,
     light_field,
     path_point,
+    pose_direction,
     pursuit_error,
     random_path_steer,
     sensor_positions,
@@ -28,8 +29,32 @@ def point_output(t, x, pose, p):
 
 @njit(cache=True, error_model="numpy")
 def pose_goal_output(t, x, pose, p):
-    """params ``(goal (3,), Krho, Kalpha, Kbeta, L, direction)``."""
-    return drive_to_pose(pose, p[0], p[1], p[2], p[3], p[4], p[5])
+    """params ``(goal (3,), Krho, Kalpha, Kbeta, L, dthresh)``; state: the direction (1
+    forward, -1 backward, 0 not chosen yet: chosen from the goal's side now)."""
+    return drive_to_pose(pose, p[0], p[1], p[2], p[3], p[4], int(x[0]), p[5])
+
+
+@njit(cache=True, error_model="numpy")
+def pose_goal_update(t, x, pose, p):
+    """The direction unchanged (an ``EVENT`` state changes only at its crossings)."""
+    return (x[0],)
+
+
+@njit(cache=True, error_model="numpy")
+def pose_goal_crossings(t, x, pose, p):
+    """Before the direction is chosen: ``t``, which leaves zero (a rising crossing) at the
+    first step of the run; after: 1, which never crosses."""
+    if x[0] == 0.0:
+        return (t,)
+    return (1.0,)
+
+
+@njit(cache=True, error_model="numpy")
+def pose_goal_on_event(t, x, pose, p, which):
+    """Choose the direction once, from the goal's side at the start; keep it after."""
+    if x[0] == 0.0:
+        return (float(pose_direction(pose, p[0])),)
+    return (x[0],)
 
 
 @njit(cache=True, error_model="numpy")

@@ -18,7 +18,7 @@ from blocksim.blocks.sources.random_streams import MASK64
 from blocksim.blocks.vehicle import driver_kernels as dk
 from blocksim.blocks.vehicle._checks import as_key, finite, finites, positive, vector
 from blocksim.engine.block import Block, Port
-from blocksim.engine.clock import as_clock
+from blocksim.engine.clock import EVENT, as_clock
 from blocksim.engine.compiled.kernels import Kernels
 from blocksim.engine.errors import BlockParameterError
 from blocksim.robotics.mobile import drivers as drv
@@ -85,6 +85,14 @@ class DriveToPose(Block):
     """Drive to a pose with the polar-coordinates controller (RTB ``sl_drivepose``; see
     :func:`blocksim.robotics.mobile.drive_to_pose`).
 
+    The direction of travel is chosen once, as RTB does: ``direction=0`` drives forward when
+    the goal is ahead of the vehicle at the start (``|alpha| <= pi/2``), backward otherwise,
+    and keeps that direction to the end (re-choosing it at every evaluation chatters where
+    the goal is abeam, as it is on arrival). The choice is the block's state ``direction``, an
+    ``EVENT`` mode: 0 (not chosen) at t = 0, set from the vehicle's pose by the zero crossing
+    ``t`` that the first step of the run makes (within ``event_tol`` of the start; the same
+    in both back-ends), then fixed.
+
     Parameters
     ----------
     goal : array_like (3,)
@@ -94,7 +102,12 @@ class DriveToPose(Block):
     L : float
         Wheelbase [m] of the vehicle (turn rate to steer angle), default 1.
     direction : int
-        1 forward, -1 backward, 0 chosen from the goal's side (default 0).
+        1 forward, -1 backward, 0 chosen at the start from the goal's side (default 0).
+    dthresh : float
+        Arrival distance [m] (default 0.001): within it the driver stops the vehicle
+        (``v = 0``, ``gamma = 0``). At the goal the law's bearing is undefined: without a stop,
+        a residual error across the heading (which a steer-limited car cannot remove) turns
+        into an overshoot and a loop back. 0 never stops.
 
     Inputs
     ------
@@ -103,10 +116,20 @@ class DriveToPose(Block):
     Outputs
     -------
     v : float [m/s];  gamma : float [rad].
+
+    States
+    ------
+    direction : discrete mode, 1 forward, -1 backward; 0 (``direction=0``) until it is chosen
+        at the start.
+
+    Zero crossings
+    --------------
+    0: ``t`` rising while the direction is not chosen (then a constant 1).
     """
 
     inputs = _POSE_IN
     outputs = _DEMAND
+    feedthrough = True
 
     def __init__(
         self,
@@ -116,11 +139,17 @@ class DriveToPose(Block):
         Kbeta: float = -2.0,
         L: float = 1.0,
         direction: int = 0,
+        dthresh: float = 0.001,
     ) -> None:
         super().__init__()
         o = type(self).__name__
         self.goal = vector(o, "goal", goal, 3, "a pose (x, y, theta)")
-        if direction not in (-1, 0, 1):
+        dthresh = finite(o, "dthresh", dthresh)
+        if dthresh < 0:
+            raise BlockParameterError(
+                f"{o}: parameter 'dthresh' must be a distance >= 0 [m], got {dthresh:g}"
+            )
+        if isinstance(direction, bool) or direction not in (-1, 0, 1):
             raise BlockParameterError(
                 f"{o}: parameter 'direction' must be -1, 0 or 1, got {direction!r}"
             )
@@ -128,15 +157,40 @@ class DriveToPose(Block):
             self.goal,
             *finites(o, Krho=Krho, Kalpha=Kalpha, Kbeta=Kbeta),
             positive(o, "L", L),
-            int(direction),
+            dthresh,
         )
+        self.clock = EVENT
+        self.crossing_directions = (1,)
+        self.set_state([float(direction)], ("direction",))
 
     def output(self, t: float, x: np.ndarray, u: Sequence[Any]) -> tuple[float, float]:
-        return drv.drive_to_pose(as_input(u[0]), *self._p)
+        p = self._p
+        return drv.drive_to_pose(as_input(u[0]), *p[:5], int(x[0]), p[5])
+
+    def zero_crossings(self, t: float, x: np.ndarray, u: Sequence[Any]) -> tuple[float]:
+        """``(t,)`` until the direction is chosen (it leaves zero at the first step), then
+        ``(1.0,)`` (as :func:`~blocksim.blocks.vehicle.driver_kernels.pose_goal_crossings`)."""
+        return (float(t),) if x[0] == 0.0 else (1.0,)
+
+    def update(self, t: float, x: np.ndarray, u: Sequence[Any]) -> np.ndarray:
+        """The direction unchanged: it changes only in ``on_event``."""
+        return x.copy()
+
+    def on_event(self, t: float, x: np.ndarray, u: Sequence[Any], which: int) -> Any:
+        """Choose the direction from the goal's side at the start; None once chosen."""
+        if x[0] != 0.0:
+            return None
+        return np.array([float(drv.pose_direction(as_input(u[0]), self._p[0]))])
 
     def kernels(self) -> Kernels:
-        """Params ``(goal (3,), Krho, Kalpha, Kbeta, L, direction)``."""
-        return Kernels(self._p, output=dk.pose_goal_output)
+        """Params ``(goal (3,), Krho, Kalpha, Kbeta, L, dthresh)``; state: the direction."""
+        return Kernels(
+            self._p,
+            output=dk.pose_goal_output,
+            update=dk.pose_goal_update,
+            crossings=dk.pose_goal_crossings,
+            on_event=dk.pose_goal_on_event,
+        )
 
 
 class FollowLine(Block):

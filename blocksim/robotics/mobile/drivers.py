@@ -8,9 +8,10 @@ Pose ``(x, y, theta)`` [m, m, rad]; speed [m/s]; steer angle [rad] (positive lef
 * :func:`drive_to_pose` (polar coordinates, Astolfi): ``rho = |p* - p|``,
   ``alpha = angdiff(atan2(p* - p), theta)``, ``beta = angdiff(theta*, theta + alpha)``;
   ``v = Krho rho``, ``omega = Kalpha alpha + Kbeta beta`` (stable for ``Krho > 0``,
-  ``Kbeta < 0``, ``Kalpha > Krho``) and ``gamma = atan(omega L / v)``. Driving backwards
-  (``direction = -1``, or ``0`` choosing it when the goal is behind, ``|alpha| > pi/2``) uses
-  the same law for the reversed heading.
+  ``Kbeta < 0``, ``Kalpha > Krho``) and ``gamma = atan(omega L / v)`` with the signed speed.
+  Driving backwards (``direction = -1``, or ``0`` choosing it when the goal is behind,
+  ``|alpha| > pi/2``: :func:`pose_direction`) uses the same law for the reversed heading
+  ``theta + pi`` and ``v = -Krho rho``.
 * :func:`follow_line` for the line ``a x + b y + c = 0`` travelled in direction ``(b, -a)``:
   ``d = (a x + b y + c) / sqrt(a^2 + b^2)``, ``gamma = -Kd d + Kh angdiff(atan2(-a, b), theta)``.
 * :func:`pursuit_error`: distance error ``|p* - p| - d*`` and heading error to a moving
@@ -41,6 +42,7 @@ __all__ = [
     "follow_line",
     "light_field",
     "path_point",
+    "pose_direction",
     "pursuit_error",
     "random_path_steer",
     "sensor_positions",
@@ -58,6 +60,15 @@ def drive_to_point(
 
 
 @njit(cache=True)
+def pose_direction(x: np.ndarray, goal: np.ndarray) -> int:
+    """Direction of travel RTB's ``sl_drivepose`` chooses at the start: 1 (forward) when the
+    goal is ahead, ``|alpha| <= pi/2`` with ``alpha = angdiff(atan2(p* - p), theta)``, else -1
+    (backward)."""
+    alpha = wrap_angle(math.atan2(goal[1] - x[1], goal[0] - x[0]) - x[2])
+    return 1 if abs(alpha) <= 0.5 * math.pi else -1
+
+
+@njit(cache=True)
 def drive_to_pose(
     x: np.ndarray,
     goal: np.ndarray,
@@ -66,28 +77,38 @@ def drive_to_pose(
     Kbeta: float,
     L: float,
     direction: int,
+    dthresh: float = 0.0,
 ) -> tuple[float, float]:
-    """``(speed, steer)`` of the polar-coordinates controller toward ``goal = (x*, y*, th*)``."""
+    """``(speed, steer)`` of the polar-coordinates controller toward ``goal = (x*, y*, th*)``.
+
+    ``direction`` 1 drives forward, -1 backward (the law for the reversed heading
+    ``theta + pi``, speed ``-Krho rho``), 0 chooses from the goal's side now
+    (:func:`pose_direction`; a block chooses once and keeps it). The steer is
+    ``atan(omega L / v)`` with the *signed* speed ``v``: a bicycle reversing at speed ``v < 0``
+    turns at ``v tan(gamma) / L``, so the reversed heading ``theta + pi`` turns at ``omega``.
+    Within ``dthresh`` [m] of the goal the vehicle has arrived: ``(0, 0)`` (the law's bearing
+    is undefined at the goal: a residual error across the heading, which a steer-limited car
+    cannot remove, turns into an overshoot and a loop back).
+    """
     dx = goal[0] - x[0]
     dy = goal[1] - x[1]
     rho = math.sqrt(dx * dx + dy * dy)
     bearing = math.atan2(dy, dx)
-    alpha = wrap_angle(bearing - x[2])
     sgn = direction
     if sgn == 0:
-        sgn = 1 if abs(alpha) <= 0.5 * math.pi else -1
+        sgn = pose_direction(x, goal)
     th = x[2]
     thg = goal[2]
     if sgn < 0:
         th = th + math.pi
         thg = thg + math.pi
-        alpha = wrap_angle(bearing - th)
+    alpha = wrap_angle(bearing - th)
     beta = wrap_angle(thg - th - alpha)
-    v = Krho * rho
+    v = sgn * Krho * rho
     omega = Kalpha * alpha + Kbeta * beta
-    if v == 0.0:
+    if v == 0.0 or rho <= dthresh:
         return 0.0, 0.0
-    return sgn * v, math.atan(omega * L / v)
+    return v, math.atan(omega * L / v)
 
 
 @njit(cache=True)

@@ -165,7 +165,8 @@ def test_the_interpreted_methods_call_kernels_with_the_compiled_types(name):
     d = sample_diagram(name, block_types()[name])
     k = kernels_of(d["block"])
     # only what this test adds: other tests in the process may call a kernel directly
-    kinds = [kind for kind in ("output", "deriv", "update") if getattr(k, kind) is not None]
+    kinds = [kind for kind in ("output", "deriv", "update", "crossings", "on_event")
+             if getattr(k, kind) is not None]
     before = {kind: set(getattr(k, kind).signatures) for kind in kinds}
     plan = compile_diagram(d)  # its dry run calls the interpreted methods
     simulate(plan, 0.05, "euler", dt=0.01)
