@@ -213,6 +213,9 @@ class Dstar(Navigation):
         xy = self._point(start, "start", free=False)
         col, row = (int(v) for v in self.occgrid.world_to_cell(xy))
         X = row * self._nx + col
+        if math.isinf(self.costmap.reshape(-1)[X]):
+            infl = f" (after inflation by {self.inflate:g} m)" if self.inflate else ""
+            raise PlanningError(f"Dstar: the start {fmt(xy)} is in an obstacle{infl}")
         if not math.isfinite(self.h[X]):
             raise PlanningError(f"Dstar: the goal cannot be reached from start {fmt(xy)}")
         cells = [X]

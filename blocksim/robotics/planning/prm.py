@@ -128,7 +128,8 @@ class PRM(Navigation):
         """Path (N, 2) [m] from ``start`` to ``goal`` (x, y) through the roadmap.
 
         The first and last rows are the cell centres of start and goal; the A* length through
-        the roadmap (without the two connecting legs) is in :attr:`pathcost`.
+        the roadmap (without the two connecting legs) is in :attr:`pathcost`. Start and goal
+        in the same cell give the one-row path of that cell centre (cost 0).
         """
         if self.graph.number_of_nodes() == 0:
             raise PlanningError("PRM: call plan() before query()")
@@ -136,6 +137,10 @@ class PRM(Navigation):
         g = self._point(goal, "goal")
         s = self.occgrid.cell_to_world(self.occgrid.world_to_cell(s))
         g = self.occgrid.cell_to_world(self.occgrid.world_to_cell(g))
+        if np.array_equal(s, g):  # already there: the trivial path, no detour via the roadmap
+            self.vpath = []
+            self.pathcost = 0.0
+            return s.reshape(1, 2).copy()
         vs, vg = self._connect(s, "start"), self._connect(g, "goal")
         xy = self.vertices
 

@@ -130,3 +130,23 @@ def test_costs_between_free_and_obstacle_change_the_route():
         ds.costmap_modify([(30, 1)], 2.0)
     with pytest.raises(ValueError, match="shape"):
         ds.costmap_set(np.ones((3, 3)))
+
+
+def test_a_start_in_an_obstacle_is_named_as_such():
+    """It used to say the goal cannot be reached; the start is the problem."""
+    occ = np.zeros((20, 20), dtype=bool)
+    occ[5:10, 5:10] = True
+    ds = Dstar(occ, goal=(15, 15))
+    ds.plan()
+    with pytest.raises(PlanningError, match=r"start \(7, 7\) is in an obstacle"):
+        ds.query((7, 7))
+    ds.costmap_modify([(3, 3)], np.inf)  # an obstacle added after planning
+    ds.plan()
+    with pytest.raises(PlanningError, match=r"start \(3, 3\) is in an obstacle"):
+        ds.query((3, 3))
+    occ2 = occ.copy()
+    occ2[:, 12] = True  # a wall: free start, goal beyond it
+    ds2 = Dstar(occ2, goal=(15, 15))
+    ds2.plan()
+    with pytest.raises(PlanningError, match="cannot be reached"):
+        ds2.query((2, 2))

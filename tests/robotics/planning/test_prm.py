@@ -70,3 +70,14 @@ def test_unreachable_and_bad_options():
         PRM(np.ones((3, 3)) - np.eye(3), npoints=10).plan()
     with pytest.raises(ValueError, match="distthresh"):
         PRM(occ, distthresh=-1).plan()
+
+
+def test_start_equal_to_goal_is_the_trivial_path(office_prm):
+    """query(s, s) used to go to the nearest roadmap vertex and back."""
+    s = (2.0, 6.5)
+    path = office_prm.query(s, s)
+    np.testing.assert_allclose(path, [s])
+    assert office_prm.pathcost == 0.0
+    # a point off the cell centre: the same cell, still no detour
+    cell = office_prm.occgrid.cell_to_world(office_prm.occgrid.world_to_cell(s))
+    assert office_prm.query(cell + 0.01, s).shape == (1, 2)
