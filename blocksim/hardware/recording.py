@@ -164,7 +164,7 @@ def from_json(value: Any) -> Any:
     """Inverse of :func:`to_json`."""
     if isinstance(value, dict):
         if "bytes" in value:
-            return base64.b64decode(value["bytes"])
+            return base64.b64decode(value["bytes"], validate=True)
         return {from_json(k): from_json(v) for k, v in value["dict"]}
     if isinstance(value, list):
         return [from_json(v) for v in value]
