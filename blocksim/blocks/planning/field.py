@@ -12,6 +12,7 @@ from blocksim.engine.block import Block, Port
 from blocksim.engine.compiled.kernels import Kernels
 from blocksim.engine.errors import BlockParameterError
 from blocksim.robotics.planning import Dstar, DXform
+from blocksim.robotics.planning._messages import plain
 from blocksim.robotics.planning.follow import field_lookahead
 
 from .path import check_lookahead
@@ -98,7 +99,7 @@ class NavigationField(Block):
         o = type(self).__name__
         if planner not in ("dstar", "dxform"):
             raise BlockParameterError(
-                f"{o}: parameter 'planner' must be 'dstar' or 'dxform', got {planner!r}"
+                f"{o}: parameter 'planner' must be 'dstar' or 'dxform', got {plain(planner)}"
             )
         self.planner, self.map, self.cellsize = planner, map, cellsize
         self.origin = tuple(float(v) for v in origin)
@@ -110,7 +111,7 @@ class NavigationField(Block):
         g = np.asarray(goal, dtype=float).reshape(-1)
         if g.shape != (2,) or not np.all(np.isfinite(g)):
             raise BlockParameterError(
-                f"{o}: parameter 'goal' must be a point (x, y) [m], got {goal!r}"
+                f"{o}: parameter 'goal' must be a point (x, y) [m], got {plain(goal)}"
             )
         self.goal = g
         try:

@@ -11,6 +11,7 @@ from numba import njit
 from blocksim.engine.block import Block, Port
 from blocksim.engine.compiled.kernels import Kernels
 from blocksim.engine.errors import BlockParameterError
+from blocksim.robotics.planning._messages import plain
 from blocksim.robotics.planning.follow import lookahead_point, path_xy
 
 
@@ -27,7 +28,7 @@ def check_lookahead(owner: str, lookahead: Any) -> float:
         v = float("nan")
     if not (np.isfinite(v) and v > 0):
         raise BlockParameterError(
-            f"{owner}: parameter 'lookahead' must be a distance > 0 [m], got {lookahead!r}"
+            f"{owner}: parameter 'lookahead' must be a distance > 0 [m], got {plain(lookahead)}"
         )
     return v
 

@@ -22,6 +22,7 @@ from blocksim.robotics.planning import (
     OccupancyGrid,
     load_map,
 )
+from blocksim.robotics.planning._messages import plain
 from blocksim.robotics.planning.follow import lookahead_point, path_xy
 
 from .path import check_lookahead
@@ -62,7 +63,7 @@ def obstacle_rows(owner: str, obstacles: Any) -> np.ndarray:
     if not np.all(np.isfinite(obs)):
         raise BlockParameterError(
             f"{owner}: parameter 'obstacles' must be rows (t, xmin, ymin, "
-            f"xmax, ymax) of finite numbers, got {obstacles!r}"
+            f"xmax, ymax) of finite numbers, got {plain(obstacles)}"
         )
     return obs[np.argsort(obs[:, 0], kind="stable")]
 
@@ -166,7 +167,7 @@ class Planner(Block):
         o = type(self).__name__
         if planner not in PLANNERS:
             raise BlockParameterError(
-                f"{o}: parameter 'planner' must be one of {PLANNERS}, got {planner!r}"
+                f"{o}: parameter 'planner' must be one of {PLANNERS}, got {plain(planner)}"
             )
         self.planner = planner
         self.map = map

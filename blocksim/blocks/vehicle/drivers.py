@@ -8,6 +8,7 @@ Numerics: :mod:`blocksim.robotics.mobile.drivers`; kernels in
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -151,7 +152,8 @@ class DriveToPose(Block):
             )
         if isinstance(direction, bool) or direction not in (-1, 0, 1):
             raise BlockParameterError(
-                f"{o}: parameter 'direction' must be -1, 0 or 1, got {direction!r}"
+                f"{o}: parameter 'direction' must be -1, 0 or 1, got "
+                f"{direction if isinstance(direction, numbers.Number) else repr(direction)}"
             )
         self._p = (
             self.goal,

@@ -19,6 +19,7 @@ import math
 
 import numpy as np
 
+from ._messages import plain
 from .navigation import Navigation, PlanningError, fmt
 
 __all__ = ["Bug2", "mline_cells"]
@@ -108,7 +109,7 @@ class Bug2(Navigation):
     def __init__(self, occgrid, goal=None, inflate: float = 0.0, turn: str = "left") -> None:
         super().__init__(occgrid, goal, inflate)
         if turn not in ("left", "right"):
-            raise ValueError(f"Bug2: turn must be 'left' or 'right', got {turn!r}")
+            raise ValueError(f"Bug2: turn must be 'left' or 'right', got {plain(turn)}")
         self.turn = turn
         self.hits: list[np.ndarray] = []
         self.mline = np.zeros(3)

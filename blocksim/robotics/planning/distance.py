@@ -22,6 +22,8 @@ import math
 import numpy as np
 from numba import njit
 
+from ._messages import plain
+
 __all__ = ["METRICS", "distancexform", "geodesic_distance", "obstacle_distance"]
 
 METRICS = ("euclidean", "cityblock", "chessboard")
@@ -30,7 +32,7 @@ METRICS = ("euclidean", "cityblock", "chessboard")
 def _metric(metric: str, allowed=METRICS, name: str = "distancexform") -> str:
     m = str(metric).lower()
     if m not in allowed:
-        raise ValueError(f"{name}: metric must be one of {allowed}, got {metric!r}")
+        raise ValueError(f"{name}: metric must be one of {allowed}, got {plain(metric)}")
     return m
 
 

@@ -16,6 +16,7 @@ import math
 
 import numpy as np
 
+from ._messages import plain
 from .navigation import Navigation, PlanningError, fmt
 
 __all__ = ["Dstar"]
@@ -182,7 +183,9 @@ class Dstar(Navigation):
         p = np.asarray(points, dtype=float).reshape(-1, 2)
         v = np.broadcast_to(np.asarray(new, dtype=float), (len(p),))
         if np.any(~(v > 0)):
-            raise ValueError(f"Dstar.costmap_modify: new costs must be > 0 or inf, got {new!r}")
+            raise ValueError(
+                f"Dstar.costmap_modify: new costs must be > 0 or inf, got {plain(new)}"
+            )
         cells = self.occgrid.world_to_cell(p)
         inside = self.occgrid.in_grid(cells)
         if not np.all(inside):

@@ -20,6 +20,7 @@ from collections.abc import Sequence
 import networkx as nx
 import numpy as np
 
+from ._messages import plain
 from .navigation import PlanningError, fmt
 from .occgrid import OccupancyGrid, as_grid
 
@@ -85,13 +86,13 @@ class Lattice:
                 raise ValueError(f"Lattice: {e}") from None
         d = float(grid)
         if not (math.isfinite(d) and d > 0):
-            raise ValueError(f"Lattice: grid must be a spacing > 0 [m], got {grid!r}")
+            raise ValueError(f"Lattice: grid must be a spacing > 0 [m], got {plain(grid)}")
         self.grid = d
         r = np.asarray(root, dtype=float).reshape(-1)
         if r.shape[0] == 2:
             r = np.append(r, 0.0)
         if r.shape != (3,) or not np.all(np.isfinite(r)):
-            raise ValueError(f"Lattice: root must be (x, y) or (x, y, theta), got {root!r}")
+            raise ValueError(f"Lattice: root must be (x, y) or (x, y, theta), got {plain(root)}")
         self.root = r
         self.iterations = iterations
         self.cost = cost
@@ -104,12 +105,13 @@ class Lattice:
         it = float(iterations)
         if not (it >= 1) or (math.isfinite(it) and it != int(it)):
             raise ValueError(
-                f"Lattice: iterations must be an integer >= 1 or inf, got {iterations!r}"
+                f"Lattice: iterations must be an integer >= 1 or inf, got {plain(iterations)}"
             )
         c = tuple(float(v) for v in np.asarray(cost, dtype=float).reshape(-1))
         if len(c) != 3 or not all(math.isfinite(v) and v > 0 for v in c):
             raise ValueError(
-                f"Lattice: cost must be 3 positive numbers [straight, left, right], got {cost!r}"
+                "Lattice: cost must be 3 positive numbers [straight, left, right], got "
+                f"{plain(cost)}"
             )
         return it, c  # type: ignore[return-value]
 
@@ -195,7 +197,7 @@ class Lattice:
     def _vertex(self, pose, what: str) -> tuple[int, int, int]:
         p = np.asarray(pose, dtype=float).reshape(-1)
         if p.shape != (3,) or not np.all(np.isfinite(p)):
-            raise ValueError(f"Lattice: {what} must be a pose (x, y, theta), got {pose!r}")
+            raise ValueError(f"Lattice: {what} must be a pose (x, y, theta), got {plain(pose)}")
         ij = (p[:2] - self.root[:2]) / self.grid
         node = (round(ij[0]), round(ij[1]), round(p[2] * 2 / math.pi) % 4)
         if np.hypot(ij[0] - node[0], ij[1] - node[1]) > 0.5 or node not in self.graph:
@@ -241,7 +243,7 @@ class Lattice:
         if len(vpath) < 1:
             raise PlanningError("Lattice: no path to densify (call query() first)")
         if n < 2:
-            raise ValueError(f"Lattice.densify: n must be >= 2, got {n!r}")
+            raise ValueError(f"Lattice.densify: n must be >= 2, got {plain(n)}")
         out = [self.poses([vpath[0]])]
         for u, v in itertools.pairwise(vpath):
             out.append(self.edge_poses(u, v, n)[1:])
@@ -263,9 +265,8 @@ class Lattice:
         )
 
     def __repr__(self) -> str:
-        root = tuple(float(v) for v in self.root)
         return (
-            f"Lattice(grid {self.grid:g} m, root {root}, iterations "
-            f"{self.iterations}, cost {tuple(self.cost)}, {self.graph.number_of_nodes()} nodes, "
-            f"{self.graph.number_of_edges()} edges)"
+            f"Lattice(grid {self.grid:g} m, root {fmt(self.root)}, iterations "
+            f"{plain(self.iterations)}, cost {plain(self.cost)}, "
+            f"{self.graph.number_of_nodes()} nodes, {self.graph.number_of_edges()} edges)"
         )

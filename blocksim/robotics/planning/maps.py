@@ -18,6 +18,7 @@ from importlib import resources
 
 import numpy as np
 
+from ._messages import plain
 from .occgrid import OccupancyGrid
 
 __all__ = ["MAPS", "load_map", "make_arena", "make_maze", "make_office", "random_map"]
@@ -117,7 +118,7 @@ def random_map(
 def load_map(name: str) -> OccupancyGrid:
     """A shipped sample map by name (``"office"`` or ``"maze"``)."""
     if name not in MAPS:
-        raise ValueError(f"load_map: unknown map {name!r}; available: {sorted(MAPS)}")
+        raise ValueError(f"load_map: unknown map {plain(name)}; available: {sorted(MAPS)}")
     fname, cs, _ = MAPS[name]
     with resources.as_file(resources.files(__package__) / "data" / fname) as path:
         return OccupancyGrid.from_file(path, cellsize=cs)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._messages import plain
 from .occgrid import OccupancyGrid, as_grid
 
 __all__ = ["Navigation", "PlanningError", "fmt"]
@@ -45,7 +46,7 @@ class Navigation:
             self.occgrid: OccupancyGrid = self.occgrid_orig.inflate(self.inflate)
         except (TypeError, ValueError):
             raise ValueError(
-                f"{name}: inflate must be a radius >= 0 [m], got {inflate!r}"
+                f"{name}: inflate must be a radius >= 0 [m], got {plain(inflate)}"
             ) from None
         self.goal: np.ndarray | None = None
         if goal is not None:
@@ -57,7 +58,7 @@ class Navigation:
         name = type(self).__name__
         a = np.asarray(p, dtype=float).reshape(-1)
         if a.shape[0] < 2 or not np.all(np.isfinite(a[:2])):
-            raise ValueError(f"{name}: {what} must be a point (x, y) [m], got {p!r}")
+            raise ValueError(f"{name}: {what} must be a point (x, y) [m], got {plain(p)}")
         xy = a[:2].copy()
         cell = self.occgrid.world_to_cell(xy)
         if not self.occgrid.in_grid(cell):

@@ -16,6 +16,8 @@ from pathlib import Path
 
 import numpy as np
 
+from ._messages import plain
+
 __all__ = ["MAX_MAP_BYTES", "MAX_MAP_CELLS", "OccupancyGrid", "as_grid", "kcircle"]
 
 #: largest map file read [bytes]
@@ -121,7 +123,7 @@ def kcircle(radius: float) -> np.ndarray:
     """
     r = float(radius)
     if not np.isfinite(r) or r < 0:
-        raise ValueError(f"kcircle: radius must be a finite number >= 0, got {radius!r}")
+        raise ValueError(f"kcircle: radius must be a finite number >= 0, got {plain(radius)}")
     n = int(np.floor(r + 1e-9))
     i, j = np.mgrid[-n : n + 1, -n : n + 1]
     return (i * i + j * j) <= r * r + 1e-9
@@ -168,10 +170,10 @@ class OccupancyGrid:
             raise ValueError(f"OccupancyGrid: data must be numeric or boolean, got {arr.dtype}")
         cs = float(cellsize)
         if not np.isfinite(cs) or cs <= 0:
-            raise ValueError(f"OccupancyGrid: cellsize must be > 0 [m], got {cellsize!r}")
+            raise ValueError(f"OccupancyGrid: cellsize must be > 0 [m], got {plain(cellsize)}")
         org = np.asarray(origin, dtype=float).reshape(-1)
         if org.shape != (2,) or not np.all(np.isfinite(org)):
-            raise ValueError(f"OccupancyGrid: origin must be 2 finite numbers, got {origin!r}")
+            raise ValueError(f"OccupancyGrid: origin must be 2 finite numbers, got {plain(origin)}")
         occ = np.array(arr != 0, dtype=bool)
         occ.flags.writeable = False
         self.occ = occ
@@ -236,7 +238,7 @@ class OccupancyGrid:
         """A new grid with every obstacle grown by a disc of ``radius`` [m] (RTB ``inflate``)."""
         r = float(radius)
         if not np.isfinite(r) or r < 0:
-            raise ValueError(f"OccupancyGrid.inflate: radius must be >= 0 [m], got {radius!r}")
+            raise ValueError(f"OccupancyGrid.inflate: radius must be >= 0 [m], got {plain(radius)}")
         if r == 0:
             return OccupancyGrid(self.occ, self.cellsize, self.origin)
         # scipy.ndimage imported here: ~0.2-0.5 s of import that every planning diagram would
@@ -312,7 +314,7 @@ class OccupancyGrid:
         if not (w > 0 and h > 0 and cs > 0):
             raise ValueError(
                 f"OccupancyGrid.from_shapes: size and cellsize must be > 0, "
-                f"got size={size!r}, cellsize={cellsize!r}"
+                f"got size={plain(size)}, cellsize={plain(cellsize)}"
             )
         nx, ny = max(1, round(w / cs)), max(1, round(h / cs))
         org = np.asarray(origin, dtype=float)
@@ -323,7 +325,7 @@ class OccupancyGrid:
             if len(rect) != 4:
                 raise ValueError(
                     f"OccupancyGrid.from_shapes: rectangles[{k}] must be "
-                    f"(xmin, ymin, xmax, ymax), got {rect!r}"
+                    f"(xmin, ymin, xmax, ymax), got {plain(rect)}"
                 )
             x1, y1, x2, y2 = (float(v) for v in rect)
             occ |= (

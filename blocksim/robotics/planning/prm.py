@@ -14,6 +14,7 @@ import math
 import networkx as nx
 import numpy as np
 
+from ._messages import plain
 from .navigation import Navigation, PlanningError, fmt
 from .raster import segments_free
 
@@ -74,7 +75,7 @@ class PRM(Navigation):
         og = self.occgrid
         n = self.npoints
         if isinstance(n, bool) or int(n) != n or n < 1:
-            raise ValueError(f"PRM: npoints must be an integer >= 1, got {n!r}")
+            raise ValueError(f"PRM: npoints must be an integer >= 1, got {plain(n)}")
         n = int(n)
         ny, nx_ = og.shape
         dt = self.distthresh
@@ -82,7 +83,7 @@ class PRM(Navigation):
             dt = 0.3 * max(ny, nx_) * og.cellsize
         dt = float(dt)
         if not (dt > 0):
-            raise ValueError(f"PRM: distthresh must be > 0 [m], got {self.distthresh!r}")
+            raise ValueError(f"PRM: distthresh must be > 0 [m], got {plain(self.distthresh)}")
         free = og.free_cells()
         if len(free) < n:
             raise ValueError(f"PRM: npoints={n} but the map has only {len(free)} free cells")

@@ -10,6 +10,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ._messages import plain
+
 __all__ = ["bresenham", "segment_free", "segments_free"]
 
 
@@ -56,7 +58,7 @@ def bresenham(x1: int, y1: int, x2: int, y2: int) -> np.ndarray:
     """
     vals = (x1, y1, x2, y2)
     if any(float(v) != int(v) for v in vals):
-        raise ValueError(f"bresenham: end points must be integer cells, got {vals!r}")
+        raise ValueError(f"bresenham: end points must be integer cells, got {plain(vals)}")
     return _bresenham(int(x1), int(y1), int(x2), int(y2))
 
 

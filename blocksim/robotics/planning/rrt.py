@@ -22,6 +22,7 @@ import numpy as np
 from numba import njit
 
 from ..mobile.kinematics import bicycle_step
+from ._messages import plain
 from .navigation import PlanningError, fmt
 from .occgrid import OccupancyGrid, as_grid
 
@@ -139,7 +140,7 @@ class RRT:
         self.L = self._positive("wheelbase", wheelbase)
         self.steermax = self._positive("steermax", steermax)
         if self.steermax >= math.pi / 2:
-            raise ValueError(f"RRT: steermax must be < pi/2 [rad], got {steermax!r}")
+            raise ValueError(f"RRT: steermax must be < pi/2 [rad], got {plain(steermax)}")
         self.speed = self._positive("speed", speed)
         self.time = self._positive("time", time)
         self.dt = self._positive("dt", dt)
@@ -161,13 +162,13 @@ class RRT:
         except (TypeError, ValueError):
             f = math.nan
         if not (math.isfinite(f) and f > 0):
-            raise ValueError(f"RRT: {name} must be a finite number > 0, got {v!r}")
+            raise ValueError(f"RRT: {name} must be a finite number > 0, got {plain(v)}")
         return f
 
     @staticmethod
     def _count(name, v) -> int:
         if isinstance(v, bool) or not float(v) == int(v) or int(v) < 1:
-            raise ValueError(f"RRT: {name} must be an integer >= 1, got {v!r}")
+            raise ValueError(f"RRT: {name} must be an integer >= 1, got {plain(v)}")
         return int(v)
 
     def _range(self, r) -> np.ndarray:
@@ -182,14 +183,14 @@ class RRT:
             a = np.array([-a[0], a[0], -a[1], a[1]])
         if a.shape != (4,) or not np.all(np.isfinite(a)) or a[1] <= a[0] or a[3] <= a[2]:
             raise ValueError(
-                f"RRT: range must be R, (Rx, Ry) or (xmin, xmax, ymin, ymax), got {r!r}"
+                f"RRT: range must be R, (Rx, Ry) or (xmin, xmax, ymin, ymax), got {plain(r)}"
             )
         return a
 
     def _pose(self, p, what: str) -> np.ndarray:
         a = np.asarray(p, dtype=float).reshape(-1)
         if a.shape != (3,) or not np.all(np.isfinite(a)):
-            raise ValueError(f"RRT: {what} must be a pose (x, y, theta), got {p!r}")
+            raise ValueError(f"RRT: {what} must be a pose (x, y, theta), got {plain(p)}")
         if self.occgrid is not None and self.occgrid.is_occupied(a[:2]):
             raise ValueError(f"RRT: {what} {fmt(a)} is in an occupied cell or off the map")
         return a
