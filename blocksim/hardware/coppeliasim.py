@@ -177,6 +177,9 @@ class CoppeliaSim:
                 f"{self.timeout:g} s (is it running, with the ZMQ remote API?)",
                 exc.last_exchange,
             ) from None
+        except BaseException:  # refused, or Ctrl-C: the socket is not left behind
+            self.close()
+            raise
         finally:
             self.log = log
 

@@ -210,10 +210,11 @@ class Client:
         self.sent = 0
         self.context = zmq.Context()
         self.socket = self.context.socket(zmq.REQ)
+        self.endpoint = f"tcp://{host}:{int(port)}"
         try:
             self.socket.setsockopt(zmq.LINGER, 0)
             self.socket.setsockopt(zmq.MAXMSGSIZE, int(max_bytes))
-            self.socket.connect(f"tcp://{host}:{int(port)}")
+            self.socket.connect(self.endpoint)
         except Exception:
             self.close()
             raise

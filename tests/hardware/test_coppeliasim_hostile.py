@@ -26,6 +26,7 @@ class ScriptedServer:
     def __init__(self, script):
         self.script = script
         self.requests = []
+        self.disconnects = 0
         self.ctx = zmq.Context()
         self.sock = self.ctx.socket(zmq.REP)
         self.sock.setsockopt(zmq.LINGER, 0)
@@ -34,9 +35,19 @@ class ScriptedServer:
         self.thread = threading.Thread(target=self._serve, daemon=True)
 
     def _serve(self):
+        from zmq.utils.monitor import recv_monitor_message
+
+        monitor = self.sock.get_monitor_socket(zmq.EVENT_DISCONNECTED)
+        poller = zmq.Poller()
+        poller.register(self.sock, zmq.POLLIN)
+        poller.register(monitor, zmq.POLLIN)
         try:
             while not self.stop.is_set():
-                if not self.sock.poll(20):
+                ready = dict(poller.poll(20))
+                if monitor in ready:
+                    recv_monitor_message(monitor)
+                    self.disconnects += 1
+                if self.sock not in ready:
                     continue
                 req = cbor2.loads(self.sock.recv())
                 self.requests.append(req)
@@ -46,8 +57,16 @@ class ScriptedServer:
                 else:
                     self.sock.send(out)
         finally:
+            self.sock.disable_monitor()
+            monitor.close(0)
             self.sock.close(0)
             self.ctx.term()
+
+    def wait_disconnects(self, n, timeout=2.0):
+        deadline = time.monotonic() + timeout
+        while self.disconnects < n and time.monotonic() < deadline:
+            time.sleep(0.01)
+        return self.disconnects >= n
 
     def __enter__(self):
         self.thread.start()
@@ -249,3 +268,14 @@ def test_the_checker_accepts_what_cbor2_writes_and_refuses_the_rest():
     for data, why in bad.items():
         with pytest.raises(WireError, match=why):
             check(data, max_items=1000)
+
+
+def test_a_handshake_the_server_refuses_closes_the_socket():
+    reply = lambda n, req: cbor2.dumps({"success": False, "err": "no"})  # noqa: E731
+    with ScriptedServer(reply) as srv:
+        with pytest.raises(HardwareError, match=r"zmqRemoteApi\.require failed: no") as info:
+            CoppeliaSim(port=srv.port, timeout=1.0)
+        # closed at once, not when the garbage collector takes the object (the traceback
+        # still holds it here)
+        assert srv.wait_disconnects(1)
+        del info
