@@ -10,7 +10,14 @@ stepping, parameters, signals); any other raises an error naming it. The scene i
 :class:`~blocksim.hardware.coppeliasim_scene.Scene`.
 
 Simulation time: in stepping mode (``sim.setStepping(True)``) it advances one step per
-``sim.step()``; otherwise, while running, it follows the wall clock.
+``sim.step()``; otherwise, while running, it follows the wall clock (at most
+:data:`MAX_CATCH_UP` steps per request: after a long silence it falls behind instead).
+
+It is a server for untrusted clients: each request is decoded bounded
+(:func:`~blocksim.hardware.coppeliasim_wire.decode`: at most :data:`MAX_BYTES` bytes,
+:data:`MAX_DEPTH` levels, :data:`MAX_ITEMS` items; ZMQ drops a longer message and its
+connection), and any request that is not a well-formed map of a text ``func`` and an array
+``args`` gets an error reply; the server goes on with the next.
 
 Faults (:meth:`CoppeliaSimEmulator.inject`): ``"late"`` holds a reply back for ``delay`` seconds;
 ``"stop"`` stops the server without replying (a simulator that quits mid-run).
@@ -61,6 +68,8 @@ _PARAM_NAMES = {v: k for k, v in CONSTANTS.items()}
 MAX_BYTES, MAX_DEPTH, MAX_ITEMS = 4 * 2**20, 16, 100_000
 #: the scenes the emulator builds: joints of the arm, time step [s]
 NJOINTS, DT = (1, 64), (1e-6, 10.0)
+#: the most steps a request makes a freely running simulation catch up with the wall clock
+MAX_CATCH_UP = 10_000
 #: an arm's name (its joints are ``<arm>_joint<k>``)
 ARM_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
@@ -340,6 +349,9 @@ class CoppeliaSimEmulator(SceneFunctions):
         if sc.state != "running" or sc.stepping:
             return
         due = int((time.monotonic() - self._wall_start) / sc.dt) - self._steps_done
+        if due > MAX_CATCH_UP:  # a long silence: the simulation does not replay all of it
+            self._steps_done += due - MAX_CATCH_UP
+            due = MAX_CATCH_UP
         for _ in range(max(0, due)):
             sc.step()
             self._steps_done += 1

@@ -3,13 +3,14 @@ serving (one bad request used to end its server thread); its arguments are check
 
 import math
 import struct
+import time
 
 import cbor2
 import pytest
 import zmq
 
 from blocksim.hardware.coppeliasim import CoppeliaSim
-from blocksim.hardware.coppeliasim_emulator import MAX_BYTES, CoppeliaSimEmulator
+from blocksim.hardware.coppeliasim_emulator import MAX_BYTES, MAX_CATCH_UP, CoppeliaSimEmulator
 
 GOOD = cbor2.dumps({"func": "sim.getSimulationTime", "args": []})
 
@@ -142,3 +143,14 @@ def test_the_time_step_set_by_a_client_is_bounded(emu):
                 v.settimestep(bad)
         v.settimestep(0.02)
         assert v.gettimestep() == 0.02
+
+
+def test_a_free_running_simulation_catches_up_a_bounded_number_of_steps():
+    """At dt = 1 us a second of silence was a million steps for the next request."""
+    with CoppeliaSimEmulator(dt=1e-6) as emu, CoppeliaSim(port=emu.port, timeout=2.0) as v:
+        v.setstepping(False)
+        v.simstart()
+        time.sleep(0.5)
+        t0 = time.perf_counter()
+        assert 0 < v.simtime() <= MAX_CATCH_UP * 1e-6 * 1.001
+        assert time.perf_counter() - t0 < 1.0
