@@ -5,8 +5,10 @@ Robotics Toolbox names and semantics (seed 000 §2.2): ``rne``, ``inertia``, ``c
 Joint vectors are (n,) arrays; where RTB accepts a trajectory, (m, n) arrays (one row per
 point) give (m, n) results, and (m, n, n) for ``inertia``/``coriolis`` (RTB's N x N x K).
 
-The methods are thin: a float64 C-contiguous input goes to the numba kernels of
-:mod:`blocksim.robotics.arm.dynamics` without a copy, and the kernels check the sizes. The
+The methods are thin: a float64 C-contiguous writable input goes to the numba kernels of
+:mod:`blocksim.robotics.arm.dynamics` without a copy, anything else is converted once
+(:func:`~.fast_calls.as_f64`: never a failed numba dispatch, never a new compiled type), and
+the kernels check the sizes. The
 host class provides ``arrays`` (:class:`~blocksim.robotics.arm.layout.ArmArrays`), ``n``,
 ``kin`` (the packed kinematics of ``arrays``,
 :func:`~blocksim.robotics.arm.kinematics.pack_kinematics`), ``jacob0(q)`` (for
@@ -23,7 +25,7 @@ from collections.abc import Callable
 import numpy as np
 
 from .dynamics import accel_nb, cinertia_from, coriolis_nb, fdyn, friction_nb, inertia_nb, rne_nb
-from .fast_calls import FAST, pack_dynamics
+from .fast_calls import FAST, as_f64, pack_dynamics
 
 __all__ = ["DynamicsMethods"]
 
@@ -31,13 +33,20 @@ _F64 = np.dtype(np.float64)        # a dtype object: the cheapest form for ascon
 _ZERO3 = np.zeros(3)
 _ZERO6 = np.zeros(6)
 _ZERO16 = np.zeros((1, 6))
-_asc = np.ascontiguousarray
+_ND = np.ndarray
 _empty = np.empty
 _FAST = FAST
+_asc = as_f64
+
+
+def _carray(o, shape: tuple) -> bool:
+    """Whether ``o`` can take a fast kernel's result (float64, C-contiguous, writable, of
+    ``shape``; else the general path says what is wrong with it)."""
+    return o.__class__ is _ND and o.dtype is _F64 and o.flags.carray and o.shape == shape
 
 
 def _vector(x, size: int, name: str) -> np.ndarray:
-    v = _asc(x, _F64).reshape(-1)
+    v = _asc(x).reshape(-1)
     if v.shape[0] != size:
         raise ValueError(f"{name}: expected {size} elements, got shape {np.shape(x)}")
     return v
@@ -45,11 +54,11 @@ def _vector(x, size: int, name: str) -> np.ndarray:
 
 def _split(x, n: int, parts: int, name: str) -> list[np.ndarray]:
     """RTB's concatenated argument ``[q qd ...]`` (parts*n,) or (m, parts*n) -> parts arrays."""
-    x = _asc(x, _F64)
+    x = _asc(x)
     if x.ndim not in (1, 2) or x.shape[-1] != parts * n:
         raise ValueError(f"{name}: a single argument must have {parts} x n = {parts * n} "
                          f"columns, got shape {x.shape}")
-    return [_asc(x[..., k * n:(k + 1) * n]) for k in range(parts)]
+    return [np.ascontiguousarray(x[..., k * n:(k + 1) * n]) for k in range(parts)]
 
 
 def _into(out, result: np.ndarray) -> np.ndarray:
@@ -85,7 +94,7 @@ def _wrenches(fext, m: int) -> np.ndarray:
     """fext None, (6,), (1, 6) or (m, 6) -> (1 | m, 6)."""
     if fext is None:
         return _ZERO16
-    f = _asc(fext, _F64)
+    f = _asc(fext)
     if f.ndim > 2 or f.shape[-1] != 6 or (f.ndim == 2 and f.shape[0] not in (1, m)):
         raise ValueError(f"fext: expected shape (6,), (1, 6) or ({m}, 6), got {f.shape}")
     return f.reshape(-1, 6)
@@ -133,18 +142,16 @@ class DynamicsMethods:
             ``M qdd + C qd + g - friction(qd) + J_e^T fext`` (N m, N), including rotor
             inertia ``G^2 Jm qdd`` and the torque that overcomes joint friction.
         """
-        if gravity is None and fext is None:
-            P, n, _, _ = self._fast or self._fast_params()
-            o = _empty(n) if out is None else out
-            try:        # float64 C-contiguous (n,) arguments only (see fast_calls)
-                _FAST.rne(P, q, qd, qdd, o)
-                return o
-            except TypeError:
-                pass
-        a = self.arrays
         if qd is None and qdd is None:
             q, qd, qdd = _split(q, self.n, 3, "rne")
-        q, qd, qdd = _asc(q, _F64), _asc(qd, _F64), _asc(qdd, _F64)
+        q, qd, qdd = _asc(q), _asc(qd), _asc(qdd)   # once, here (see fast_calls)
+        if gravity is None and fext is None and q.ndim == qd.ndim == qdd.ndim == 1:
+            P, n, _, _ = self._fast or self._fast_params()
+            if out is None or _carray(out, (n,)):
+                o = _empty(n) if out is None else out
+                _FAST.rne(P, q, qd, qdd, o)     # the kernel checks the sizes
+                return o
+        a = self.arrays
         g = a.gravity if gravity is None else _vector(gravity, 3, "gravity")
         if q.ndim == 1 and qd.ndim == 1 and qdd.ndim == 1:
             f = _ZERO6 if fext is None else _vector(fext, 6, "fext")
@@ -157,13 +164,13 @@ class DynamicsMethods:
 
         q (n,) or (m, n); gravity (3,) as :meth:`rne`. Returns the shape of ``q`` (N m, N).
         """
-        q = _asc(q, _F64)
+        q = _asc(q)
         z = np.zeros(q.shape)
         return self.rne(q, z, z, gravity)
 
     def itorque(self, q, qdd) -> np.ndarray:
         """Inertia torque ``M(q) qdd`` (rotor inertia included), (n,) or (m, n) (N m, N)."""
-        q = _asc(q, _F64)
+        q = _asc(q)
         return self.rne(q, np.zeros(q.shape), qdd, _ZERO3)
 
     def friction(self, qd) -> np.ndarray:
@@ -172,7 +179,7 @@ class DynamicsMethods:
         Negative for ``qd > 0`` (it opposes the motion; ``rne`` adds its negative), no Coulomb
         term at ``qd = 0``. ``qd`` (n,) or (m, n); the result has its shape.
         """
-        qd = _asc(qd, _F64)
+        qd = _asc(qd)
         if qd.ndim not in (1, 2):
             raise ValueError(f"friction: expected qd of shape (n,) or (m, n), got {qd.shape}")
         return friction_nb(self.arrays.dyn, qd)
@@ -183,14 +190,13 @@ class DynamicsMethods:
         Symmetric positive definite; the diagonal includes the rotor inertias ``G^2 Jm``.
         ``out``: where to write the result (as :meth:`rne`).
         """
-        P, _, shape, _ = self._fast or self._fast_params()
-        o = _empty(shape) if out is None else out
-        try:            # float64 C-contiguous (n,) q only (see fast_calls)
-            _FAST.inertia(P, q, o)
-            return o
-        except TypeError:
-            pass
-        q = _asc(q, _F64)
+        q = _asc(q)     # once, here (see fast_calls)
+        if q.ndim == 1:
+            P, _, shape, _ = self._fast or self._fast_params()
+            if out is None or _carray(out, shape):
+                o = _empty(shape) if out is None else out
+                _FAST.inertia(P, q, o)     # the kernel checks the sizes
+                return o
         if q.ndim == 1:     # as a (1, n) row: one compiled specialisation for both forms
             return _into(out, inertia_nb(self.kin, self.arrays.dyn, q.reshape(1, q.shape[0]))[0])
         (q,) = _rows(self.n, q)
@@ -205,7 +211,7 @@ class DynamicsMethods:
         """
         if qd is None:
             q, qd = _split(q, self.n, 2, "coriolis")
-        q, qd = _asc(q, _F64), _asc(qd, _F64)
+        q, qd = _asc(q), _asc(qd)
         if q.ndim == 1 and qd.ndim == 1:   # (1, n) rows, as inertia
             n = q.shape[0]
             return coriolis_nb(self.kin, self.arrays.dyn, q.reshape(1, n), qd.reshape(1, n))[0]
@@ -220,18 +226,16 @@ class DynamicsMethods:
         solved by Cholesky, without forming the inverse. ``out``: where to write the result
         (as :meth:`rne`).
         """
-        if gravity is None and fext is None:
-            P, n, _, _ = self._fast or self._fast_params()
-            o = _empty(n) if out is None else out
-            try:        # float64 C-contiguous (n,) arguments only (see fast_calls)
-                _FAST.accel(P, q, qd, tau, o)
-                return o
-            except TypeError:
-                pass
-        a = self.arrays
         if qd is None and tau is None:
             q, qd, tau = _split(q, self.n, 3, "accel")
-        q, qd, tau = _asc(q, _F64), _asc(qd, _F64), _asc(tau, _F64)
+        q, qd, tau = _asc(q), _asc(qd), _asc(tau)   # once, here (see fast_calls)
+        if gravity is None and fext is None and q.ndim == qd.ndim == tau.ndim == 1:
+            P, n, _, _ = self._fast or self._fast_params()
+            if out is None or _carray(out, (n,)):
+                o = _empty(n) if out is None else out
+                _FAST.accel(P, q, qd, tau, o)     # the kernel checks the sizes
+                return o
+        a = self.arrays
         g = a.gravity if gravity is None else _vector(gravity, 3, "gravity")
         if q.ndim == 1 and qd.ndim == 1 and tau.ndim == 1:
             f = _ZERO6 if fext is None else _vector(fext, 6, "fext")
@@ -245,7 +249,7 @@ class DynamicsMethods:
         With ``J0 = jacob0(q)`` (rows ``[v; omega]``, world frame) it maps the end-effector
         acceleration ``[a; alpha]`` to the wrench ``[f; m]``.
         """
-        q = _asc(q, _F64)
+        q = _asc(q)
         return cinertia_from(self.inertia(q), self.jacob0(q))
 
     def fdyn(self, T: float, q0=None, qd0=None,

@@ -12,9 +12,11 @@ argument handling. For one configuration the ``SerialLink`` methods ``rne``, ``i
   dynamics rows, the gravity vector and a block of zeros) instead of four arrays;
 * the output allocated by the caller and written in place (``out``), nothing returned;
 * an explicit signature (float64 C-contiguous vectors, a C-contiguous (n, n) or (6, n)
-  output): numba compiles nothing else for them, so any other argument (a list, another dtype,
-  a read-only or 2-D array) raises ``TypeError`` at once and the method falls back to its
-  general path.
+  output): numba compiles nothing else for them. A call that does not match costs numba's
+  failed dispatch (0.3-1 ms: it types and explains every argument), so the methods never
+  make one: they convert a list, another dtype, a read-only array or a view once with
+  :func:`as_f64` (a float64 C-contiguous array is passed as it is, for ~0.2 us of checks)
+  and call the kernel with a 1-D ``q`` only (trajectories take the general path).
 
 The arithmetic is :mod:`~.dynamics_into` (shared with the compiled arm dynamics blocks) and
 ``jacob0_into`` of :mod:`~.world_frame`: the general kernels' own, in the same order, so the
@@ -30,7 +32,7 @@ from numba import njit
 from .dynamics_into import SCRATCH, WORK, accel_into, inertia_into, rne_into, unpack, work
 from .world_frame import is_dh_chain, jacob0_into
 
-__all__ = ["FAST", "kernel", "pack_dynamics"]
+__all__ = ["FAST", "as_f64", "kernel", "pack_dynamics"]
 
 _V = "float64[::1]"
 _M = "float64[:, ::1]"
@@ -40,6 +42,22 @@ _SIGNATURES = {
     "accel": f"void({_V}, {_V}, {_V}, {_V}, {_V})",
     "jacob0": f"void({_V}, {_V}, {_M})",
 }
+
+
+_ND = np.ndarray
+_F64 = np.dtype(np.float64)
+_array = np.array
+
+
+def as_f64(x) -> np.ndarray:
+    """``x`` as a float64, C-contiguous, writable array: ``x`` itself when it is one, else a
+    copy (a list, another dtype, a view, a read-only array). The public methods convert
+    their arguments with it once, so the compiled kernels see one type only: no failed
+    dispatch, and no new compiled specialisation (numba compiles a read-only or
+    non-contiguous array as another type)."""
+    if x.__class__ is _ND and x.dtype is _F64 and x.flags.carray:
+        return x
+    return _array(x, dtype=_F64, order="C")
 
 
 def pack_dynamics(kin: np.ndarray, dyn: np.ndarray, gravity: np.ndarray) -> np.ndarray:

@@ -415,14 +415,14 @@ class SerialLink(DynamicsMethods):
 
     # ------------------------------------------------------------------------------ kinematics
     def _q1(self, q) -> np.ndarray:
-        v = np.ascontiguousarray(q, dtype=float)
+        v = _fc.as_f64(q)  # one compiled type for every input (see fast_calls)
         if v.shape != (self.n,):
             raise ValueError(f"SerialLink {self.name!r}: q must have shape ({self.n},), "
                              f"got {v.shape}")
         return v
 
     def _qs(self, q) -> np.ndarray:
-        v = np.ascontiguousarray(q, dtype=float)
+        v = _fc.as_f64(q)
         if v.ndim not in (1, 2) or v.shape[-1] != self.n:
             raise ValueError(f"SerialLink {self.name!r}: q must have shape ({self.n},) or "
                              f"(m, {self.n}) for a trajectory, got {v.shape}")
@@ -443,7 +443,7 @@ class SerialLink(DynamicsMethods):
         -------
         T : array (4, 4), or (m, 4, 4) for a trajectory; world frame, SI units.
         """
-        if q.__class__ is _ND and q.dtype is _F64 and q.ndim == 1 and q.flags.c_contiguous:
+        if q.__class__ is _ND and q.dtype is _F64 and q.ndim == 1 and q.flags.carray:
             if all:
                 return _kin.fkine_all(self.kin, q)
             return _kin.fkine(self.kin, q)
@@ -461,14 +461,14 @@ class SerialLink(DynamicsMethods):
         ``v`` is the velocity of the end-effector (tool) origin, ``omega`` the angular velocity.
         ``out``: a float64 (6, n) array to write the result into (saves the allocation).
         """
+        q = self._q1(q)  # converted once, a (n,) vector (see fast_calls)
         P, _, _, shape = self._fast or self._fast_params()
-        J = _empty(shape) if out is None else out
-        try:
-            _FAST.jacob0(P, q, J)  # float64 C-contiguous (n,) q only (fast_calls)
+        if out is None or (out.__class__ is _ND and out.dtype is _F64 and out.flags.carray
+                           and out.shape == shape):
+            J = _empty(shape) if out is None else out
+            _FAST.jacob0(P, q, J)
             return J
-        except TypeError:
-            pass
-        res = _kin.jacobian(self.kin, self._q1(q), False)
+        res = _kin.jacobian(self.kin, q, False)
         if out is None:
             return res
         if not isinstance(out, _ND) or out.shape != res.shape:
@@ -479,7 +479,7 @@ class SerialLink(DynamicsMethods):
     def jacobe(self, q) -> np.ndarray:
         """Geometric Jacobian in the end-effector (tool) frame, (6, n), rows ``[v; omega]``."""
         if not (q.__class__ is _ND and q.dtype is _F64 and q.ndim == 1
-                and q.flags.c_contiguous):
+                and q.flags.carray):
             q = self._q1(q)
         return _kin.jacobian(self.kin, q, True)
 

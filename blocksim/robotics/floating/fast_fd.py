@@ -33,10 +33,11 @@ Rounding: inertias about a point far from a small body lose a few digits (``I_P`
 kernel's by up to ~2e-13 of the largest acceleration on the tested models (the Panda's wrist:
 4e-14; the general kernel and Pinocchio's ``aba`` agree to 2e-15 there).
 
-The entry point has an explicit signature (float64 C-contiguous arrays, a bool), so numba
-compiles nothing else for it: any other argument (a list, another dtype, a non-contiguous
-array) raises ``TypeError`` at once and the caller falls back to the general kernel. It is
-compiled (or loaded from numba's cache) on first use (:func:`fd_kernel`).
+The entry point has an explicit signature (float64 C-contiguous writable arrays, a bool), so
+numba compiles nothing else for it. Any other argument would raise ``TypeError`` only after
+numba's failed dispatch (0.3-1 ms), so the caller converts first (a list, another dtype, a
+view or a read-only array is copied once, :meth:`~.model.FloatingBase.forward_dynamics`). It
+is compiled (or loaded from numba's cache) on first use (:func:`fd_kernel`).
 """
 
 from __future__ import annotations

@@ -52,11 +52,24 @@ def _fd_first_call(*args):
 _FD = _fd_first_call
 
 
+_ND = np.ndarray
+
+
+def _f64(x) -> np.ndarray:
+    """``x`` as a float64, C-contiguous, writable array: itself when it is one, else a copy
+    (lists, other dtypes, views, read-only arrays: converted once, here, so that the compiled
+    kernels see one type: no failed dispatch of the one-call path, which costs 0.3-1 ms, and
+    no new compiled specialisation of the general kernels)."""
+    if x.__class__ is _ND and x.dtype is _F64 and x.flags.carray:
+        return x
+    return np.array(x, dtype=_F64, order="C")
+
+
 def _vec(x, size: int, name: str) -> np.ndarray:
-    if (x.__class__ is np.ndarray and x.dtype is _F64 and x.shape == (size,)
-            and x.flags.c_contiguous):  # fmt: skip
+    if (x.__class__ is _ND and x.dtype is _F64 and x.shape == (size,)
+            and x.flags.carray):  # fmt: skip
         return x  # the fast path: already what the kernels take
-    v = np.ascontiguousarray(x, dtype=float).reshape(-1)
+    v = _f64(x).reshape(-1)
     if v.shape != (size,):
         raise ValueError(f"FloatingBase: {name} must have {size} elements, got shape "
                          f"{np.shape(x)}")  # fmt: skip
@@ -116,7 +129,7 @@ class FloatingBase:
     # ------------------------------------------------------------------------ kinematics
     def kinematics(self, R0, r0, q) -> Kin:
         """Poses of every link for base orientation ``R0`` (3, 3), base com ``r0`` (3,), ``q``."""
-        R = np.ascontiguousarray(R0, dtype=float).reshape(3, 3)
+        R = _f64(R0).reshape(3, 3)
         return Kin(*_k.kinematics(self.mdl, R, _vec(r0, 3, "r0"), _vec(q, self.nq, "q")))
 
     def velocities(self, kin: Kin, t0, qd) -> np.ndarray:
@@ -166,7 +179,7 @@ class FloatingBase:
     def _wrenches(self, wF) -> np.ndarray:
         if wF is None:
             return self._zw
-        w = np.ascontiguousarray(wF, dtype=float)
+        w = _f64(wF)
         if w.shape != (self.n + 1, 6):
             raise ValueError(f"FloatingBase: wF must have shape ({self.n + 1}, 6) (base then "
                              f"every body, [n; f]), got {w.shape}")  # fmt: skip
@@ -183,32 +196,27 @@ class FloatingBase:
         views of it), which saves the allocation in loops. float64 C-contiguous arrays of the
         right shapes take the one-call path (:mod:`.fast_fd`: 4-5 us per call for the
         7-joint Panda on a spacecraft, about Pinocchio's ``aba``); anything else (lists,
-        other dtypes, read-only arrays) is converted and checked, then solved by the general
-        kernel (:func:`.kernels.forward_dynamics`); both give the same numbers to rounding.
+        other dtypes, read-only arrays, views) is converted once (a copy) and takes the same
+        path; arguments of other ranks are reshaped and checked by the general kernel
+        (:func:`.kernels.forward_dynamics`); both give the same numbers to rounding.
         """
-        o = _empty(self._nu) if out is None else out
-        try:  # float64 C-contiguous arguments only (see fast_fd); r0 is only checked
-            _FD(
-                self._fd,
-                R0,
-                r0,
-                t0,
-                q,
-                qd,
-                self._z6 if tau0 is None else tau0,
-                self._zq if taum is None else taum,
-                self._zw if wF is None else wF,
-                fixed,
-                o,
-            )
+        R0, r0, t0, q, qd = _f64(R0), _f64(r0), _f64(t0), _f64(q), _f64(qd)
+        tau0 = self._z6 if tau0 is None else _f64(tau0)
+        taum = self._zq if taum is None else _f64(taum)
+        wF = self._zw if wF is None else _f64(wF)
+        if (R0.ndim == wF.ndim == 2 and r0.ndim == t0.ndim == q.ndim == qd.ndim == tau0.ndim
+                == taum.ndim == 1 and (out is None or (out.__class__ is _ND and out.dtype
+                                                       is _F64 and out.flags.carray
+                                                       and out.shape == (self._nu,)))):
+            # the one-call kernel's types exactly (see fast_fd): never a failed dispatch
+            o = _empty(self._nu) if out is None else out
+            _FD(self._fd, R0, r0, t0, q, qd, tau0, taum, wF, bool(fixed), o)  # sizes checked
             return o[:6], o[6:]
-        except TypeError:
-            pass
         return self._forward_dynamics(R0, r0, t0, q, qd, tau0, taum, wF, fixed, out)
 
     def _forward_dynamics(self, R0, r0, t0, q, qd, tau0, taum, wF, fixed, out):
         """:meth:`forward_dynamics` by the general kernel, arguments converted and checked."""
-        R = np.ascontiguousarray(R0, dtype=float)
+        R = _f64(R0)
         if R.size != 9:
             raise ValueError(f"FloatingBase: R0 must be a (3, 3) rotation, got shape {R.shape}")
         R0 = R.reshape(3, 3)
@@ -229,7 +237,7 @@ class FloatingBase:
                          wF=None) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
         """Base wrench (6,) ``[n; f]`` and joint forces (nq,) that produce the accelerations."""
         return _k.full_inverse_dynamics(
-            self.mdl, np.ascontiguousarray(R0, dtype=float).reshape(3, 3), _vec(r0, 3, "r0"),
+            self.mdl, _f64(R0).reshape(3, 3), _vec(r0, 3, "r0"),
             _vec(t0, 6, "t0"), _vec(q, self.nq, "q"), _vec(qd, self.nq, "qd"),
             _vec(t0dot, 6, "t0dot"), _vec(qdd, self.nq, "qdd"), self._wrenches(wF),
             self._gravity)  # fmt: skip

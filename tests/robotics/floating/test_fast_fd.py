@@ -69,15 +69,20 @@ def test_fast_path_equals_the_general_kernel(tree):
             assert not b0.any()
 
 
-def test_the_general_path_is_taken_for_other_arguments_and_agrees(tree):
+def test_other_arguments_are_converted_once_and_agree(tree):
     """Lists and float32 arrays are not what the compiled entry point takes: the method
-    converts them and calls the general kernel; an ``out`` array is filled in both paths."""
+    converts them once and calls it (never a failed dispatch); an ``out`` array is filled in
+    both paths; other ranks take the general kernel."""
     robot = FloatingBase(tree)
     s = next(_states(tree, 1, seed=11))
     args = (s["R0"], s["r0"], s["t0"], s["q"], s["qd"], s["tau0"], s["taum"], s["wF"])
     ref = K.forward_dynamics(robot.mdl, *args, robot.gravity, False)
-    slow = robot.forward_dynamics(*(a.tolist() for a in args))
-    np.testing.assert_array_equal(np.concatenate(slow), np.concatenate(ref))  # same kernel
+    fast = np.concatenate(robot.forward_dynamics(*args))
+    listed = np.concatenate(robot.forward_dynamics(*(a.tolist() for a in args)))
+    np.testing.assert_array_equal(listed, fast)  # the same kernel
+    np.testing.assert_allclose(listed, np.concatenate(ref), rtol=1e-12, atol=1e-12)
+    flat = robot.forward_dynamics(s["R0"].ravel(), *args[1:])  # R0 (9,): the general kernel
+    np.testing.assert_array_equal(np.concatenate(flat), np.concatenate(ref))
     out = np.full(6 + tree.nq, np.nan)
     a0, qdd = robot.forward_dynamics(*args, out=out)
     assert np.shares_memory(a0, out) and np.shares_memory(qdd, out)
@@ -94,8 +99,10 @@ def test_bad_shapes_raise_value_errors_on_both_paths():
         robot.forward_dynamics(R0, z3, z6, np.zeros(robot.nq + 1), zq)  # fast path
     with pytest.raises(ValueError, match=r"r0 \(3,\)"):
         robot.forward_dynamics(R0, np.zeros(4), z6, zq, zq)
+    with pytest.raises(ValueError, match=r"q, qd and taum \(nq,\)"):
+        robot.forward_dynamics(R0, z3, z6, [0.0] * 8, zq)  # a list: converted, fast path
     with pytest.raises(ValueError, match="q must have 9 elements"):
-        robot.forward_dynamics(R0, z3, z6, [0.0] * 8, zq)  # general path
+        robot.forward_dynamics(R0, z3, z6, [[0.0] * 8], zq)  # (1, 8): general path
     with pytest.raises(ValueError, match=r"out must be an array of shape \(15,\)"):
         robot.forward_dynamics(R0, z3, z6, zq, zq, out=[0.0] * 15)
 
