@@ -171,6 +171,13 @@ class _Loader:
             self.problems.extend([f"{name}:{exc.line}: column {exc.column}: {why}"])
             return None
         source = Source(name, located, path.parent if path else None, path)
+        blocks = located.value.get("blocks") if isinstance(located.value, dict) else None
+        if isinstance(blocks, dict) and len(blocks) > self.guard.max_blocks:
+            # before validating them: the count alone refuses the file, in linear time
+            self.problems.add(source, ("blocks",), f"{len(blocks)} blocks; a diagram may have "
+                              f"at most {self.guard.max_blocks} (blocksim.io.guard.MAX_BLOCKS, "
+                              f"subsystems' blocks included; raise it in Python)", key=True)
+            return None
         for dpath, _line, _col, first in located.duplicates:
             self.problems.add(source, dpath, f"duplicate name '{dpath[-1]}' (first defined at "
                                              f"line {first}); names must be unique", key=True)

@@ -180,12 +180,17 @@ def type_name(block: Block) -> str:
 
 def parameters(cls: type[Block]) -> list[inspect.Parameter]:
     """The constructor parameters of ``cls`` (without ``self`` and ``*args``/``**kwargs``)."""
+    return list(_parameters(cls))
+
+
+@lru_cache(maxsize=1024)
+def _parameters(cls: type[Block]) -> tuple[inspect.Parameter, ...]:
     sig = inspect.signature(cls.__init__)
-    return [
+    return tuple(
         p
         for p in list(sig.parameters.values())[1:]
         if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
-    ]
+    )
 
 
 @lru_cache(maxsize=1024)
@@ -234,6 +239,7 @@ def _names_str(ann: Any, scope: dict[str, Any], depth: int) -> bool:
     return any(_names_str(a, scope, depth + 1) for a in typing.get_args(ann))
 
 
+@lru_cache(maxsize=4096)
 def takes_callable(cls: type, param: str) -> bool:
     """Whether the annotation of ``param`` names a Python callable (not representable in a
     diagram file)."""

@@ -117,11 +117,120 @@ def skeleton(document: Any) -> Any:
     return document
 
 
+class _Plain:
+    """Conservative checks, in plain Python, that a block or a wire of the usual form is valid
+    (every rule of the schema's ``block``/``wires`` items that such a form meets); anything
+    else goes to jsonschema, which gives the messages. A diagram of 35 000 blocks is then
+    validated in a fraction of a second instead of jsonschema's ~150 us per item."""
+
+    def __init__(self) -> None:
+        import re
+
+        defs = schema()["$defs"]
+
+        def rule(name: str) -> tuple[Any, int]:
+            d = defs[name]
+            return re.compile(d["pattern"]).fullmatch, int(d["maxLength"])
+
+        self.ident, self.ident_len = rule("identifier")
+        self.name, self.name_len = rule("blockName")
+        self.end, self.end_len = rule("end")
+        block = defs["block"]["properties"]
+        self.type_len = int(block["type"]["maxLength"])
+        self.file_len = int(block["file"]["maxLength"])
+
+    def block_name(self, k: Any) -> bool:
+        return isinstance(k, str) and len(k) <= self.name_len and self.name(k) is not None
+
+    def value(self, v: Any, depth: int = 0) -> bool:
+        if v is None or isinstance(v, (str, bool, int, float)):
+            return True
+        if isinstance(v, list) and depth < 8:
+            return all(self.value(x, depth + 1) for x in v)
+        if isinstance(v, dict) and len(v) == 1:
+            (k, x), = v.items()
+            return (k == "str" and isinstance(x, str)) or (
+                k == "npy" and isinstance(x, str) and 0 < len(x) <= self.file_len)
+        return False
+
+    def block(self, b: Any) -> bool:
+        if not isinstance(b, dict) or not isinstance(b.get("type"), str):
+            return False
+        if len(b["type"]) > self.type_len:
+            return False
+        for k, v in b.items():
+            if k == "type":
+                continue
+            if k == "description":
+                if not isinstance(v, str):
+                    return False
+            elif k == "file":
+                if not (isinstance(v, str) and 0 < len(v) <= self.file_len):
+                    return False
+            elif k == "params":
+                if not isinstance(v, dict):
+                    return False
+                for pk, pv in v.items():
+                    if not (isinstance(pk, str) and len(pk) <= self.ident_len
+                            and self.ident(pk) is not None and self.value(pv)):
+                        return False
+            else:  # "diagram", "parameters", or a member the schema refuses
+                return False
+        return True
+
+    def end_ok(self, e: Any) -> bool:
+        return isinstance(e, str) and len(e) <= self.end_len and self.end(e) is not None
+
+    def wire(self, w: Any) -> bool:
+        if not isinstance(w, dict) or len(w) != 2 or not self.end_ok(w.get("from")):
+            return False
+        to = w.get("to")
+        if isinstance(to, list):
+            return bool(to) and all(self.end_ok(e) for e in to)
+        return self.end_ok(to)
+
+
+@lru_cache(maxsize=1)
+def _plain() -> _Plain:
+    return _Plain()
+
+
+#: a diagram with more blocks or wires than this has its plain ones checked in Python
+_PLAIN_FROM = 32
+
+
+def _prune(document: Any) -> tuple[Any, list[int] | None]:
+    """``document`` without the top-level blocks and wires that :class:`_Plain` finds valid,
+    and the original index of each wire kept (None when the wires are kept as they are)."""
+    if not isinstance(document, dict):
+        return document, None
+    blocks, wires = document.get("blocks"), document.get("wires")
+    big_blocks = isinstance(blocks, dict) and len(blocks) > _PLAIN_FROM
+    big_wires = isinstance(wires, list) and len(wires) > _PLAIN_FROM
+    if not (big_blocks or big_wires):
+        return document, None
+    plain = _plain()
+    out = dict(document)
+    if big_blocks:
+        out["blocks"] = {k: b for k, b in blocks.items()
+                         if not (plain.block_name(k) and plain.block(b))}
+    kept = None
+    if big_wires:
+        kept = [i for i, w in enumerate(wires) if not plain.wire(w)]
+        out["wires"] = [wires[i] for i in kept]
+    return out, kept
+
+
 def validate(document: Any) -> list[tuple[JsonPath, str, bool]]:
     """Every schema violation of ``document`` as ``(path, message, on_key)``, in document
     order (sorted by path)."""
-    errors = sorted(_validator().iter_errors(document),
-                    key=lambda e: [str(p) for p in e.absolute_path])
+    pruned, kept = _prune(document)
+    errors = list(_validator().iter_errors(pruned))
+    if kept is not None:  # the wires' paths name their index in the whole list
+        for e in errors:
+            if len(e.path) >= 2 and e.path[0] == "wires":
+                e.path[1] = kept[e.path[1]]
+    errors.sort(key=lambda e: [str(p) for p in e.absolute_path])
     out = []
     seen = set()
     for e in errors:

@@ -207,11 +207,11 @@ def test_many_wires_to_unknown_ports_of_a_wide_block_are_reported_briefly(
     assert len(text) < 100_000, len(text)
 
 
-def test_20000_unknown_types_are_reported_briefly_and_fast(tmp_path, capsys, monkeypatch):
-    blocks = {f"b{i}": {"type": f"Frobnicator{i}"} for i in range(20_000)}
+def test_9000_unknown_types_are_reported_briefly_and_fast(tmp_path, capsys, monkeypatch):
+    blocks = {f"b{i}": {"type": f"Frobnicator{i}"} for i in range(9_000)}
     text = _refused(_write(tmp_path, "types.json", blocks), capsys, monkeypatch,
-                    expect="20000 problems")
-    assert "... and 19900 more problems" in text
+                    expect="9000 problems")
+    assert "... and 8900 more problems" in text
     assert len(text.splitlines()) < 2 * (errors_module.MAX_PROBLEMS + 5)
 
 
@@ -225,8 +225,11 @@ def test_a_6000_block_algebraic_loop_is_found_in_linear_time(tmp_path, capsys, m
     assert len(text) < 5000, len(text)
 
 
-def test_a_35000_gain_ring_gets_its_loop_report_in_linear_time():
+def test_a_35000_gain_ring_gets_its_loop_report_in_linear_time(monkeypatch):
     from blocksim.engine.compile import compile_diagram
+    from blocksim.io import guard
+
+    monkeypatch.setattr(guard, "MAX_BLOCKS", 50_000)  # a file may not have so many
 
     n = 35_000
     doc = {"blocksim": 1, "blocks": {f"g{i}": {"type": "Gain", "params": {"K": 1.0}}

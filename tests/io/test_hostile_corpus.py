@@ -93,6 +93,9 @@ def big_files(tmp_path_factory):
     write("algebraic_ring.json", {f"g{i}": {"type": "Gain", "params": {"K": 1.0}}
                                   for i in range(n)},
           [{"from": f"g{i}", "to": f"g{(i + 1) % n}"} for i in range(n)])
+    big = 35_000
+    write("big_ring.json", {f"g{i}": {"type": "Gain", "params": {"K": 1.0}} for i in range(big)},
+          [{"from": f"g{i}", "to": f"g{(i + 1) % big}"} for i in range(big)])
     write("wide_mux_bad_ports.json", {"c": {"type": "Constant", "params": {"value": 1.0}},
                                       "m": {"type": "Mux", "params": {"nin": 5000}}},
           [{"from": "c", "to": [f"m.v{i}" for i in range(5000)]}])
@@ -102,7 +105,7 @@ def big_files(tmp_path_factory):
     return d
 
 
-@pytest.mark.parametrize("name", ["unknown_types.json", "algebraic_ring.json",
+@pytest.mark.parametrize("name", ["unknown_types.json", "algebraic_ring.json", "big_ring.json",
                                   "wide_mux_bad_ports.json"])
 def test_a_wide_hostile_diagram_is_refused_in_linear_time(big_files, name, monkeypatch,
                                                           capsys):
