@@ -56,6 +56,10 @@ def check_raster(figsize: Sequence[float], dpi: float, what: str = "figure") -> 
                          f"MAX_PIXELS): lower dpi or figsize")
 
 
+#: most elements of one signal given a legend (more: the axis label gives the count)
+LEGEND_MAX = 24
+
+
 def element_labels(label: str, shape: tuple[int, ...]) -> list[str]:
     """Return the label of each element of a signal of the given (per-sample) shape.
 
@@ -131,7 +135,8 @@ def plot_scope(t: Any, signals: Sequence[Any], labels: Sequence[str] | None = No
                units: Sequence[str] | str | None = None, *, title: str | None = None,
                grid: bool = True, stairs: bool | Sequence[bool] = False,
                figsize: tuple[float, float] | None = None, show: bool = False,
-               fig: Figure | None = None) -> Figure:
+               fig: Figure | None = None,
+               elements: Sequence[Sequence[str] | None] | None = None) -> Figure:
     """Plot signals against time, one axes per signal, stacked with a shared time axis.
 
     Parameters
@@ -159,11 +164,17 @@ def plot_scope(t: Any, signals: Sequence[Any], labels: Sequence[str] | None = No
         Create the figure through pyplot (for display); see :func:`new_figure`.
     fig : Figure, optional
         An empty figure to draw into instead of creating one.
+    elements : sequence of (sequence of str or None), optional
+        Per signal, the names of its elements in the legend (``["x", "y", "z"]`` for a
+        position), instead of ``label[0]``, ``label[1]``, ...; None keeps the indices.
 
     Returns
     -------
     matplotlib.figure.Figure
-        ``fig.axes[i]`` plots ``signals[i]``; the bottom axes carries the time label.
+        ``fig.axes[i]`` plots ``signals[i]``; the bottom axes carries the time label. A legend
+        (a signal of several elements) stands outside the axes, on the right, so it never
+        covers the curves; a signal of more than :data:`LEGEND_MAX` elements gets none (its
+        axis label gives the count).
     """
     tt = np.asarray(t, dtype=float).reshape(-1)
     n = len(signals)
@@ -174,6 +185,10 @@ def plot_scope(t: Any, signals: Sequence[Any], labels: Sequence[str] | None = No
     labels = _per_signal(labels, n, "", "plot_scope labels")
     unit_list = _per_signal(units, n, "", "plot_scope units")
     stair_list = _per_signal(stairs, n, False, "plot_scope stairs")
+    element_list = list(elements) if elements is not None else [None] * n
+    if len(element_list) != n:
+        raise ValueError(f"plot_scope elements: one entry per signal ({n}), got "
+                         f"{len(element_list)}")
     data = [_as_signal(tt, s, f"plot_scope signal {labels[i]!r}") for i, s in enumerate(signals)]
     shapes = [np.shape(s)[1:] for s in signals]
 
@@ -183,17 +198,24 @@ def plot_scope(t: Any, signals: Sequence[Any], labels: Sequence[str] | None = No
         fig = new_figure(figsize, show=show)
     axes = fig.subplots(n, 1, sharex=True, squeeze=False)[:, 0]
 
-    for ax, y, shape, label, unit, stair in zip(axes, data, shapes, labels, unit_list,
-                                                  stair_list, strict=True):
+    for ax, y, shape, label, unit, stair, given in zip(axes, data, shapes, labels, unit_list,
+                                                         stair_list, element_list, strict=True):
         names = element_labels(label, tuple(shape))
+        if given is not None:
+            if len(given) != len(names):
+                raise ValueError(f"plot_scope elements of {label!r}: {len(given)} names for "
+                                 f"{len(names)} elements")
+            names = [str(g) for g in given]
         for j, name in enumerate(names):
             if stair:
                 ax.step(tt, y[:, j], where="post", label=name)
             else:
                 ax.plot(tt, y[:, j], label=name)
-        ax.set_ylabel(f"{label} [{unit}]" if unit else label)
-        if len(names) > 1:
-            ax.legend(loc="upper right", fontsize="small", ncol=1 + (len(names) - 1) // 8)
+        many = f" ({len(names)} elements)" if len(names) > LEGEND_MAX else ""
+        ax.set_ylabel((f"{label} [{unit}]" if unit else label) + many)
+        if 1 < len(names) <= LEGEND_MAX:
+            ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="small",
+                      ncol=1 + (len(names) - 1) // 12, borderaxespad=0.0)
         if grid:
             ax.grid(True, alpha=0.4)
     if tt.size > 1 and tt[-1] > tt[0]:

@@ -109,6 +109,26 @@ def _check_file(cls: str, file: Any, suffixes: Sequence[str], what: str) -> Path
         raise BlockParameterError(f"{cls}: {exc}") from None
 
 
+def _check_elements(cls: str, elements: Any, n: int) -> list[list[str] | None] | None:
+    """Per input, the names of its elements (a list of str) or None; None for all."""
+    if elements is None:
+        return None
+    if (not isinstance(elements, Sequence) or isinstance(elements, str)
+            or len(elements) != n):
+        raise _bad(cls, "elements", f"a sequence of {n} (one per input) lists of element "
+                   f"names or nulls", elements)
+    out: list[list[str] | None] = []
+    for item in elements:
+        if item is None:
+            out.append(None)
+        elif (isinstance(item, Sequence) and not isinstance(item, str)
+              and all(isinstance(x, str) for x in item)):
+            out.append(list(item))
+        else:
+            raise _bad(cls, "elements", "lists of element names (str) or nulls", elements)
+    return out
+
+
 def _check_figsize(cls: str, figsize: Any) -> tuple[float, float] | None:
     if figsize is None:
         return None
@@ -274,6 +294,9 @@ class Scope(_Sink):
         Figure size [inch]; default 8 wide, 2.5 per input.
     dpi : float, optional
         Resolution of the saved file [dots per inch]; default matplotlib's.
+    elements : sequence of (sequence of str or None), optional
+        Per input, the names of its elements in the legend, e.g. ``[["x", "y", "z"]]`` for
+        a position; None (or a null entry) labels them ``label[0]``, ``label[1]``, ...
 
     Inputs
     ------
@@ -294,11 +317,13 @@ class Scope(_Sink):
                  units: str | Sequence[str] | None = None, title: str | None = None,
                  file: FileArg = None, show: bool = False, grid: bool = True,
                  stairs: bool | Sequence[bool] = False,
-                 figsize: tuple[float, float] | None = None, dpi: float | None = None):
+                 figsize: tuple[float, float] | None = None, dpi: float | None = None,
+                 elements: Sequence[Sequence[str] | None] | None = None):
         cls = type(self).__name__
         self.nin = _check_nin(cls, nin)
         ports = _input_ports(self.nin)
         self.labels = _check_strings(cls, "labels", labels, self.nin, [p.name for p in ports])
+        self.elements = _check_elements(cls, elements, self.nin)
         self.units = _check_strings(cls, "units", units, self.nin, [""] * self.nin,
                                     allow_empty=True)
         self.title = _check_optional_str(cls, "title", title)
@@ -333,7 +358,7 @@ class Scope(_Sink):
         # its result (an interpreted batch's worker process sends the result back)
         draw = functools.partial(plot_scope, t, signals, self.labels, self.units, title=title,
                                  grid=self.grid, stairs=self.stairs, figsize=self.figsize,
-                                 show=self.show)
+                                 show=self.show, elements=self.elements)
         self._store(result, draw, self.show, self.dpi)
 
 

@@ -454,3 +454,26 @@ def test_missing_directory_fails_before_the_run_through_simulate(tmp_path):
     with pytest.raises(BlockParameterError, match=r"Scope 'scope'.*does not exist"), \
             pytest.warns(RuntimeWarning, match="could not complete after the run was failed"):
         simulate(d, T=1.0)
+
+
+def test_scope_names_the_elements_of_a_vector_input_and_keeps_legends_off_the_curves():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from blocksim import Diagram, simulate
+    from blocksim.blocks import Constant, Scope
+
+    d = Diagram("named")
+    c = d.add(Constant([1.0, 2.0, 3.0]), name="p")
+    many = d.add(Constant(list(range(40))), name="m")
+    d.add(Scope(2, labels=["position", "map"], elements=[["x", "y", "z"], None]),
+              name="s")
+    d.connect(c, "s.u0")
+    d.connect(many, "s.u1")
+    fig = simulate(d, 0.1).figures["s"]
+    ax0, ax1 = fig.axes
+    assert [t.get_text() for t in ax0.get_legend().get_texts()] == ["x", "y", "z"]
+    assert ax0.get_legend().get_bbox_to_anchor().x0 > 0  # outside the axes, on the right
+    assert ax1.get_legend() is None and "(40 elements)" in ax1.get_ylabel()
+    with pytest.raises(BlockParameterError, match="elements"):
+        Scope(1, elements=[["x", "y"], ["z"]])
