@@ -22,6 +22,8 @@ under threads.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from numba import njit
 
@@ -73,6 +75,33 @@ def count_update(t, x, *args):
     out = x.copy()
     out[0] = x[0] + 1.0
     return out
+
+
+#: what the kernels raise for a landmark id outside the map (ValueError(message, k, size))
+EKF_OUTSIDE = "EKF: landmark id (input k) outside the filter's map; (k, landmarks in the map) ="
+PF_OUTSIDE = ("ParticleFilter: landmark id (input k) outside the filter's map; (k, landmarks "
+              "in the map) =")
+
+
+@njit(cache=True, error_model="numpy")
+def landmark_id(k, m):
+    """The landmark id ``k`` (a float input) as an index into a map of ``m`` landmarks, or -1
+    unless ``k`` is a whole number in ``0 .. m - 1`` (the caller raises: the filters never
+    read or write outside their map; the interpreted methods check first and say it in
+    words, :func:`landmark_problem`)."""
+    if not (k >= 0.0 and k < m and k == math.floor(k)):
+        return np.int64(-1)
+    return np.int64(k)
+
+
+def landmark_problem(owner: str, k: float, m: int) -> str | None:
+    """Why the landmark id ``k`` does not index a map of ``m`` landmarks, or None."""
+    if k >= 0.0 and k < m and k == math.floor(k):
+        return None
+    ids = f"ids 0..{m - 1}" if m else "no ids"
+    return (f"{owner}: landmark id k = {k:g} is outside its map of {m} landmark"
+            f"{'s' * (m != 1)} ({ids}); the sensor observes a landmark the filter does not "
+            f"hold: give the filter and the sensor the same 'landmarks'")
 
 
 # ---------------------------------------------------------------------------- memo
@@ -177,8 +206,11 @@ def ekf_loc_step(t, x, odo, z, k, valid, p):
     xe, P = ekf_predict(xe, P, odo[0], odo[1], p[0].reshape((2, 2)))
     if valid > 0.5:
         lm = p[2].reshape((-1, 2))
+        i = landmark_id(k, _int(lm.shape[0]))
+        if i < 0:
+            raise ValueError(EKF_OUTSIDE, k, lm.shape[0])
         xe, P, _nu, _S = ekf_update(
-            xe, P, z, p[1].reshape((2, 2)), xe, _int(3), _int(-1), lm[int(k)].copy(), p[5]
+            xe, P, z, p[1].reshape((2, 2)), xe, _int(3), _int(-1), lm[i].copy(), p[5]
         )
     return _pack(x, xe, P)
 
@@ -198,12 +230,15 @@ def ekf_loc_update(t, x, odo, z, k, valid, p):
 
 @njit(cache=True, error_model="numpy")
 def _observe_map(xe, P, seen, z, k, W, xv_known, nv, joseph):
-    j = nv + 2 * int(k)
-    if seen[int(k)] > 0.5:
+    i = landmark_id(k, _int(seen.shape[0]))
+    if i < 0:
+        raise ValueError(EKF_OUTSIDE, k, seen.shape[0])
+    j = nv + 2 * i
+    if seen[i] > 0.5:
         xe, P, _nu, _S = ekf_update(xe, P, z, W, xv_known, nv, j, xv_known[:2].copy(), joseph)
     else:
         xe, P = ekf_insert(xe, P, z, W, xv_known, nv, j)
-        seen[int(k)] = 1.0
+        seen[i] = 1.0
     return xe, P
 
 
@@ -282,7 +317,10 @@ def pf_step(t, x, odo, z, k, valid, p):
     X = pf_predict(X, odo[0], odo[1], p[1].reshape((3, 3)), noise)
     if valid > 0.5:
         lm = p[0].reshape((-1, 2))
-        w = pf_weights(X, z, lm[int(k)].copy(), p[2].reshape((2, 2)), p[3])
+        i = landmark_id(k, _int(lm.shape[0]))
+        if i < 0:
+            raise ValueError(PF_OUTSIDE, k, lm.shape[0])
+        w = pf_weights(X, z, lm[i].copy(), p[2].reshape((2, 2)), p[3])
         X = pf_resample_systematic(X, w, uniform_sample(key, base + np.uint64(3 * m)))
     out = np.empty_like(x)
     out[0] = x[0] + 1.0

@@ -267,8 +267,14 @@ class EKF(Block):
             "slam": (ek.ekf_slam_step, ek.ekf_slam_output, ek.ekf_slam_update),
             "mapping": (ek.ekf_map_step, ek.ekf_map_output, ek.ekf_map_update),
         }[mode]
-        self._memo = _Memo(self._k[0], self._p)
+        self._memo = _Memo(self._k[0], self._p, None if mode == "dead_reckoning" else M, o)
         self.clock = as_clock(positive(o, "dt", dt), o)
+
+    def start(self, run: Any) -> None:
+        """Refuse a sensor whose map is larger than the filter's (before the run)."""
+        if self.mode != "dead_reckoning":
+            what = "map holds" if self.mode == "localisation" else "map has slots for"
+            check_sensor_map(self, run, self._p[4], what)
 
     def output(self, t: float, x: np.ndarray, u: Sequence[Any]) -> tuple[Any, ...]:
         n = self.n
@@ -383,7 +389,11 @@ class ParticleFilter(Block):
                 outputs=[*self.outputs, Port("particles", shape=(m, 3), doc="particles")]
             )
             self._out = ek.pf_output_particles
-        self._memo = _Memo(ek.pf_step, self._p)
+        self._memo = _Memo(ek.pf_step, self._p, lm.shape[0], o)
+
+    def start(self, run: Any) -> None:
+        """Refuse a sensor whose map is larger than the filter's (before the run)."""
+        check_sensor_map(self, run, self._p[0].size // 2, "map holds")
 
     def output(self, t: float, x: np.ndarray, u: Sequence[Any]) -> tuple[Any, ...]:
         out = ek.pf_estimates(self._memo.step(t, x, u), self._p[4])
@@ -406,11 +416,14 @@ class _Memo:
     the same arguments. Anything else steps afresh.
     """
 
-    __slots__ = ("_fn", "_last", "_p")
+    __slots__ = ("_fn", "_last", "_m", "_owner", "_p")
 
-    def __init__(self, fn: Any, p: tuple[Any, ...]) -> None:
+    def __init__(self, fn: Any, p: tuple[Any, ...], m: int | None = None,
+                 owner: str = "") -> None:
         self._fn = fn
         self._p = p
+        self._m = m  # the map's size, None: no landmark input
+        self._owner = owner
         self._last: tuple[Any, np.ndarray] | None = None
 
     def step(self, t: float, x: np.ndarray, u: Sequence[Any]) -> np.ndarray:
@@ -418,6 +431,10 @@ class _Memo:
         # step a second time for read-only arrays (the compiled kernels pass writable ones;
         # the EKF's step takes some 14 s to compile cold)
         args = tuple(np.array(v, dtype=float) if np.ndim(v) else float(v) for v in u)
+        if self._m is not None and args[3] > 0.5:  # (odo | pose, z, k, valid)
+            problem = ek.landmark_problem(self._owner, args[2], self._m)
+            if problem:  # said here in words; the kernel would raise too (landmark_id)
+                raise ValueError(problem)
         key = (x.tobytes(), *(a.tobytes() if isinstance(a, np.ndarray) else a for a in args))
         last = self._last
         if last is not None and last[0] == key:
@@ -427,8 +444,32 @@ class _Memo:
         return y
 
     def __getstate__(self) -> tuple[Any, ...]:  # a pickled block starts with an empty memo
-        return (self._fn, self._p)
+        return (self._fn, self._p, self._m, self._owner)
 
     def __setstate__(self, state: tuple[Any, ...]) -> None:
-        self._fn, self._p = state
+        self._fn, self._p, self._m, self._owner = state
         self._last = None
+
+
+def check_sensor_map(block: Block, run: Any, m: int, what: str) -> None:
+    """Raise BlockParameterError, naming both blocks, when the input ``k`` of the filter
+    ``block`` (a map of ``m`` landmarks) comes straight from a :class:`RangeBearingSensor`
+    whose map is larger: its readings of the landmarks past ``m`` would have no place in the
+    filter (an id outside the map is refused at run time too, on both back-ends)."""
+    plan = getattr(run, "plan", None)
+    entries = getattr(plan, "entries", ())
+    me = next((e for e in entries if e.block is block), None)
+    names = [p.name for p in block.inputs]  # type: ignore[union-attr]
+    if me is None or "k" not in names:
+        return
+    slot = me.in_slots[names.index("k")]
+    src = next((e for e in entries if slot >= 0 and slot in e.out_slots), None)
+    if src is None or not isinstance(src.block, RangeBearingSensor):
+        return
+    n = int(src.block.landmarks.shape[0])
+    if n > m:
+        raise BlockParameterError(
+            f"{type(block).__name__} '{me.name}': its {what} {m} landmark{'s' * (m != 1)} "
+            f"(parameter 'landmarks') but sensor '{src.name}' (RangeBearingSensor) observes "
+            f"{n} (ids 0..{n - 1}), so its readings of landmarks {m}..{n - 1} have no place "
+            f"in the filter; give both blocks the same 'landmarks' (and 'map_seed')")

@@ -99,6 +99,12 @@ class EKF:
             if W_est is None:
                 raise ValueError("EKF: W_est (2x2) is required with a sensor")
             self.W_est = check_cov("EKF", "W_est", W_est, 2)
+            seen = getattr(getattr(sensor, "map", None), "landmarks", None)
+            if map is not None and seen is not None and len(seen) > len(map.landmarks):
+                raise ValueError(
+                    f"EKF: the map holds {len(map.landmarks)} landmarks but the sensor observes "
+                    f"{len(seen)} (ids 0..{len(seen) - 1}); give the filter the sensor's map"
+                )
         self.x0 = None if x0 is None else np.asarray(x0, dtype=float)
         self.init()
 
@@ -136,6 +142,11 @@ class EKF:
                 k = kk
                 xv_true = self.robot.x
                 if self.map is not None:
+                    if not 0 <= k < len(self.map.landmarks):
+                        raise ValueError(
+                            f"EKF: landmark id {k} is outside the map of "
+                            f"{len(self.map.landmarks)} landmarks"
+                        )
                     self.x_est, self.P, innov, S = ekf_update(
                         self.x_est, self.P, z, self.W_est, xv_true, nv, -1,
                         self.map.landmarks[k], self.joseph,
