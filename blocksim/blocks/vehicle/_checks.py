@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from blocksim.engine.errors import BlockParameterError
+from blocksim.robotics.mobile._messages import plain
 
 
 def positive(owner: str, name: str, value: Any, allow_inf: bool = False) -> float:
@@ -16,10 +17,10 @@ def positive(owner: str, name: str, value: Any, allow_inf: bool = False) -> floa
         v = float(value)
     except (TypeError, ValueError):
         raise BlockParameterError(
-            f"{owner}: parameter '{name}' must be a number > 0, got {value!r}"
+            f"{owner}: parameter '{name}' must be a number > 0, got {plain(value)}"
         ) from None
     if not v > 0 or (math.isinf(v) and not allow_inf) or math.isnan(v):
-        raise BlockParameterError(f"{owner}: parameter '{name}' must be > 0, got {value!r}")
+        raise BlockParameterError(f"{owner}: parameter '{name}' must be > 0, got {plain(value)}")
     return v
 
 
@@ -31,7 +32,7 @@ def finite(owner: str, name: str, value: Any) -> float:
         v = math.nan
     if not math.isfinite(v):
         raise BlockParameterError(
-            f"{owner}: parameter '{name}' must be a finite number, got {value!r}"
+            f"{owner}: parameter '{name}' must be a finite number, got {plain(value)}"
         )
     return v
 
@@ -49,7 +50,7 @@ def vector(owner: str, name: str, value: Any, n: int, what: str) -> np.ndarray:
         a = np.zeros(0)
     if a.shape != (n,) or not np.all(np.isfinite(a)):
         raise BlockParameterError(
-            f"{owner}: parameter '{name}' must be {what} ({n} finite numbers), got {value!r}"
+            f"{owner}: parameter '{name}' must be {what} ({n} finite numbers), got {plain(value)}"
         )
     return np.ascontiguousarray(a)
 
@@ -65,7 +66,7 @@ def covariance(owner: str, name: str, value: Any, n: int) -> np.ndarray:
     if M.shape != (n, n) or not np.all(np.isfinite(M)):
         raise BlockParameterError(
             f"{owner}: parameter '{name}' must be a {n}x{n} covariance matrix (or its diagonal), "
-            f"got {value!r}"
+            f"got {plain(value)}"
         )
     # np.allclose(M, M.T) written out (the same test; allclose's overhead was a quarter of
     # rebuilding a filter block for each member of a batch)
@@ -98,5 +99,5 @@ def as_key(seed: Any, owner: str, name: str | None) -> int:
     except (TypeError, ValueError):
         raise BlockParameterError(f"{owner}: parameter 'seed' must be an integer or None") from None
     if s < 0:
-        raise BlockParameterError(f"{owner}: parameter 'seed' must be >= 0, got {seed!r}")
+        raise BlockParameterError(f"{owner}: parameter 'seed' must be >= 0, got {plain(seed)}")
     return signed_key(stream_key(s & 0xFFFF_FFFF_FFFF_FFFF))

@@ -23,6 +23,7 @@ from blocksim.engine.block import Block, Port
 from blocksim.engine.clock import as_clock
 from blocksim.engine.compiled.kernels import Kernels
 from blocksim.engine.errors import BlockParameterError
+from blocksim.robotics.mobile._messages import plain
 
 __all__ = ["EKF", "ParticleFilter", "RangeBearingSensor"]
 
@@ -118,7 +119,7 @@ class RangeBearingSensor(Block):
             raise BlockParameterError(str(exc)) from None
         if int(skip) < 1:
             raise BlockParameterError(
-                f"{o}: parameter 'skip' must be an integer >= 1, got {skip!r}"
+                f"{o}: parameter 'skip' must be an integer >= 1, got {plain(skip)}"
             )
         f0, f1 = (-1.0, -1.0) if fail is None else (float(fail[0]), float(fail[1]))
         self._p = (
@@ -358,7 +359,7 @@ class ParticleFilter(Block):
         m = int(nparticles)
         if m < 1:
             raise BlockParameterError(
-                f"{o}: parameter 'nparticles' must be >= 1, got {nparticles!r}"
+                f"{o}: parameter 'nparticles' must be >= 1, got {plain(nparticles)}"
             )
         dimf = positive(o, "dim", dim)
         lm = _landmarks(o, landmarks, dimf, map_seed)

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from blocksim.robotics.mobile._messages import plain
 from blocksim.robotics.mobile.ekf_core import ekf_augment, ekf_predict, ekf_update
 from blocksim.robotics.mobile.kinematics import wrap_angle
 from blocksim.robotics.mobile.pf_core import (
@@ -225,7 +226,7 @@ class ParticleFilter:
         self.L = check_cov("ParticleFilter", "L", L, 2)
         self.Linv = np.linalg.inv(self.L)
         if int(nparticles) < 1:
-            raise ValueError(f"ParticleFilter: nparticles must be >= 1, got {nparticles!r}")
+            raise ValueError(f"ParticleFilter: nparticles must be >= 1, got {plain(nparticles)}")
         self.nparticles, self.w0, self.seed = int(nparticles), float(w0), seed
         self.dim = sensor.map.dim
         self.x0 = None if x0 is None else np.asarray(x0, dtype=float)

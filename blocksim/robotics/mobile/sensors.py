@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from blocksim.robotics.mobile._messages import plain
 from blocksim.robotics.mobile.rangebearing import (
     rb_g,
     rb_Gx,
@@ -46,12 +47,12 @@ class LandmarkMap:
 
     def __init__(self, landmarks: int | ArrayLike = 20, dim: float = 10.0, seed: int = 0) -> None:
         if not float(dim) > 0:
-            raise ValueError(f"LandmarkMap: dim must be > 0, got {dim!r}")
+            raise ValueError(f"LandmarkMap: dim must be > 0, got {plain(dim)}")
         self.dim = float(dim)
         if np.ndim(landmarks) == 0:
             n = int(landmarks)
             if n < 1:
-                raise ValueError(f"LandmarkMap: landmarks must be >= 1, got {landmarks!r}")
+                raise ValueError(f"LandmarkMap: landmarks must be >= 1, got {plain(landmarks)}")
             rng = np.random.default_rng(seed)
             self.landmarks = self.dim * (2.0 * rng.random((n, 2)) - 1.0)
         else:
@@ -89,9 +90,9 @@ def check_limits(owner: str, range_: Any, angle: Any) -> tuple[float, float, flo
     else:
         amin, amax = (float(v) for v in angle)
     if not (0.0 <= rmin < rmax):
-        raise ValueError(f"{owner}: range must satisfy 0 <= min < max, got {range_!r}")
+        raise ValueError(f"{owner}: range must satisfy 0 <= min < max, got {plain(range_)}")
     if not amin < amax:
-        raise ValueError(f"{owner}: angle must satisfy min < max [rad], got {angle!r}")
+        raise ValueError(f"{owner}: angle must satisfy min < max [rad], got {plain(angle)}")
     return rmin, rmax, amin, amax
 
 
@@ -135,7 +136,7 @@ class RangeBearingSensor:
         self.sW = chol_psd(self.W)
         self.limits = check_limits("RangeBearingSensor", range, angle)
         if int(skip) < 1:
-            raise ValueError(f"RangeBearingSensor: skip must be >= 1, got {skip!r}")
+            raise ValueError(f"RangeBearingSensor: skip must be >= 1, got {plain(skip)}")
         self.interval = int(skip)
         self.fail = None if fail is None else (int(fail[0]), int(fail[1]))
         self.seed = seed

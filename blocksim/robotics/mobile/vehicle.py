@@ -13,6 +13,7 @@ from typing import Any, Protocol
 import numpy as np
 from numpy.typing import ArrayLike
 
+from blocksim.robotics.mobile._messages import plain
 from blocksim.robotics.mobile.drivers import random_path_steer
 from blocksim.robotics.mobile.odometry import odo_f, odo_Fv, odo_Fx, odometry, vehicle_control
 
@@ -99,7 +100,7 @@ class Vehicle:
         self.V = np.zeros((2, 2)) if V is None else check_cov("Vehicle", "V", V, 2)
         for name, val in (("L", L), ("vmax", vmax), ("stlim", stlim), ("dt", dt)):
             if not float(val) > 0:
-                raise ValueError(f"Vehicle: {name} must be > 0, got {val!r}")
+                raise ValueError(f"Vehicle: {name} must be > 0, got {plain(val)}")
         self.L, self.vmax, self.stlim, self.dt = float(L), float(vmax), float(stlim), float(dt)
         x0 = np.asarray(x0, dtype=float)
         if x0.shape != (3,):
@@ -202,7 +203,7 @@ class RandomPath:
         self, dim: float, speed: float = 1.0, dthresh: float | None = None, seed: int = 0
     ) -> None:
         if not float(dim) > 0:
-            raise ValueError(f"RandomPath: dim must be > 0, got {dim!r}")
+            raise ValueError(f"RandomPath: dim must be > 0, got {plain(dim)}")
         self.dim, self.speed, self.seed = float(dim), float(speed), int(seed)
         self.closeenough = 0.05 * self.dim if dthresh is None else float(dthresh)
         self.veh: Vehicle | None = None

@@ -81,6 +81,13 @@ def joint_motion(jtype: int, axis: np.ndarray, q: float) -> np.ndarray:
     return T
 
 
+def _plain(value) -> str:
+    """A number as the user wrote it (``5``, not ``np.int64(5)``), anything else by repr."""
+    if isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool):
+        return f"{value:g}" if isinstance(value, (float, np.floating)) else str(int(value))
+    return repr(value)
+
+
 def _inertia(I, who: str) -> np.ndarray:  # noqa: E741
     M = np.array(I, dtype=float).reshape(3, 3)
     # np.allclose(M, M.T, atol=1e-12) written out (a tenth of its cost, once per body)
@@ -138,7 +145,7 @@ class Body:
         if self.jtype not in _TYPE_NAMES:
             raise ValueError(
                 f"{who}: joint type must be 0 (fixed), 1 (revolute) or 2 "
-                f"(prismatic), got {self.jtype!r}"
+                f"(prismatic), got {_plain(self.jtype)}"
             )
         axis = np.array(self.axis, dtype=float).reshape(3)
         norm = np.linalg.norm(axis)
@@ -153,7 +160,7 @@ class Body:
         ):
             raise ValueError(f"{who}: origin is not a rigid-body transform")
         if not (np.isfinite(self.mass) and self.mass >= 0):
-            raise ValueError(f"{who}: mass must be finite and >= 0 kg, got {self.mass!r}")
+            raise ValueError(f"{who}: mass must be finite and >= 0 kg, got {float(self.mass):g}")
         object.__setattr__(self, "axis", axis / norm if norm > 0 else axis)
         object.__setattr__(self, "origin", origin)
         object.__setattr__(self, "mass", float(self.mass))
