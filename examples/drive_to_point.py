@@ -47,6 +47,7 @@ def main(
     T: float = 10.0, show: bool = False, out_dir: str | Path | None = None, **options
 ) -> SimResult:
     """Simulate for ``T`` seconds; save the path plot in ``out_dir`` when given."""
+    options.setdefault("record_dt", 0.05)  # a smooth XY path, not the solver's polygon
     file = Path(out_dir) / "drive_to_point.png" if out_dir is not None else None
     return simulate(build(file, show), T, **options)
 

@@ -4,7 +4,9 @@ On the ``arena`` map (10 m x 10 m, a wall across y = 5 m with two gaps), a
 :class:`~blocksim.robotics.planning.Lattice` of straight and quarter-circle primitives of
 radius 2 m rooted at the car's start pose (2, 1, pi/2), obstacles inflated by 0.3 m, gives the
 A* path to the goal pose (8, 7, 0); its arcs, densified, are the path of a
-:class:`PathCarrot` block, whose output is the look-ahead point 0.4 m along them; a
+:class:`PathCarrot` block, which plans it when it is made from its parameters (planner, map,
+start, goal: in ``diagrams/lattice_pursuit.json`` ``--set goal=[x,y,theta]`` replans), and
+whose output is the look-ahead point 0.4 m along them; a
 pure-pursuit driver with following distance 0 and no integral action sets the speed
 ``v = Kv |p* - p|`` and the steer ``Kh`` times the bearing of that point; a bicycle (wheelbase
 0.5 m, steer limit 1 rad) drives. The car stops at the goal pose (the tests check 0.2 m and
@@ -39,9 +41,12 @@ def plan():
 
 def build() -> Diagram:
     """Lattice path -> look-ahead point -> pure pursuit -> bicycle, pose fed back."""
-    _, path = plan()
     d = Diagram("lattice_pursuit")
-    d.add(PathCarrot(path.tolist(), lookahead=LOOKAHEAD), name="plan")
+    d.add(
+        PathCarrot(planner="lattice", map=MAP, start=X0, goal=GOAL, inflate=INFLATE, grid=GRID,
+                   n=8, lookahead=LOOKAHEAD),
+        name="plan",
+    )  # fmt: skip
     d.add(PurePursuit(dstar=0.0, Kv=1.0, Ki=0.0, Kh=3.0), name="driver")
     d.add(Bicycle(L=0.5, vmax=2.0, stlim=1.0, x0=X0), name="car")
     d.connect("car.pose", "plan.pose")

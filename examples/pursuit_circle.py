@@ -51,6 +51,7 @@ def main(
     T: float = 40.0, show: bool = False, out_dir: str | Path | None = None, **options
 ) -> SimResult:
     """Simulate for ``T`` seconds; save the scope plot in ``out_dir`` when given."""
+    options.setdefault("record_dt", 0.05)  # smooth curves, not the solver's polygons
     file = Path(out_dir) / "pursuit_circle.png" if out_dir is not None else None
     return simulate(build(file, show), T, **options)
 

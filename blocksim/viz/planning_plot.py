@@ -3,7 +3,9 @@
 :func:`plot_planner` draws any planner of :mod:`blocksim.robotics.planning` on its map: the
 distance map of :class:`DXform` / :class:`Dstar` as intensity, the roadmap of :class:`PRM`, the
 arcs of a :class:`Lattice`, the tree of an :class:`RRT`, the m-line and hit points of
-:class:`Bug2`, and a path (N, 2) or (N, 3) on top. Functions return a
+:class:`Bug2`, and a path (N, 2) or (N, 3) on top. :func:`plot_drive` is the figure the
+planning blocks put in ``result.figures`` after a run: the map, the planned path, the path the
+vehicle drove and the goal. Functions return a
 :class:`matplotlib.figure.Figure` made without pyplot (headless) unless ``show=True``.
 """
 
@@ -30,7 +32,7 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
-__all__ = ["plot_map", "plot_path", "plot_planner"]
+__all__ = ["plot_drive", "plot_map", "plot_path", "plot_planner"]
 
 
 def _axes(ax: Axes | None, show: bool, figsize=(7.0, 5.5)) -> tuple[Figure, Axes]:
@@ -215,4 +217,90 @@ def plot_planner(
         ax.legend(loc="best", fontsize=8)
     if filename is not None:
         fig.savefig(Path(filename), dpi=100)
+    return fig
+
+
+def plot_drive(
+    occgrid: Any = None,
+    planned: Any = None,
+    driven: Any = None,
+    goal: Any = None,
+    inflated: OccupancyGrid | None = None,
+    distance: np.ndarray | None = None,
+    obstacles: Any = (),
+    title: str | None = None,
+    figsize: tuple[float, float] = (7.0, 5.5),
+    show: bool = False,
+) -> Figure:
+    """The figure of a planning diagram's run: map, planned path, driven path and goal.
+
+    Parameters
+    ----------
+    occgrid : OccupancyGrid or array_like, optional
+        The map (obstacles dark red); without one, only the paths are drawn.
+    planned : (N, 2) or (N, 3) array or list of them, optional
+        Planned path(s) [m], dashed (a list: the plans in turn, the last one darkest).
+    driven : (M, 2) or (M, 3) array, optional
+        The vehicle's recorded path [m], a solid line with its start (circle).
+    goal : (2,) or (3,) array, optional
+        Goal point or pose [m], a star (with a heading arrow for a pose).
+    inflated : OccupancyGrid, optional
+        The inflated map (light red where inflation added obstacles).
+    distance : ndarray (ny, nx), optional
+        Distance field drawn as grey intensity.
+    obstacles : sequence of (t, xmin, ymin, xmax, ymax)
+        Obstacles that appeared during the run [s, m], outlined and labelled with their time.
+    title : str, optional
+    figsize : (float, float)
+        Figure size [inch].
+    show : bool
+        Make the figure through pyplot (to display it).
+    """
+    fig, ax = _axes(None, show, figsize)
+    if occgrid is not None:
+        plot_map(occgrid, ax, distance=distance, inflated=inflated)
+    else:
+        ax.set_aspect("equal")
+        ax.set_xlabel("x [m]")
+        ax.set_ylabel("y [m]")
+        ax.grid(True, alpha=0.3)
+    from matplotlib.patches import Rectangle
+
+    for k, row in enumerate(np.asarray(obstacles, dtype=float).reshape(-1, 5)):
+        t, x1, y1, x2, y2 = row
+        ax.add_patch(Rectangle((min(x1, x2), min(y1, y2)), abs(x2 - x1), abs(y2 - y1),
+                               fill=False, hatch="//", ec="tab:orange", lw=1.5,
+                               label="obstacle (appears)" if k == 0 else None))
+        ax.annotate(f"t = {t:g} s", (max(x1, x2), max(y1, y2)), fontsize=8,
+                    color="tab:orange", xytext=(2, 2), textcoords="offset points")
+    plans = planned
+    if plans is not None and not (isinstance(plans, (list, tuple)) and len(plans)
+                                  and np.ndim(plans[0]) == 2):
+        plans = [plans]
+    for k, p in enumerate(plans or []):
+        p = np.asarray(p, dtype=float)
+        if p.ndim != 2 or len(p) == 0:
+            continue
+        last = k == len(plans) - 1
+        ax.plot(p[:, 0], p[:, 1], "--", color="tab:blue", lw=1.8 if last else 1.0,
+                alpha=1.0 if last else 0.5, zorder=4,
+                label=("planned path" if len(plans) == 1 else f"plan {k + 1}"))
+    if driven is not None:
+        d = np.asarray(driven, dtype=float)
+        if d.ndim == 2 and len(d):
+            ax.plot(d[:, 0], d[:, 1], "-", color="tab:green", lw=2, label="driven path")
+            ax.plot(d[0, 0], d[0, 1], "o", color="tab:green", ms=8, mfc="white",
+                    label="start")
+            ax.plot(d[-1, 0], d[-1, 1], "s", color="tab:green", ms=6, label="end")
+    if goal is not None:
+        g = np.asarray(goal, dtype=float).reshape(-1)
+        ax.plot(g[0], g[1], "*", color="gold", mec="k", ms=16, label="goal", zorder=5)
+        if g.size >= 3:
+            ax.annotate("", xy=(g[0] + 0.6 * np.cos(g[2]), g[1] + 0.6 * np.sin(g[2])),
+                        xytext=(g[0], g[1]), arrowprops={"arrowstyle": "->", "color": "k"})
+    if occgrid is None:
+        ax.autoscale_view()
+    if title:
+        ax.set_title(title)
+    ax.legend(loc="best", fontsize=8, framealpha=0.8)
     return fig

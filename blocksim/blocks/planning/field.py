@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import Any
 
@@ -15,7 +16,7 @@ from blocksim.robotics.planning import Dstar, DXform
 from blocksim.robotics.planning._messages import plain
 from blocksim.robotics.planning.follow import field_lookahead
 
-from .path import check_lookahead
+from .path import check_lookahead, driven_path, store_figure
 from .planner import grid_of, obstacle_rows, rect_grid
 
 
@@ -187,3 +188,43 @@ class NavigationField(Block):
     def kernels(self) -> Kernels:
         """Params ``(fields flattened, times, niters, ny, nx, ox, oy, cellsize, lookahead)``."""
         return Kernels(params=self._kernel_params(), output=field_output)
+
+    def planned_paths(self, t: np.ndarray, driven: np.ndarray) -> list[np.ndarray]:
+        """The path (N, 2) [m] down each field in use from where the vehicle was when it came
+        into use (recorded times ``t`` and poses ``driven``)."""
+        from blocksim.robotics.planning.dxform import _N8, _descend
+
+        paths = []
+        for k, t0 in enumerate(self.times):
+            i = int(np.searchsorted(t, t0))
+            if i >= len(t):
+                break
+            cell = self.og.world_to_cell(driven[i, :2])
+            field = self.fields[k]
+            if not self.og.in_grid(cell) or not np.isfinite(field[cell[1], cell[0]]):
+                continue
+            cells = _descend(field, int(cell[0]), int(cell[1]), _N8)
+            paths.append(self.og.cell_to_world(cells.astype(float)))
+        return paths
+
+    def stop(self, run: Any) -> None:
+        """Store the figure of the run in ``result.figures``: the map and the last distance
+        field, the obstacles that appeared, each plan, the path driven and the goal."""
+        from blocksim.viz.planning_plot import plot_drive
+
+        result = getattr(run, "result", None)
+        driven = driven_path(self, run)
+        if result is None or driven is None or not len(driven):
+            return
+        t = np.asarray(result.t)
+        k = max(int(np.searchsorted(self.times, t[-1], side="right")) - 1, 0)
+        occ = self.og.occ.copy()
+        for row in self.obstacles[:k]:
+            occ |= rect_grid(self.og, row[1:]).occ
+        og = type(self.og)(occ, self.og.cellsize, self.og.origin)
+        store_figure(self, run, functools.partial(
+            plot_drive, og, self.planned_paths(t, driven), driven, self.goal,
+            inflated=og.inflate(self.inflate) if self.inflate else None,
+            distance=self.fields[k], obstacles=self.obstacles[: k],
+            title=f"{'D*' if self.planner == 'dstar' else 'DXform'} navigation: map, plans "
+                  "and the path driven"))  # fmt: skip

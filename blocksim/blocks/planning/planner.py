@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import functools
 from collections.abc import Sequence
 from typing import Any
 
@@ -25,7 +26,7 @@ from blocksim.robotics.planning import (
 from blocksim.robotics.planning._messages import plain
 from blocksim.robotics.planning.follow import lookahead_point, path_xy
 
-from .path import check_lookahead
+from .path import check_lookahead, driven_path, store_figure
 
 PLANNERS = ("dxform", "dstar", "prm", "bug2", "lattice")
 
@@ -291,3 +292,22 @@ class Planner(Block):
             _, niter = self.plan(goal, start, j)
             return np.concatenate([goal, start, [float(j), x[-2] + 1.0, float(niter)]])
         return np.array(x, dtype=float)
+
+    def stop(self, run: Any) -> None:
+        """Store the figure of the run in ``result.figures``: the map, the obstacles that
+        appeared, every plan made, the path driven and the last goal."""
+        from blocksim.viz.planning_plot import plot_drive
+
+        result = getattr(run, "result", None)
+        driven = driven_path(self, run)
+        if result is None or driven is None or not len(driven):
+            return
+        plans = [(k, v[0]) for k, v in self._plans.items() if k[0] != "dstar"]
+        goal = np.asarray(plans[-1][0][0]) if plans else None
+        j = self._nobst(float(np.asarray(result.t)[-1]))
+        og = self._map_with(j)
+        store_figure(self, run, functools.partial(
+            plot_drive, og, [p for _, p in plans], driven, goal,
+            inflated=og.inflate(self.inflate) if self.inflate else None,
+            obstacles=self.obstacles[:j],
+            title=f"{self.planner} planner: map, plans and the path driven"))  # fmt: skip

@@ -16,6 +16,7 @@ from .lattice import Lattice
 from .maps import MAPS, load_map, make_arena, make_maze, make_office, random_map
 from .navigation import Navigation, PlanningError
 from .occgrid import OccupancyGrid, kcircle
+from .oneshot import plan_path
 from .prm import PRM
 from .raster import bresenham, segment_free
 from .rrt import RRT
@@ -40,6 +41,7 @@ __all__ = [
     "make_maze",
     "make_office",
     "obstacle_distance",
+    "plan_path",
     "random_map",
     "segment_free",
 ]
