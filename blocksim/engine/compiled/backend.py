@@ -261,11 +261,53 @@ def _typing_errors(plan: Plan) -> Iterator[None]:
     try:
         yield
     except numba.core.errors.TypingError as exc:
+        problems = kernel_result_problems(plan)
+        if problems:  # a kernel that returns the wrong number of values: say which
+            raise CompileError(f"the compiled back-end cannot compile diagram '{plan.name}': "
+                               + "; ".join(problems)) from None
         text = re.sub(r"\x1b\[[0-9;]*m", "", str(exc))
         raise CompileError(f"the compiled back-end cannot compile diagram '{plan.name}': a "
                            f"kernel got input types it does not take (check the blocks' port "
                            f"shapes, or run it with backend='interpreted'); numba's message "
                            f"follows:\n{text}") from None
+
+
+def kernel_result_problems(plan: Plan, only: str | None = None) -> list[str]:
+    """Each block whose compiled ``output``/``deriv``/``update`` kernel, called once from
+    Python at t = 0 (its initial state, zero inputs of its ports' shapes), returns another
+    number of values than the block has output ports or states, or cannot be called at all:
+    the messages the interpreted back-end's dry run gives for its methods. Run only after a
+    compile failed (it may compile the kernels once more)."""
+    problems = []
+    for e in plan.entries:
+        k = kernels_of(e.block)
+        if k is None or k.routes is not None or only not in (None, e.name):
+            continue
+        x = np.ascontiguousarray((plan.xd0 if e.discrete else plan.x0)[e.states], dtype=float)
+        u = [np.zeros(plan.signal_shapes[s]) if plan.signal_shapes[s] else 0.0
+             for s in e.in_slots]
+        expected = (("output", len(e.block.outputs), "output ports"),
+                    ("update" if e.discrete else "deriv", x.size, "states"))
+        for method, n, what in expected:
+            kernel = getattr(k, method)
+            if kernel is None or (method != "output" and n == 0):
+                continue
+            try:
+                got = kernel(0.0, x, *u, k.params)
+            except Exception as exc:  # numba's typing error of that kernel, or a raise
+                first = re.sub(r"\x1b\[[0-9;]*m", "", str(exc)).strip().splitlines()
+                problems.append(f"block '{e.name}' ({e.kind}): its {method} kernel cannot be "
+                                f"called with the block's initial state and inputs: "
+                                f"{type(exc).__name__}: {first[0] if first else ''}")
+                continue
+            if method == "output":  # one value (a float or an array) per port
+                size = len(got) if isinstance(got, tuple) and n > 1 else 1
+            else:
+                size = len(got) if isinstance(got, tuple) else int(np.size(got))
+            if size != n:
+                problems.append(f"block '{e.name}' ({e.kind}): its compiled {method} kernel "
+                                f"returned {size} values for {n} {what}")
+    return problems
 
 
 @contextlib.contextmanager
@@ -274,11 +316,20 @@ def _entry_errors(plan: Plan, prep: Prepared) -> Iterator[None]:
     BlockRuntimeError naming the block."""
     try:
         yield
+    except IndexError:  # the fused tier: a kernel's result indexed past its end?
+        problems = kernel_result_problems(plan)
+        if not problems:
+            raise
+        name = problems[0].split("'")[1]
+        raise BlockRuntimeError(problems[0], block=name, time=0.0) from None
     except RuntimeError as exc:
         if prep.wiring is None or not exc.args or exc.args[0] != ENTRY_FAILED:
             raise
         e = plan.entries[prep.wiring.entry_of(int(exc.args[1]))]
         t = float(exc.args[2])
+        problems = kernel_result_problems(plan, e.name)
+        if problems:
+            raise BlockRuntimeError(problems[0], block=e.name, time=t) from None
         raise BlockRuntimeError(
             f"block '{e.name}' ({e.kind}): its compiled kernel raised an exception at "
             f"t={t:.6g} s (the data-wired tier cannot show the kernel's message: run the "

@@ -13,6 +13,7 @@ import textwrap
 import time
 
 import numba
+import numpy as np
 import pytest
 
 import blocksim.blocks
@@ -139,3 +140,36 @@ def test_ctrl_c_stops_a_compiled_run_and_keeps_what_it_recorded(solver):
     assert float(t_last) == int(n) - 1  # rows at t = 0, 1, 2, ... up to the interruption
     assert abs(float(x_last)) < 1.0
     assert waited < 5.0  # within a step, plus the child's exit
+
+
+@pytest.mark.parametrize("fuse", [False, True])
+def test_a_kernel_returning_too_few_values_is_named_like_the_interpreted_dry_run(fuse):
+    from blocksim import Block
+    from blocksim.engine.compiled.backend import CompileError
+    from blocksim.engine.compiled.kernels import Kernels
+    from blocksim.engine.errors import BlockRuntimeError
+
+    from .short_kernels import two_deriv_short, two_output
+
+    class Two(Block):
+        outputs = ("y",)
+
+        def __init__(self):
+            super().__init__()
+            self.x0 = np.zeros(2)
+
+        def output(self, t, x, u):
+            return (x[0],)
+
+        def deriv(self, t, x, u):
+            return [1.0, 2.0]
+
+        def kernels(self):
+            return Kernels(params=(1.0,), output=two_output, deriv=two_deriv_short)
+
+    d = Diagram("short")
+    d.add(Two(), name="b")
+    with pytest.raises((CompileError, BlockRuntimeError),
+                       match=r"block 'b' \(Two\): its compiled deriv kernel returned 1 values "
+                             r"for 2 states"):
+        simulate(d, 0.1, "rk4", dt=0.01, backend="compiled", fuse=fuse)

@@ -1,0 +1,14 @@
+"""Kernels of a test block whose deriv returns one value for two states (module level, as
+compiled kernels must be)."""
+
+from numba import njit
+
+
+@njit(cache=True)
+def two_output(t, x, params):
+    return x[0]
+
+
+@njit(cache=True)
+def two_deriv_short(t, x, params):
+    return (1.0,)
