@@ -273,6 +273,7 @@ class EKF(Block):
 
     def start(self, run: Any) -> None:
         """Refuse a sensor whose map is larger than the filter's (before the run)."""
+        super().start(run)
         if self.mode != "dead_reckoning":
             what = "map holds" if self.mode == "localisation" else "map has slots for"
             check_sensor_map(self, run, self._p[4], what)
@@ -394,6 +395,7 @@ class ParticleFilter(Block):
 
     def start(self, run: Any) -> None:
         """Refuse a sensor whose map is larger than the filter's (before the run)."""
+        super().start(run)
         check_sensor_map(self, run, self._p[0].size // 2, "map holds")
 
     def output(self, t: float, x: np.ndarray, u: Sequence[Any]) -> tuple[Any, ...]:
