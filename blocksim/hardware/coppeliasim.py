@@ -67,6 +67,8 @@ __all__ = [
 #: the port CoppeliaSim's ZMQ remote-API server listens on by default
 DEFAULT_PORT = 23000
 _TIME_STEP = 1  # sim.floatparam_simulation_time_step
+#: the most children :meth:`CoppeliaSim.getchildren` lists (a server cannot make it loop forever)
+MAX_CHILDREN = 10_000
 
 
 _SCALARS = frozenset((int, float, str, bool, type(None)))
@@ -363,12 +365,13 @@ class CoppeliaSim:
     def getchildren(self, h: int) -> list[int]:
         """Handles of the direct children of object ``h`` (``sim.getObjectChild`` by index
         until it answers -1)."""
-        out = []
-        while True:
+        out: list[int] = []
+        while len(out) < MAX_CHILDREN:
             c = int(self.call("sim.getObjectChild", int(h), len(out)))
             if c < 0:
                 return out
             out.append(c)
+        raise HardwareError(self.device, f"object {h} has more than {MAX_CHILDREN} children")
 
     def getobjparam_int(self, h: int, param: int) -> int:
         return int(self.call("sim.getObjectInt32Param", int(h), int(param)))

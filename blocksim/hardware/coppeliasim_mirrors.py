@@ -28,6 +28,21 @@ if TYPE_CHECKING:
 __all__ = ["WORLD", "VrepArm", "VrepCamera", "VrepHokuyo", "VrepObject", "VrepYoubot"]
 
 WORLD = -1
+#: the most joints an arm's joints are looked for (``n`` not given)
+MAX_JOINTS = 64
+
+
+def _buffer(data: Any) -> bytes | None:
+    """A server's buffer reply as bytes (CoppeliaSim sends bytes; text is taken as Latin-1);
+    None for anything else (a number must not become a buffer of that many bytes)."""
+    if isinstance(data, (bytes, bytearray)):
+        return bytes(data)
+    if isinstance(data, str):
+        try:
+            return data.encode("latin-1")
+        except UnicodeEncodeError:
+            return None
+    return None
 #: sim.jointintparam_motor_enabled and sim.jointintparam_ctrl_enabled (RTB: 2000, 2001)
 JOINT_MOTOR_ENABLED, JOINT_CTRL_ENABLED = 2000, 2001
 
@@ -130,7 +145,7 @@ class VrepArm(VrepObject):
             return
         self.joints: list[int] = []
         j = 1
-        while n is None or j <= n:
+        while j <= (MAX_JOINTS + 1 if n is None else n):
             try:
                 self.joints.append(vrep.gethandle(fmt % (name, j)))
             except HardwareError:
@@ -138,6 +153,12 @@ class VrepArm(VrepObject):
                     raise
                 break
             j += 1
+        if len(self.joints) > MAX_JOINTS:
+            raise HardwareError(
+                vrep.device,
+                f"arm {name!r}: the server names more than {MAX_JOINTS} joints "
+                f"{fmt % (name, 1)!r}, ...; give their number n",
+            )
         if not self.joints:
             raise HardwareError(vrep.device, f"arm {name!r} has no joint named {fmt % (name, 1)!r}")
 
@@ -202,10 +223,19 @@ class VrepCamera(VrepObject):
 
     def grab(self, grey: bool = False) -> np.ndarray:
         """The image, rows top to bottom: uint8 (H, W, 3), or (H, W) when ``grey``."""
-        img, res = self.vrep.call("sim.getVisionSensorImg", self.h, 1 if grey else 0)
-        w, h = int(res[0]), int(res[1])
-        a = np.frombuffer(bytes(img), dtype=np.uint8)
-        a = a.reshape((h, w) if grey else (h, w, 3))
+        ret = self.vrep.call("sim.getVisionSensorImg", self.h, 1 if grey else 0)
+        try:
+            img, res = ret
+            buf, w, h = _buffer(img), int(res[0]), int(res[1])
+            if buf is None or w < 0 or h < 0:
+                raise ValueError("not a buffer, or a negative size")
+            a = np.frombuffer(buf, dtype=np.uint8).reshape((h, w) if grey else (h, w, 3))
+        except (TypeError, ValueError, IndexError, OverflowError):
+            raise HardwareError(
+                self.vrep.device,
+                f"sim.getVisionSensorImg of {self.name!r}: the reply is not an image and its "
+                f"resolution",
+            ) from None
         return a[::-1].copy()
 
     def setexplicit(self, explicit: bool = True) -> int:
@@ -270,7 +300,11 @@ class VrepHokuyo(VrepObject):
         data = self.vrep.call("sim.getStringSignal", self.signal)
         if data is None:
             return np.zeros((0, 3))
-        raw = data.encode("latin-1") if isinstance(data, str) else bytes(data)
+        raw = _buffer(data)
+        if raw is None:
+            raise HardwareError(
+                self.vrep.device, f"signal {self.signal!r} holds a {type(data).__name__}, not bytes"
+            )
         if len(raw) % 12:
             raise HardwareError(
                 self.vrep.device,

@@ -279,3 +279,58 @@ def test_a_handshake_the_server_refuses_closes_the_socket():
         # still holds it here)
         assert srv.wait_disconnects(1)
         del info
+
+
+def by_function(answers):
+    """A script answering each function by ``answers[func](args)`` (the handshake: OK)."""
+
+    def script(n, req):
+        fn = answers.get(req["func"])
+        ret = None if fn is None else fn(req["args"])
+        if isinstance(ret, Exception):
+            return cbor2.dumps({"success": False, "err": str(ret)})
+        return OK if fn is None else cbor2.dumps({"success": True, "ret": [ret]})
+
+    return script
+
+
+def test_loops_over_server_answers_are_bounded():
+    """A server that names joint after joint, or child after child, used to be asked forever."""
+    from blocksim.hardware.coppeliasim import MAX_CHILDREN
+    from blocksim.hardware.coppeliasim_mirrors import MAX_JOINTS
+
+    def joint(args):  # joints 1..500 (a test bound for a client that asks forever)
+        name = args[0]
+        k = int(name.rsplit("joint", 1)[-1]) if "joint" in name else 0
+        return 7 if k <= 500 else KeyError("object does not exist")
+
+    answers = {
+        "sim.getObject": joint,
+        "sim.getObjectChild": lambda args: args[1] + 100 if args[1] < 2 * MAX_CHILDREN else -1,
+    }
+    with ScriptedServer(by_function(answers)) as srv, CoppeliaSim(port=srv.port) as v:
+        with pytest.raises(HardwareError, match=f"more than {MAX_JOINTS} joints"):
+            v.arm("IRB140")
+        with pytest.raises(HardwareError, match=f"has more than {MAX_CHILDREN} children"):
+            v.getchildren(7)
+        assert v.arm("IRB140", n=3).n == 3
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [[2**62, [1, 1]], [b"\x00" * 3, [2**40, 2**40]], [b"\x00" * 12, "ab"], 5, [b"", [-1, 1]]],
+)
+def test_an_image_reply_that_is_not_one_is_refused_without_allocating(reply):
+    answers = {"sim.getObject": lambda args: 7, "sim.getVisionSensorImg": lambda args: reply}
+    with ScriptedServer(by_function(answers)) as srv, CoppeliaSim(port=srv.port) as v:
+        cam = v.camera("Vision_sensor")
+        with pytest.raises(HardwareError, match="the reply is not an image") as info:
+            cam.grab()
+        one_line(info.value)
+
+
+def test_a_scan_signal_that_is_a_number_is_refused_without_allocating():
+    answers = {"sim.getObject": lambda args: 7, "sim.getStringSignal": lambda args: 2**62}
+    with ScriptedServer(by_function(answers)) as srv, CoppeliaSim(port=srv.port) as v:
+        with pytest.raises(HardwareError, match="holds a int, not bytes"):
+            v.hokuyo().points()
