@@ -173,6 +173,9 @@ class CoppeliaSim:
         try:
             self.call("zmqRemoteApi.require", "sim")
         except DeviceTimeout as exc:
+            if "wait rounds" in exc.problem:  # a server answers, only never finally
+                self.close()
+                raise
             raise DeviceTimeout(
                 self.address,
                 f"no CoppeliaSim server answers within "

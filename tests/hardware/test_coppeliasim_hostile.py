@@ -334,3 +334,12 @@ def test_a_scan_signal_that_is_a_number_is_refused_without_allocating():
     with ScriptedServer(by_function(answers)) as srv, CoppeliaSim(port=srv.port) as v:
         with pytest.raises(HardwareError, match="holds a int, not bytes"):
             v.hokuyo().points()
+
+
+def test_a_handshake_kept_waiting_says_so():
+    reply = lambda n, req: cbor2.dumps({"func": "_*wait*_", "args": []})  # noqa: E731
+    with ScriptedServer(reply) as srv:
+        why = r"no reply within 0\.3 s \(no reply after \d+ wait rounds"
+        with pytest.raises(DeviceTimeout, match=why):
+            CoppeliaSim(port=srv.port, timeout=0.3)
+        assert srv.wait_disconnects(1)
