@@ -25,7 +25,7 @@ from blocksim.cli.common import BAD_INPUT, FAILED, OK, CliError
 
 #: ranges of the options (inclusive)
 PORT, NJOINTS, NSERVOS = (0, 65535), (1, 64), (1, 252)
-DT, PACKET_TIME, DURATION, TIMEOUT = (1e-6, 10.0), (1e-6, 10.0), (1e-3, 1e9), (1e-3, 60.0)
+DT, PACKET_TIME, DURATION, TIMEOUT = (1e-6, 3600.0), (1e-6, 10.0), (1e-3, 1e9), (1e-3, 60.0)
 BAUD = (50, 4_000_000)
 _WHOLE = re.compile(r"[+-]?[0-9]{1,12}")
 _ARM = re.compile(r"[A-Za-z0-9_-]{1,64}")

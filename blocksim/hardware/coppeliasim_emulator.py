@@ -67,7 +67,7 @@ _PARAM_NAMES = {v: k for k, v in CONSTANTS.items()}
 #: depth and items of one request
 MAX_BYTES, MAX_DEPTH, MAX_ITEMS = 4 * 2**20, 16, 100_000
 #: the scenes the emulator builds: joints of the arm, time step [s]
-NJOINTS, DT = (1, 64), (1e-6, 10.0)
+NJOINTS, DT = (1, 64), (1e-6, 3600.0)
 #: the most steps a request makes a freely running simulation catch up with the wall clock
 MAX_CATCH_UP = 10_000
 #: an arm's name (its joints are ``<arm>_joint<k>``)
