@@ -15,6 +15,7 @@ import contextlib
 import math
 import os
 import re
+import sys
 import time
 import weakref
 from collections.abc import Iterator
@@ -272,6 +273,24 @@ def _typing_errors(plan: Plan) -> Iterator[None]:
                            f"follows:\n{text}") from None
 
 
+def _raise_marked(plan: Plan, prep: Prepared, marks: tuple[np.ndarray, np.ndarray] | None,
+                  exc: BaseException | None = None) -> None:
+    """Raise the exception of a fused run's kernel as a BlockRuntimeError naming the block
+    and the time that the run marked before calling it (nothing when there is no mark)."""
+    if marks is None or prep.wiring is not None:
+        return
+    pv, pi = marks
+    k = int(pi[prep.layout.ni]) if pi.size > prep.layout.ni else -1
+    if not 0 <= k < len(plan.entries):
+        return
+    e, t = plan.entries[k], float(pv[prep.layout.nv])
+    raised = sys.exc_info()[1] if exc is None else exc
+    text = " ".join(str(a) for a in getattr(raised, "args", ())) or type(raised).__name__
+    raise BlockRuntimeError(f"block '{e.name}' ({e.kind}): its compiled kernel raised "
+                            f"{type(raised).__name__}: {text} at t={t:.6g} s", block=e.name,
+                            time=t) from None
+
+
 def kernel_result_problems(plan: Plan, only: str | None = None) -> list[str]:
     """Each block whose compiled ``output``/``deriv``/``update`` kernel, called once from
     Python at t = 0 (its initial state, zero inputs of its ports' shapes), returns another
@@ -311,17 +330,23 @@ def kernel_result_problems(plan: Plan, only: str | None = None) -> list[str]:
 
 
 @contextlib.contextmanager
-def _entry_errors(plan: Plan, prep: Prepared) -> Iterator[None]:
-    """A block entry that failed (its kernel raised, on the wired tier) as a
-    BlockRuntimeError naming the block."""
+def _entry_errors(plan: Plan, prep: Prepared,
+                  marks: tuple[np.ndarray, np.ndarray] | None = None) -> Iterator[None]:
+    """A block entry that failed (its kernel raised) as a BlockRuntimeError naming the block
+    and the time: on the wired tier from the entry's failure code, on the fused tier from
+    ``marks`` (the run's ``pv``, ``pi``: where the run was, in their last slots)."""
     try:
         yield
     except IndexError:  # the fused tier: a kernel's result indexed past its end?
         problems = kernel_result_problems(plan)
-        if not problems:
-            raise
-        name = problems[0].split("'")[1]
-        raise BlockRuntimeError(problems[0], block=name, time=0.0) from None
+        if problems:
+            name = problems[0].split("'")[1]
+            raise BlockRuntimeError(problems[0], block=name, time=0.0) from None
+        _raise_marked(plan, prep, marks)
+        raise
+    except (ValueError, ArithmeticError, AssertionError, KeyError) as exc:
+        _raise_marked(plan, prep, marks, exc)
+        raise
     except RuntimeError as exc:
         if prep.wiring is None or not exc.args or exc.args[0] != ENTRY_FAILED:
             raise
@@ -394,16 +419,16 @@ def run_compiled(plan: Plan, config: RunConfig, stats: dict[str, Any]) -> SimRes
     loop = module.run_fixed if _lean(program, config) else module.run
     if prep.tier == "wired":  # compiled in the background meanwhile (blocksim run)?
         prewarm.wait(METHODS[config.solver], "run_fixed" if _lean(program, config) else "run")
-    with watch, _typing_errors(plan), _entry_errors(plan, prep):
+    with watch, _typing_errors(plan), _entry_errors(plan, prep, (pv, pi)):
         loop(*args, _first(sched), opts._replace(cap=2))
     stats.update(_compile_stats(watch, time.perf_counter() - t0, prep))
     t1 = time.perf_counter()
     while True:
         if dt and T / dt <= IN_PLACE_STEPS:  # short: Ctrl-C waits for its end
-            with _entry_errors(plan, prep):
+            with _entry_errors(plan, prep, (pv, pi)):
                 nrec, t_rec, x_rec, s_rec, counters, status = loop(*args, sched, opts)
         else:
-            with _entry_errors(plan, prep):
+            with _entry_errors(plan, prep, (pv, pi)):
                 (nrec, t_rec, x_rec, s_rec, counters, status), _ = interruptible(
                     lambda o=opts: loop(*args, sched, o), opts.interrupt)
         if status != Status.FULL:  # cap holds every row (the lean loop never grows it)

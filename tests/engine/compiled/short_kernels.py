@@ -12,3 +12,15 @@ def two_output(t, x, params):
 @njit(cache=True)
 def two_deriv_short(t, x, params):
     return (1.0,)
+
+
+@njit(cache=True)
+def raising_output(t, x, params):
+    if t >= params[0]:
+        raise ValueError("the input left its range", t)
+    return x[0]
+
+
+@njit(cache=True)
+def raising_deriv(t, x, params):
+    return (1.0,)

@@ -173,3 +173,36 @@ def test_a_kernel_returning_too_few_values_is_named_like_the_interpreted_dry_run
                        match=r"block 'b' \(Two\): its compiled deriv kernel returned 1 values "
                              r"for 2 states"):
         simulate(d, 0.1, "rk4", dt=0.01, backend="compiled", fuse=fuse)
+
+
+@pytest.mark.parametrize("fuse", [False, True])
+def test_a_kernel_that_raises_is_named_with_its_block_and_time_on_both_tiers(fuse):
+    from blocksim import Block
+    from blocksim.engine.compiled.kernels import Kernels
+    from blocksim.engine.errors import BlockRuntimeError
+
+    from .short_kernels import raising_deriv, raising_output
+
+    class Fragile(Block):
+        outputs = ("y",)
+
+        def __init__(self):
+            super().__init__()
+            self.x0 = np.zeros(1)
+
+        def output(self, t, x, u):
+            return (x[0],)
+
+        def deriv(self, t, x, u):
+            return [1.0]
+
+        def kernels(self):
+            return Kernels(params=(0.05,), output=raising_output, deriv=raising_deriv)
+
+    d = Diagram("fragile")
+    d.add(Fragile(), name="glass")
+    with pytest.raises(BlockRuntimeError, match=r"block 'glass' \(Fragile\)") as info:
+        simulate(d, 0.1, "rk4", dt=0.01, backend="compiled", fuse=fuse)
+    assert info.value.block == "glass" and 0.04 <= info.value.time <= 0.06
+    if fuse:  # the fused tier shows the kernel's own message
+        assert "the input left its range" in str(info.value)
