@@ -32,6 +32,8 @@ ON_STOP = ("relax", "hold")
 class _ArbotixBlock(HardwareBlock):
     """Parameters and session shared by the Arbotix blocks."""
 
+    session_kind = "serial"
+
     def _init_arbotix(
         self,
         port: Any,

@@ -88,6 +88,8 @@ class HardwareBlock(Block):
     """
 
     _session: Session | None = None
+    #: the kind of session log this block records and replays (None: any)
+    session_kind: str | None = None
 
     def _init_common(self, clock: Any, record: Any, replay: Any, overrun: Any) -> None:
         cls = type(self).__name__
@@ -114,6 +116,11 @@ class HardwareBlock(Block):
             raise BlockParameterError(f"{cls}: {exc}") from None
         if self.replay is not None and not self.replay.is_file():
             raise BlockParameterError(f"{cls}: parameter 'replay': no such file {str(replay)!r}")
+        if self.replay is not None:  # read now (bounded): a bad log is a bad parameter
+            try:
+                SessionLog.load(self.replay, kind=self.session_kind)
+            except ValueError as exc:
+                raise BlockParameterError(f"{cls}: parameter 'replay': {exc}") from None
         if overrun is not None and overrun not in OVERRUN_POLICIES:
             raise BlockParameterError(
                 f"{cls}: parameter 'overrun' must be one of "

@@ -72,6 +72,8 @@ def _release_emulator(run: Any) -> None:
 class _VrepBlock(HardwareBlock):
     """Connection parameters and session of the V-REP blocks."""
 
+    session_kind = "coppeliasim"
+
     def _init_vrep(
         self, host: Any, port: Any, clock: Any, timeout: Any, record: Any, replay: Any, overrun: Any
     ) -> None:

@@ -141,6 +141,9 @@ FILES: dict[str, object] = {
     "read_absolute_replay": arm({"port": None, "replay": "/etc/passwd"}),
     "read_traversal_replay": arm({"port": None, "replay": UP + "etc/passwd"}),
     "read_device_replay": arm({"port": None, "replay": UP + "dev/zero"}),
+    "read_binary_replay": arm({"port": None, "replay": "sessions/binary.json"}),
+    "read_deep_replay": arm({"port": None, "replay": "sessions/deep.json"}),
+    "read_folder_replay": arm({"port": None, "replay": "sessions"}),
     "read_absolute_map": planner_map("/etc/passwd"),
     "read_traversal_map": planner_map(UP + "etc/passwd.npy"),
     "read_home_map": planner_map("~/map.png"),
@@ -256,6 +259,10 @@ def main() -> None:
         (HERE / f"{name}.json").write_text(text, encoding="utf-8")
     for name, data in RAW.items():
         (HERE / f"{name}.json").write_bytes(data)
+    sessions = HERE / "sessions"  # hardware session logs a replay reads
+    sessions.mkdir(exist_ok=True)
+    (sessions / "binary.json").write_bytes(bytes(range(256)))
+    (sessions / "deep.json").write_text("[" * 200_000 + "]" * 200_000)
     fan = HERE / "fanout"
     fan.mkdir(exist_ok=True)
     for level in range(1, 8):
