@@ -228,7 +228,8 @@ def plot_scope(t: Any, signals: Sequence[Any], labels: Sequence[str] | None = No
 
 def plot_xy(x: Any, y: Any, *, xlabel: str = "x", ylabel: str = "y", title: str | None = None,
             grid: bool = True, equal: bool = False, figsize: tuple[float, float] | None = None,
-            show: bool = False, fig: Figure | None = None) -> Figure:
+            show: bool = False, fig: Figure | None = None, marks: Any = None,
+            line: Any = None) -> Figure:
     """Plot ``y`` against ``x`` (an XY graph): one line through the points in time order.
 
     Parameters
@@ -249,11 +250,17 @@ def plot_xy(x: Any, y: Any, *, xlabel: str = "x", ylabel: str = "y", title: str 
         Create the figure through pyplot (for display).
     fig : Figure, optional
         An empty figure to draw into instead of creating one.
+    marks : array_like, shape (K, 2) or (K, 3), optional
+        Fixed points to mark (a goal, waypoints) in the units of x and y; a third column is
+        a heading [rad], drawn as an arrow.
+    line : (a, b, c), optional
+        A reference line ``a x + b y + c = 0`` drawn across the axes (dashed).
 
     Returns
     -------
     matplotlib.figure.Figure
-        With one axes holding one line.
+        With one axes holding the path (its start marked ``o``), the marks (``x``) and the
+        line.
     """
     xx = np.asarray(x, dtype=float).reshape(-1)
     yy = np.asarray(y, dtype=float).reshape(-1)
@@ -264,6 +271,29 @@ def plot_xy(x: Any, y: Any, *, xlabel: str = "x", ylabel: str = "y", title: str 
         fig = new_figure(figsize or (6.0, 5.0), show=show)
     ax = fig.subplots()
     ax.plot(xx, yy, label=f"{ylabel} vs {xlabel}")
+    if xx.size:
+        ax.plot(xx[:1], yy[:1], "o", color="C0", label="start")
+    if marks is not None:
+        m = np.asarray(marks, dtype=float).reshape(-1, np.shape(marks)[-1])
+        ax.plot(m[:, 0], m[:, 1], "x", color="C3", markersize=10, mew=2, label="goal")
+        if m.shape[1] >= 3:
+            span = max(np.ptp(np.r_[xx, m[:, 0]]), np.ptp(np.r_[yy, m[:, 1]]), 1e-9)
+            for px, py, th in m[:, :3]:
+                tip = (px + 0.1 * span * np.cos(th), py + 0.1 * span * np.sin(th))
+                ax.annotate("", xy=tip, xytext=(px, py), annotation_clip=False,
+                            arrowprops={"arrowstyle": "-|>", "color": "C3", "lw": 1.5})
+                ax.update_datalim([tip])
+            ax.autoscale_view()
+    if line is not None:
+        a, b, c = (float(v) for v in line)
+        lo, hi = (np.min(xx), np.max(xx)) if xx.size else (0.0, 1.0)
+        ylo, yhi = (np.min(yy), np.max(yy)) if yy.size else (0.0, 1.0)
+        if abs(b) > abs(a):  # y = -(a x + c) / b
+            gx = np.array([lo, hi])
+            ax.plot(gx, -(a * gx + c) / b, "--", color="0.4", label="line")
+        elif a != 0:  # x = -(b y + c) / a
+            gy = np.array([ylo, yhi])
+            ax.plot(-(b * gy + c) / a, gy, "--", color="0.4", label="line")
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     if equal:

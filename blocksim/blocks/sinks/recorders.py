@@ -129,6 +129,35 @@ def _check_elements(cls: str, elements: Any, n: int) -> list[list[str] | None] |
     return out
 
 
+def _check_marks(cls: str, marks: Any) -> np.ndarray | None:
+    """Points (K, 2) or poses (K, 3) to mark, finite; a single point may be given flat."""
+    if marks is None:
+        return None
+    try:
+        m = np.array(marks, dtype=float)
+    except (TypeError, ValueError):
+        m = np.full((1, 1), np.nan)
+    if m.ndim == 1:
+        m = m.reshape(1, -1)
+    if m.ndim != 2 or m.shape[1] not in (2, 3) or not np.all(np.isfinite(m)):
+        raise _bad(cls, "marks", "points (x, y) or poses (x, y, theta), one or a list",
+                   marks)
+    return m
+
+
+def _check_line(cls: str, line: Any) -> tuple[float, float, float] | None:
+    """A line (a, b, c): a x + b y + c = 0, with a or b non-zero."""
+    if line is None:
+        return None
+    try:
+        a, b, c = (float(v) for v in line)
+    except (TypeError, ValueError):
+        raise _bad(cls, "line", "(a, b, c) for the line a x + b y + c = 0", line) from None
+    if not (np.isfinite([a, b, c]).all() and (a != 0 or b != 0)):
+        raise _bad(cls, "line", "(a, b, c), finite, with a or b non-zero", line)
+    return (a, b, c)
+
+
 def _check_figsize(cls: str, figsize: Any) -> tuple[float, float] | None:
     if figsize is None:
         return None
@@ -389,6 +418,11 @@ class XYGraph(_Sink):
         Figure size [inch]; default (6, 5).
     dpi : float, optional
         Resolution of the saved file [dots per inch].
+    marks : array_like, shape (K, 2) or (K, 3), optional
+        Fixed points to mark, e.g. a vehicle's goal ``(x, y)`` or pose ``(x, y, theta)``
+        [units of x and y, rad]; a heading is drawn as an arrow.
+    line : (a, b, c), optional
+        A reference line ``a x + b y + c = 0`` to draw (e.g. the line a driver follows).
 
     Inputs
     ------
@@ -407,9 +441,11 @@ class XYGraph(_Sink):
     def __init__(self, *, labels: Sequence[str] | None = None, title: str | None = None,
                  file: FileArg = None, show: bool = False, grid: bool = True,
                  equal: bool = False, figsize: tuple[float, float] | None = None,
-                 dpi: float | None = None):
+                 dpi: float | None = None, marks: Any = None, line: Any = None):
         cls = type(self).__name__
         self.labels = _check_strings(cls, "labels", labels, 2, ["x", "y"])
+        self.marks = _check_marks(cls, marks)
+        self.line = _check_line(cls, line)
         self.title = _check_optional_str(cls, "title", title)
         self._file = _check_file(cls, file, FIGURE_SUFFIXES, "figure")
         self.show = _check_bool(cls, "show", show)
@@ -433,7 +469,8 @@ class XYGraph(_Sink):
         title = self._title(self.title, result)
         draw = functools.partial(plot_xy, x, y, xlabel=self.labels[0], ylabel=self.labels[1],
                                  title=title, grid=self.grid, equal=self.equal,
-                                 figsize=self.figsize, show=self.show)  # pickles, as Scope's
+                                 figsize=self.figsize, show=self.show, marks=self.marks,
+                                 line=self.line)  # pickles, as Scope's
         self._store(result, draw, self.show, self.dpi)
 
 

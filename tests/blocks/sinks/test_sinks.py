@@ -477,3 +477,25 @@ def test_scope_names_the_elements_of_a_vector_input_and_keeps_legends_off_the_cu
     assert ax1.get_legend() is None and "(40 elements)" in ax1.get_ylabel()
     with pytest.raises(BlockParameterError, match="elements"):
         Scope(1, elements=[["x", "y"], ["z"]])
+
+
+def test_xygraph_marks_the_start_the_goal_and_a_reference_line():
+    from pathlib import Path
+
+    from blocksim import simulate
+    from blocksim.io import load
+
+    root = Path(__file__).parents[3] / "diagrams"
+    fig = simulate(load(root / "drive_to_pose.json").diagram, 5.0).figures["path"]
+    ax = fig.axes[0]
+    by_label = {ln.get_label(): ln for ln in ax.get_lines()}
+    assert by_label["goal"].get_xydata().tolist() == [[5.0, 5.0]]
+    assert by_label["start"].get_xydata()[0].tolist() == [1.0, 1.0]
+    assert len(ax.texts) == 1  # the goal's heading arrow
+    fig = simulate(load(root / "drive_along_line.json").diagram, 5.0).figures["path"]
+    (xs, ys), = [ln.get_data() for ln in fig.axes[0].get_lines() if ln.get_label() == "line"]
+    np.testing.assert_allclose(np.asarray(xs) - 2 * np.asarray(ys) + 4, 0, atol=1e-12)
+    with pytest.raises(BlockParameterError, match="marks"):
+        XYGraph(marks=[[1.0, 2.0, 3.0, 4.0]])
+    with pytest.raises(BlockParameterError, match="line"):
+        XYGraph(line=(0, 0, 1))
