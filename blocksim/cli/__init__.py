@@ -54,7 +54,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line ``argv`` (default ``sys.argv[1:]``); return the exit status
     (130 and one line on stderr after Ctrl-C)."""
     try:
-        from blocksim.cli.common import BAD_INPUT, CliError
+        from blocksim.cli.common import BAD_INPUT, CliError, plain_warnings
 
         p = parser()
         try:
@@ -68,7 +68,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         command_starts()  # Ctrl-C raises KeyboardInterrupt from here (partial results kept)
         try:
-            return int(args.command(args))
+            with plain_warnings():  # one line per warning, no quoted source line
+                return int(args.command(args))
         except CliError as exc:
             for line in exc.lines:
                 print(line, file=sys.stderr)

@@ -7,7 +7,9 @@ import math
 import re
 import sys
 import threading
-from collections.abc import Sequence
+import warnings
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -230,6 +232,16 @@ def output_path(path: str, what: str, suffixes: tuple[str, ...],
         raise CliError(BAD_INPUT, [str(exc)]) from None
 
 
+def on_terminal(file: TextIO | None = None) -> bool:
+    """Whether ``file`` (default: the current stderr) is a terminal: progress bars and
+    status lines are drawn there only (in a log, tqdm's redraws would be lines of garbage)."""
+    f = file if file is not None else sys.stderr
+    try:
+        return bool(f.isatty())
+    except (AttributeError, ValueError):  # no isatty, or closed
+        return False
+
+
 def keep_redrawing(bar: Any, seconds: float = 1.0) -> threading.Event:
     """Redraw the tqdm ``bar`` every ``seconds`` on a daemon thread until the returned event
     is set: tqdm redraws only on updates, so its elapsed time would stand still through a
@@ -242,3 +254,36 @@ def keep_redrawing(bar: Any, seconds: float = 1.0) -> threading.Event:
 
     threading.Thread(target=tick, daemon=True).start()
     return stop
+
+
+_PACKAGE = str(Path(__file__).resolve().parents[1])
+
+
+def format_warning(message: Warning | str, category: type[Warning], filename: str,
+                   lineno: int) -> str:
+    """A warning as one line for the command line: ``blocksim: warning: MESSAGE`` for
+    blocksim's own (issued from its package), ``warning: MESSAGE (Category, file:line)`` for
+    another library's or a user's block: never the source line Python would quote."""
+    text = " ".join(str(message).split())
+    if str(Path(filename).resolve()).startswith(_PACKAGE):
+        return f"blocksim: warning: {text}"
+    return f"warning: {text} ({category.__name__}, {Path(filename).name}:{lineno})"
+
+
+@contextmanager
+def plain_warnings(to: TextIO | None = None) -> Iterator[None]:
+    """While a command runs, print each warning as one line (:func:`format_warning`) on
+    ``to`` (default: the current stderr) instead of Python's two lines (file, line number,
+    category, then the quoted source line of the caller)."""
+    saved = warnings.showwarning
+
+    def show(message: Warning | str, category: type[Warning], filename: str, lineno: int,
+             file: TextIO | None = None, line: str | None = None) -> None:
+        print(format_warning(message, category, filename, lineno),
+              file=to or file or sys.stderr)
+
+    warnings.showwarning = show
+    try:
+        yield
+    finally:
+        warnings.showwarning = saved

@@ -25,6 +25,7 @@ from blocksim.cli.common import (
     fmt_value,
     keep_redrawing,
     load_file,
+    on_terminal,
     output_path,
     run_settings,
 )
@@ -115,8 +116,14 @@ class CompileStatus:
         self.file = file if file is not None else sys.stderr
         self.bar: Any = None
         self._stop: threading.Event | None = None
+        self.said: list[str] = []
 
     def __call__(self, message: str) -> None:
+        if not on_terminal(self.file):  # a log: each announcement once, as a plain line
+            if message not in self.said:
+                self.said.append(message)
+                print(message, file=self.file, flush=True)
+            return
         text = message.removeprefix("blocksim: ").rstrip(".")
         if self.bar is None:
             from tqdm import tqdm
@@ -216,7 +223,7 @@ def run(args: argparse.Namespace) -> int:
     with notice_status(not args.quiet):  # a cold dry run compiles the blocks' numerics
         _, config, plan = prepare(args)
     T = config.T
-    bar = Progress(T, not args.quiet)
+    bar = Progress(T, not args.quiet and on_terminal())  # a log gets no bar
     error: SimulationError | None = None
     interrupted: KeyboardInterrupt | None = None
     result: SimResult | None = None
@@ -256,6 +263,8 @@ def run(args: argparse.Namespace) -> int:
         summary(result, plan.name, T)
         for w in written:
             echo(f"wrote {w}")
+    elif result is not None and (note := overrun_note(result.stats)):
+        echo(f"{args.file}: {note}", sys.stderr)  # quiet, but a late run says so
     if error is None and result is not None and background.wanted(config, result.stats):
         proc = background.start(args, config)
         echo(f"blocksim: compiling the fused tier of this diagram in the background (pid "
@@ -322,7 +331,9 @@ def summary(result: SimResult, name: str, T: float) -> None:
     if rt:
         overruns = sum(c["overruns"] for c in rt["clocks"].values())
         echo(f"  real time x{rt['rate']:g}: max lateness {rt['max_lateness'] * 1e3:.2f} ms, "
-             f"{overruns} overrun{'s' if overruns != 1 else ''} (overrun={rt['overrun']!r})")
+             f"{_count(overruns, 'overrun')} (overrun={rt['overrun']!r})")
+    for line in hardware_lines(s):
+        echo(f"  {line}")
     if not len(result.t):
         return
     echo("final values:")
@@ -332,3 +343,42 @@ def summary(result: SimResult, name: str, T: float) -> None:
         echo(f"  {n:<{width}} = {fmt_value(result[n][-1])}")
     if len(names) > SUMMARY_SIGNALS:
         echo(f"  ... and {len(names) - SUMMARY_SIGNALS} more (save them with --out)")
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'s' if n != 1 else ''}"
+
+
+def hardware_lines(stats: dict[str, Any]) -> list[str]:
+    """One line per hardware block of the run (``stats["hardware"]``, written by
+    :class:`~blocksim.blocks.hardware.base.HardwareBlock`): its device, exchanges, their
+    median, 99th percentile and largest duration, overruns and skipped hits, its recording."""
+    lines = []
+    for name, h in (stats.get("hardware") or {}).items():
+        text = (f"hardware {name} ({h.get('device', '?')}): "
+                f"{_count(int(h.get('exchanges', 0)), 'exchange')}")
+        if h.get("exchanges"):
+            text += (f", median {h['median_exchange'] * 1e3:.3g} ms, 99th percentile "
+                     f"{h['p99_exchange'] * 1e3:.3g} ms, max {h['max_exchange'] * 1e3:.3g} ms")
+        text += (f", {_count(int(h.get('overruns', 0)), 'overrun')}, "
+                 f"{int(h.get('skipped', 0))} skipped")
+        if h.get("record"):
+            text += f", recorded to {h['record']}"
+        lines.append(text)
+    return lines
+
+
+def overrun_note(stats: dict[str, Any]) -> str | None:
+    """One line saying how many real-time overruns a run had (the pacer's clocks and the
+    hardware blocks'), or None when it had none: ``--quiet`` still prints it."""
+    rt = stats.get("realtime") or {}
+    paced = sum(int(c["overruns"]) for c in rt.get("clocks", {}).values())
+    hw = {name: int(h.get("overruns", 0)) for name, h in (stats.get("hardware") or {}).items()}
+    if not paced and not any(hw.values()):
+        return None
+    parts = [f"{_count(paced, 'real-time overrun')}"]
+    if rt:
+        parts[0] += (f" (max lateness {rt['max_lateness'] * 1e3:.3g} ms, "
+                     f"overrun={rt.get('overrun')!r})")
+    parts += [f"{name}: {_count(n, 'overrun')}" for name, n in hw.items() if n]
+    return "; ".join(parts)

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from blocksim.cli.common import FAILED, OK, CliError, echo, keep_redrawing
+from blocksim.cli.common import FAILED, OK, CliError, echo, keep_redrawing, on_terminal
 from blocksim.engine.block import Block
 from blocksim.engine.errors import suggest
 
@@ -501,7 +501,7 @@ def run_warmup(args: argparse.Namespace) -> int:
     from blocksim.engine.compiled import compile_watch
 
     bar: Any = None
-    if not args.quiet:
+    if not args.quiet and on_terminal():  # a log gets the summary only
         from tqdm import tqdm
 
         bar = tqdm(total=1, file=sys.stderr, unit="step", desc="warmup: compiling")

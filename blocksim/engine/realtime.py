@@ -125,7 +125,7 @@ class Pacer:
 
     def _overrun(self, key: str, t: float, late: float, period: float) -> None:
         what = (f"real-time overrun on {key} at t={t:.6g} s: the hit's work ended "
-                f"{late * 1e3:.1f} ms late (period {period * 1e3:.1f} ms of wall time at "
+                f"{late * 1e3:.3g} ms late (period {period * 1e3:.3g} ms of wall time at "
                 f"realtime={self.rate:g})")
         if self.policy == "abort":
             raise OverrunError(f"{what}; overrun='abort' stops the run", clock=key,
