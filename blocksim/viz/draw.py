@@ -185,9 +185,7 @@ def draw_diagram(diagram: Diagram | Plan, file: str | os.PathLike[str] | None = 
     if file is not None and dpi is not None:  # before the layout's work
         check_raster((0.0, 0.0), dpi, Path(file).name)
     lay = diagram_layout(diagram)
-    ys = [b[1] for b in lay.boxes.values()] + [b[1] + b[3] for b in lay.boxes.values()]
-    router = _Router(lay, top=max(ys), bottom=min(ys))
-    routes = [(edge, router.route(edge)) for edge in lay.edges]
+    routes = route_wires(lay)
     pts = [(b[0], b[1]) for b in lay.boxes.values()] + [
         (b[0] + b[2], b[1] + b[3] + 0.5) for b in lay.boxes.values()] + [
         pt for _, path in routes for pt in path]
@@ -204,7 +202,8 @@ def draw_diagram(diagram: Diagram | Plan, file: str | os.PathLike[str] | None = 
     for edge, path in routes:
         color = "tab:red" if edge.feedback else "black"
         ax.plot([p[0] for p in path[:-1]] + [path[-1][0] - 0.12],
-                [p[1] for p in path[:-1]] + [path[-1][1]], color=color, linewidth=0.9)
+                [p[1] for p in path[:-1]] + [path[-1][1]], color=color, linewidth=0.9,
+                label=f"{edge.src}.{edge.src_port} -> {edge.dst}.{edge.dst_port}")
         ax.annotate("", xy=path[-1], xytext=(path[-1][0] - 0.15, path[-1][1]),
                     arrowprops={"arrowstyle": "-|>", "color": color, "lw": 0.9})
     ax.set_xlim(x0, x1)
@@ -263,33 +262,85 @@ def _draw_boxes(ax: Any, lay: Layout) -> None:
         ax.text(x + w / 2, y + h / 2 - 0.2, e.kind, ha="center", va="center", fontsize=7,
                 color="0.35")
         ins, outs = e.block.inputs, e.block.outputs
+        signs = _input_signs(e.block)
         for k, p in enumerate(ins):
             ax.text(x + 0.05, _port_y(box, k, len(ins)), p.name, fontsize=6, va="center",
                     ha="left", color="0.3")
+            if signs is not None:
+                ax.text(x + 0.3, _port_y(box, k, len(ins)), signs[k], fontsize=9,
+                        va="center", ha="left", weight="bold", gid=f"sign {n}.{p.name}")
         for k, p in enumerate(outs):
             ax.text(x + w - 0.05, _port_y(box, k, len(outs)), p.name, fontsize=6,
                     va="center", ha="right", color="0.3")
 
 
+#: how the sign of a Sum's input is drawn
+SIGNS = {"+": "+", "-": "\u2212"}
+
+
+def _input_signs(block: Any) -> list[str] | None:
+    """The sign drawn at each input of a Sum (``"+"`` or ``"\u2212"``), None for other blocks."""
+    from blocksim.blocks.math.arithmetic import Sum
+
+    ops = getattr(block, "_ops", None)
+    if not isinstance(block, Sum) or not isinstance(ops, str) or len(ops) != len(block.inputs):
+        return None
+    return [SIGNS[c] for c in ops]
+
+
 class _Router:
-    """Orthogonal wire paths: vertical runs only in the gaps between columns (one lane per
-    source in each gap), long forward wires that would cross a box over the top, feedback
-    wires under the bottom (one channel per source)."""
+    """Orthogonal wire paths: vertical runs only in the gaps between columns, long forward wires
+    that would cross a box over the top, feedback wires under the bottom.
+
+    Each signal (a source block's output port) has its own vertical lane in each gap it runs
+    through and its own top or bottom channel, so wires of different signals never share a
+    segment (the wires of one signal share their trunk). Routing is done twice: the first pass
+    finds which signals need a lane in which gap; the lanes of a gap are then spread over its
+    width (never wrapped onto each other) and ordered so that a wire entering a port at the
+    height where another signal's wire leaves its source runs its lane to the right of that
+    one (their horizontal runs would otherwise overlap); the second pass gives the paths.
+    """
 
     def __init__(self, lay: Layout, top: float, bottom: float):
         self.lay = lay
-        self.lanes: dict[tuple[int, str], int] = {}
-        self.channels: dict[tuple[str, str], float] = {}
+        self.lanes: dict[int, list[tuple[str, str]]] = {}
+        self.slot: dict[tuple[int, tuple[str, str]], int] = {}
+        self.channels: dict[tuple[str, tuple[str, str]], float] = {}
         self.top, self.bottom = top, bottom
         self.high, self.low = top, bottom
+        # per gap: (signal, y) of horizontal runs attached to its left (leaving a source)
+        # and to its right (entering a port)
+        self.left: dict[int, list[tuple[tuple[str, str], float]]] = {}
+        self.right: dict[int, list[tuple[tuple[str, str], float]]] = {}
 
-    def lane(self, column: int, src: str) -> float:
-        """x of the vertical run of ``src``'s wires in the gap left of ``column``."""
-        k = self.lanes.setdefault((column, src), sum(1 for c, _ in self.lanes if c == column))
-        return column * COLUMN - 0.25 - 0.14 * (k % 9)
+    def lane(self, column: int, sig: tuple[str, str]) -> float:
+        """x of the vertical run of signal ``sig`` in the gap left of ``column``."""
+        names = self.lanes.setdefault(column, [])
+        if sig not in names:
+            names.append(sig)
+        k = self.slot.get((column, sig), names.index(sig))
+        n = len(names)
+        step = 0.14 if column == 0 or n < 2 else min(0.14, (COLUMN - BOX_WIDTH - 0.4) / (n - 1))
+        return column * COLUMN - 0.25 - step * k
 
-    def channel(self, where: str, src: str) -> float:
-        key = (where, src)
+    def settle(self) -> None:
+        """Order the lanes of each gap (after the first pass): a signal entering a port at the
+        height another signal leaves at gets the lane right of it."""
+        for column, names in self.lanes.items():
+            order = nx.DiGraph()
+            order.add_nodes_from(names)
+            for sin, yin in self.right.get(column, ()):
+                for sout, yout in self.left.get(column, ()):
+                    if sin != sout and abs(yin - yout) < 0.05 and \
+                            not nx.has_path(order, sout, sin):
+                        order.add_edge(sin, sout)  # sin to the right: a smaller slot
+            pos = {n: k for k, n in enumerate(names)}
+            ranked = nx.lexicographical_topological_sort(order, key=pos.__getitem__)
+            for k, sig in enumerate(ranked):
+                self.slot[(column, sig)] = k
+
+    def channel(self, where: str, sig: tuple[str, str]) -> float:
+        key = (where, sig)
         if key not in self.channels:
             k = sum(1 for w, _ in self.channels if w == where)
             if where == "top":
@@ -316,12 +367,29 @@ class _Router:
         x0, y0 = sb[0] + sb[2], _port_y(sb, souts.index(edge.src_port), len(souts))
         x1, y1 = db[0], _port_y(db, dins.index(edge.dst_port), len(dins))
         r0, r1 = lay.rank[edge.src], lay.rank[edge.dst]
+        sig = (edge.src, edge.src_port)
+        self.right.setdefault(r1, []).append((sig, y1))
         if not edge.feedback and (r1 == r0 + 1 or self.clear(y0, r0, r1)):
-            xl = self.lane(r1, edge.src)
+            self.left.setdefault(r1, []).append((sig, y0))
+            xl = self.lane(r1, sig)
             return [(x0, y0), (xl, y0), (xl, y1), (x1, y1)]
-        xa, xb = self.lane(r0 + 1, edge.src), self.lane(r1, edge.src)
-        yc = self.channel("bottom" if edge.feedback else "top", edge.src)
+        self.left.setdefault(r0 + 1, []).append((sig, y0))
+        xa, xb = self.lane(r0 + 1, sig), self.lane(r1, sig)
+        yc = self.channel("bottom" if edge.feedback else "top", sig)
         return [(x0, y0), (xa, y0), (xa, yc), (xb, yc), (xb, y1), (x1, y1)]
+
+
+def route_wires(lay: Layout) -> list[tuple[Edge, list[tuple[float, float]]]]:
+    """The path of every wire of ``lay``: ``(edge, [(x, y), ...])`` in drawing units, from the
+    source port to the destination port (orthogonal; see :class:`_Router`)."""
+    ys = [b[1] for b in lay.boxes.values()] + [b[1] + b[3] for b in lay.boxes.values()]
+    router = _Router(lay, top=max(ys, default=0.0), bottom=min(ys, default=0.0))
+    for edge in lay.edges:  # first pass: which signal needs a lane where
+        router.route(edge)
+    router.settle()
+    router.left.clear()
+    router.right.clear()
+    return [(edge, router.route(edge)) for edge in lay.edges]
 
 
 def describe_layout(lay: Layout) -> str:
