@@ -6,8 +6,14 @@ It speaks CoppeliaSim's protocol: a ZMQ ``REP`` socket; each request is a CBOR m
 ``coppeliasim-zmqremoteapi-client`` package's ``RemoteAPIClient`` talks to it as to CoppeliaSim
 (``client.require("sim")`` included). The functions served are the subset of CoppeliaSim's
 ``sim`` API the blocks use (objects, poses, joints, vision sensors, simulation control and
-stepping, parameters, signals); any other raises an error naming it. The scene is
-:class:`~blocksim.hardware.coppeliasim_scene.Scene`.
+stepping, parameters, signals, dummies and the log); any other raises an error naming it.
+The scene is :class:`~blocksim.hardware.coppeliasim_scene.Scene` (its arm the zoo's IRB 140
+kinematic chain), its object paths and aliases
+:mod:`~blocksim.hardware.coppeliasim_paths` (``sim.getObject`` takes the options ``index``,
+``proxy`` and ``noError``, or before 4.3 the arguments ``index, proxy, options``). Arguments
+are checked against each function's signature first
+(:func:`~blocksim.hardware.coppeliasim_arguments.check`), and errors are worded as
+CoppeliaSim's (``sim.getObject: argument 1 is not a string``), never as Python's.
 
 Simulation time: in stepping mode (``sim.setStepping(True)``) it advances one step per
 ``sim.step()``; otherwise, while running, it follows the wall clock (at most
@@ -34,8 +40,11 @@ from typing import Any
 
 import numpy as np
 
+from blocksim.hardware.coppeliasim_arguments import SimError, check, is_int
 from blocksim.hardware.coppeliasim_models import SceneFunctions
-from blocksim.hardware.coppeliasim_scene import Scene, euler_xyz, rot_xyz
+from blocksim.hardware.coppeliasim_paths import alias
+from blocksim.hardware.coppeliasim_poses import PoseFunctions
+from blocksim.hardware.coppeliasim_scene import Scene
 from blocksim.hardware.coppeliasim_wire import WireError, decode, printable
 
 __all__ = ["CONSTANTS", "CoppeliaSimEmulator"]
@@ -58,6 +67,15 @@ CONSTANTS = {
     "handle_all": -2,
     "jointintparam_motor_enabled": 2000,
     "jointintparam_ctrl_enabled": 2001,
+    "verbosity_none": 100,
+    "verbosity_errors": 200,
+    "verbosity_warnings": 300,
+    "verbosity_loadinfos": 400,
+    "verbosity_scripterrors": 420,
+    "verbosity_scriptwarnings": 430,
+    "verbosity_scriptinfos": 450,
+    "verbosity_infos": 500,
+    "verbosity_debug": 600,
 }
 VERSION = 40700  # CoppeliaSim 4.7.0
 #: how many of the last calls (packets, for the Arbotix emulator) are kept for inspection
@@ -72,13 +90,6 @@ NJOINTS, DT = (1, 64), (1e-6, 3600.0)
 MAX_CATCH_UP = 10_000
 #: an arm's name (its joints are ``<arm>_joint<k>``)
 ARM_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
-
-
-def _vec(v: Any, n: int, what: str) -> np.ndarray:
-    a = np.asarray(v, dtype=float).reshape(-1)
-    if a.shape != (n,):
-        raise ValueError(f"{what}: expected {n} numbers, got {v!r}")
-    return a
 
 
 def _frozen(v: Any) -> Any:
@@ -116,11 +127,7 @@ def _error(msg: str) -> dict[str, Any]:
     return {"success": False, "err": msg, "error": msg}
 
 
-def _matrix12(T: np.ndarray) -> list[float]:
-    return [float(x) for x in T[:3, :].reshape(-1)]
-
-
-class CoppeliaSimEmulator(SceneFunctions):
+class CoppeliaSimEmulator(SceneFunctions, PoseFunctions):
     """An emulated CoppeliaSim remote-API server on ``tcp://host:port``.
 
     Parameters
@@ -158,6 +165,7 @@ class CoppeliaSimEmulator(SceneFunctions):
         #: bound; tuples of numbers leave the garbage collector's full passes short)
         self.requests: list[tuple[str, list[Any]]] = []
         self.connections = 0  #: clients connected now (from the socket's monitor)
+        self.log: list[tuple[int, str]] = []  #: ``sim.addLog`` messages (verbosity, text)
         self._faults: list[tuple[str, float]] = []
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
@@ -320,15 +328,21 @@ class CoppeliaSimEmulator(SceneFunctions):
                 del self.requests[:-KEEP]
             try:
                 ret = self._call(func, args)
-            except Exception as exc:  # every error goes back to the client
+            except (SimError, KeyError, ValueError, RuntimeError, OSError) as exc:
+                # our own messages: worded for the client
                 text = str(exc.args[0] if isinstance(exc, KeyError) and exc.args else exc)
                 msg = f"{printable(text, 500)} (in function '{printable(func, 100)}')"
+                return _error(msg), fault
+            except Exception:  # anything else: no Python internals go back to the client
+                name = printable(func, 100)
+                msg = f"{name}: invalid arguments (in function '{name}')"
                 return _error(msg), fault
             return {"success": True, "ret": ret}, fault
 
     def _call(self, func: str, args: list[Any]) -> list[Any]:
         fn = self._funcs.get(func[4:]) if func.startswith("sim.") else None
         if fn is not None:  # the common case first
+            args = check(func, fn, args)
             if self.scene.state == "running" and not self.scene.stepping:
                 self._follow_wall_clock()
             out = fn(*args)
@@ -357,52 +371,38 @@ class CoppeliaSimEmulator(SceneFunctions):
             self._steps_done += 1
 
     # ---------------------------------------------------------------- the sim API
-    def sim_getObject(self, path: str, options: Any = None) -> int:
-        return self.scene.handle(str(path))
+    def sim_getObject(self, path: str, options: Any = None, proxy: int = -1, flags: int = 0) -> int:
+        """The handle of the object at ``path``: ``options`` a map of ``index`` (the n-th
+        object the path designates), ``proxy`` (the object a relative path starts from) and
+        ``noError`` (-1 instead of an error when there is none); or, as before 4.3, the
+        arguments ``index, proxy, options`` (bit 0: no error)."""
+        index, no_error = -1, bool(int(flags) & 1)
+        if options is None:
+            pass
+        elif isinstance(options, dict):
+            index = options.get("index", -1)
+            proxy = options.get("proxy", -1)
+            no_error = options.get("noError", False)
+            for key, ok in (("index", is_int(index)), ("proxy", is_int(proxy))):
+                if not ok:
+                    raise SimError(f"sim.getObject: option '{key}' is not an integer")
+            if not isinstance(no_error, bool):
+                raise SimError("sim.getObject: option 'noError' is not a boolean")
+        elif is_int(options):
+            index = options
+        else:
+            raise SimError("sim.getObject: argument 2 is not a map")
+        try:
+            return self.scene.handle(path, int(index), int(proxy))
+        except KeyError:
+            if no_error:
+                return -1
+            raise
 
     def sim_getObjectAlias(self, h: int, options: int = -1) -> str:
-        return self.scene.get(h).name
-
-    def _pose_args(self, h: int, a: Any, b: Any, n: int, what: str) -> tuple[int, np.ndarray]:
-        """(relative_to, value) of a setter called as (h, value, rel) or, before 4.6,
-        (h, rel, value)."""
-        if isinstance(a, (int, float)) and not isinstance(a, bool) and np.ndim(b) == 1:
-            return int(a), _vec(b, n, what)
-        return (-1 if b is None else int(b)), _vec(a, n, what)
-
-    def _relative(self, h: int, rel: int) -> np.ndarray:
-        return np.linalg.inv(self.scene.world(rel)) @ self.scene.world(h)
-
-    def _set_relative(self, h: int, rel: int, T: np.ndarray) -> None:
-        obj = self.scene.get(h)
-        obj.pose = self.scene.world(rel) @ T
-
-    def sim_getObjectPosition(self, h: int, rel: int = -1) -> list[float]:
-        return [float(x) for x in self._relative(h, rel)[:3, 3]]
-
-    def sim_setObjectPosition(self, h: int, a: Any, b: Any = None) -> None:
-        rel, p = self._pose_args(h, a, b, 3, "sim.setObjectPosition")
-        T = self._relative(h, rel)
-        T[:3, 3] = p
-        self._set_relative(h, rel, T)
-
-    def sim_getObjectOrientation(self, h: int, rel: int = -1) -> list[float]:
-        return euler_xyz(self._relative(h, rel)[:3, :3])
-
-    def sim_setObjectOrientation(self, h: int, a: Any, b: Any = None) -> None:
-        rel, e = self._pose_args(h, a, b, 3, "sim.setObjectOrientation")
-        T = self._relative(h, rel)
-        T[:3, :3] = rot_xyz(*e)
-        self._set_relative(h, rel, T)
-
-    def sim_getObjectMatrix(self, h: int, rel: int = -1) -> list[float]:
-        return _matrix12(self._relative(h, rel))
-
-    def sim_setObjectMatrix(self, h: int, a: Any, b: Any = None) -> None:
-        rel, m = self._pose_args(h, a, b, 12, "sim.setObjectMatrix")
-        T = np.eye(4)
-        T[:3, :] = m.reshape(3, 4)
-        self._set_relative(h, rel, T)
+        """Object ``h``'s alias or path, formatted by ``options`` -1 .. 9
+        (:func:`~blocksim.hardware.coppeliasim_paths.alias`)."""
+        return alias(self.scene, h, int(options))
 
     def _joint(self, h: int):
         j = self.scene.get(h)

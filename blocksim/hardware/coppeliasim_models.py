@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from blocksim.hardware.coppeliasim_arguments import SimError
 from blocksim.hardware.coppeliasim_scene import Scene, SceneObject
 
 __all__ = ["APP_PATH", "MODELS", "SCENES", "SceneFunctions", "load_model", "load_scene"]
@@ -33,6 +34,8 @@ __all__ = ["APP_PATH", "MODELS", "SCENES", "SceneFunctions", "load_model", "load
 APP_PATH = "/opt/coppeliasim-emulator"
 SCANNER = "Hokuyo_URG_04LX_UG01"
 SIGNAL = "measuredDataAtThisTime"
+#: how many of the last ``sim.addLog`` messages are kept (up to twice as many)
+LOG_KEEP = 10_000
 
 
 def _at(x: float, y: float, z: float) -> np.ndarray:
@@ -116,13 +119,16 @@ def load_model(scene: Scene, path: str) -> int:
 
 
 class SceneFunctions:
-    """The emulator's ``sim`` functions on scenes, models, the object tree, the application
-    path and signals (a base of :class:`~.coppeliasim_emulator.CoppeliaSimEmulator`, which
-    holds ``scene``, ``arm`` and ``njoints``)."""
+    """The emulator's ``sim`` functions on scenes, models, the object tree (dummies made and
+    objects removed), the application path, signals and the log (a base of
+    :class:`~.coppeliasim_emulator.CoppeliaSimEmulator`, which holds ``scene``, ``arm``,
+    ``njoints`` and ``log``)."""
 
     scene: Scene
     arm: str
     njoints: int
+    #: the messages of ``sim.addLog``, as (verbosity, message), oldest first
+    log: list[tuple[int, str]]
 
     def _stopped(self, what: str) -> None:
         if self.scene.state != "stopped":
@@ -145,14 +151,33 @@ class SceneFunctions:
             raise KeyError(f"object handle {h} is not a model base")
         return self.scene.remove(h)
 
-    def sim_removeObjects(self, handles: Any, *options: Any) -> None:
+    def sim_removeObjects(self, handles: list[int], *options: Any) -> None:
         for h in handles:
             self.scene.get(int(h))
         for h in handles:
-            if int(h) in self.scene.objects:  # children of a removed object go with it
+            if int(h) in self.scene.objects:  # its children go to its parent, where they are
                 for c in self.scene.children(int(h)):
-                    self.scene.objects[c].parent = self.scene.get(int(h)).parent
+                    self.scene.reparent(c, self.scene.get(int(h)).parent)
                 del self.scene.objects[int(h)]
+
+    def sim_removeObject(self, h: int) -> None:
+        """Remove object ``h`` (its children go to its parent; CoppeliaSim before 4.6)."""
+        self.sim_removeObjects([h])
+
+    def sim_createDummy(self, size: float = 0.01, colour: Any = None) -> int:
+        """Add a dummy ``Dummy`` at the world's origin (size [m] and, before 4.5, 12
+        colour components); its handle."""
+        if not 0.0 < size < 1e6:
+            raise ValueError(f"sim.createDummy: size {size!r} is not in (0, 1e6) m")
+        if colour is not None and not (isinstance(colour, list) and len(colour) == 12):
+            raise SimError("sim.createDummy: argument 2 is not a table of 12 numbers")
+        return self.scene.add(SceneObject("Dummy", "dummy"))
+
+    def sim_addLog(self, verbosity: int, message: str) -> None:
+        """Keep ``(verbosity, message)`` in :attr:`log` (the last :data:`LOG_KEEP`)."""
+        self.log.append((int(verbosity), message))
+        if len(self.log) > 2 * LOG_KEEP:
+            del self.log[:-LOG_KEEP]
 
     def sim_getObjectChild(self, h: int, index: int) -> int:
         kids = self.scene.children(int(h))

@@ -6,6 +6,17 @@ limited to ``vmax``; ``setJointTargetVelocity``: the target velocity, limited to
 only while the simulation runs. Stopping the simulation restores the scene as it was when it
 started, as CoppeliaSim does.
 
+Poses are kept relative to the parent, as in CoppeliaSim: an object's world pose is its
+parent's world pose, times the parent's rotation ``Rz(q)`` about its z axis when the parent is
+a (revolute) joint, times the object's own pose; moving an object carries everything below it
+along. A joint's own frame does not turn with it (``sim.getObjectMatrix`` of a joint does not
+depend on its position); its children do. The arm of the start-up scene is the zoo's IRB 140
+(:func:`blocksim.robotics.models.irb140`): base ``<arm>``, then for each joint ``j`` the joint
+``<arm>_joint<j>`` and the link ``<arm>_link<j>`` (the DH frame ``j``), each a child of the one
+before, and the tool frame ``<arm>_tip`` below the last link, so that the world pose of link
+``j`` is the model's ``fkine`` up to joint ``j`` (the tip's: ``fkine(q)``). Object paths and
+aliases: :mod:`~blocksim.hardware.coppeliasim_paths`.
+
 Vision sensors look along their +z axis (x to the right of the image, y down) and see the
 scene's shapes as flat discs of their colour (pinhole projection, far ones drawn first) on a
 grey background; the image is RGB, 8 bits, **rows from the bottom up** (CoppeliaSim's order).
@@ -20,9 +31,56 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from blocksim.hardware.coppeliasim_paths import resolve
 from blocksim.hardware.servo_model import move
 
-__all__ = ["Scene", "SceneObject", "euler_xyz", "rot_xyz"]
+__all__ = ["MAX_OBJECTS", "Scene", "SceneObject", "arm_links", "euler_xyz", "rot_xyz"]
+
+#: the most objects a scene holds (``sim.createDummy`` and ``sim.loadModel`` refuse more)
+MAX_OBJECTS = 100_000
+#: the link added past the IRB 140's sixth joint for a longer emulated arm: d = 5 cm
+EXTRA_LINK_D = 0.05
+
+
+def _rz(q: float) -> np.ndarray:
+    c, s = math.cos(q), math.sin(q)
+    T = np.eye(4)
+    T[:2, :2] = [[c, -s], [s, c]]
+    return T
+
+
+def arm_links(njoints: int) -> tuple[list[tuple[np.ndarray, np.ndarray]], np.ndarray, np.ndarray]:
+    """The emulated arm's kinematics: for each joint, (its pose in the previous link's frame,
+    the next link's pose in the joint's turned frame), and the base and tool transforms.
+
+    The first six joints are the zoo's IRB 140, with ``A_j(q) = pre Rz(q + offset) post``
+    (:meth:`~blocksim.robotics.arm.links.Link.fixed_transforms`): the joint sits at ``pre`` in
+    the previous link's frame and the link at ``Rz(offset) post`` in the joint's turned frame;
+    joints past the sixth add links ``d`` = :data:`EXTRA_LINK_D` along z.
+
+    Returns
+    -------
+    list of (ndarray, ndarray), ndarray, ndarray
+        The joints' and links' local poses (4x4), the robot's base and its tool (4x4).
+    """
+    from blocksim.robotics.models import irb140
+
+    robot = irb140()
+    out = []
+    for j in range(njoints):
+        if j < robot.n:  # A_j(q) = pre Rz(q + offset) post
+            link = robot.links[j]
+            pre, post = link.fixed_transforms()
+            out.append((pre, _rz(link.offset) @ post))
+        else:
+            out.append((np.eye(4), _trans_z(EXTRA_LINK_D)))
+    return out, np.asarray(robot.base, dtype=float), np.asarray(robot.tool, dtype=float)
+
+
+def _trans_z(d: float) -> np.ndarray:
+    T = np.eye(4)
+    T[2, 3] = d
+    return T
 
 
 def rot_xyz(a: float, b: float, g: float) -> np.ndarray:
@@ -51,7 +109,8 @@ def euler_xyz(R: np.ndarray) -> list[float]:
 
 @dataclass
 class SceneObject:
-    """One object: its alias, kind, pose in the world and kind-specific state."""
+    """One object: its alias, kind, pose relative to its parent (see :class:`Scene`) and
+    kind-specific state."""
 
     name: str
     kind: str  # "dummy", "shape", "joint", "vision_sensor"
@@ -78,8 +137,10 @@ class SceneObject:
 
 
 class Scene:
-    """A small scene: an arm (base ``arm`` and joints ``<arm>_joint1..n``), a red sphere, a
-    green cuboid, a person-sized dummy ``Bill`` and a vision sensor looking at the sphere.
+    """A small scene: an arm (base ``arm``, joints ``<arm>_joint1..n``, links
+    ``<arm>_link1..n`` and tool frame ``<arm>_tip``: the IRB 140's kinematic chain, see the
+    module's description), a red sphere, a green cuboid, a person-sized dummy ``Bill`` and a
+    vision sensor looking at the sphere.
 
     Parameters
     ----------
@@ -105,9 +166,12 @@ class Scene:
         self._next = 10
         if not populate:
             return
-        base = self.add(SceneObject(arm, "dummy", model=True))
-        for j in range(1, njoints + 1):
-            self.add(SceneObject(f"{arm}_joint{j}", "joint"), base)
+        links, base_pose, tool = arm_links(njoints)
+        parent = self.add(SceneObject(arm, "dummy", base_pose, model=True))
+        for j, (joint, link) in enumerate(links, start=1):
+            parent = self.add(SceneObject(f"{arm}_joint{j}", "joint", joint), parent, local=True)
+            parent = self.add(SceneObject(f"{arm}_link{j}", "dummy", link), parent, local=True)
+        self.add(SceneObject(f"{arm}_tip", "dummy", tool), parent, local=True)
         sphere = np.eye(4)
         sphere[:3, 3] = [0.5, 0.0, 0.3]
         self.add(SceneObject("Sphere", "shape", sphere, (230, 20, 20), 0.05))
@@ -120,13 +184,45 @@ class Scene:
         cam[:3, 3] = [0.5, 0.0, 1.3]
         self.add(SceneObject("Vision_sensor", "vision_sensor", cam))
 
-    def add(self, obj: SceneObject, parent: int = -1) -> int:
-        """Add ``obj`` (child of ``parent``); its handle (handles are never reused)."""
+    def add(self, obj: SceneObject, parent: int = -1, local: bool = False) -> int:
+        """Add ``obj`` as a child of ``parent``; its handle (handles are never reused).
+
+        ``obj.pose`` is its pose in the world, or relative to the parent with ``local``.
+
+        Raises
+        ------
+        RuntimeError
+            The scene holds :data:`MAX_OBJECTS` objects already.
+        """
+        if len(self.objects) >= MAX_OBJECTS:
+            raise RuntimeError(f"the scene holds {MAX_OBJECTS} objects: no more can be added")
+        if not local:
+            obj.pose = np.linalg.inv(self.frame(parent)) @ obj.pose
         h = self._next
         self._next += 1
         obj.parent = int(parent)
         self.objects[h] = obj
         return h
+
+    def frame(self, h: int) -> np.ndarray:
+        """The world frame the children of ``h`` are placed in: its world pose, turned by
+        ``Rz(q)`` for a joint (``-1``: the world)."""
+        if h == -1:
+            return np.eye(4)
+        o = self.get(h)
+        T = self.world(h)
+        return T @ _rz(o.q) if o.kind == "joint" else T
+
+    def set_world(self, h: int, T: np.ndarray) -> None:
+        """Give ``h`` the world pose ``T`` (everything below it moves along)."""
+        o = self.get(h)
+        o.pose = np.linalg.inv(self.frame(o.parent if o.parent in self.objects else -1)) @ T
+
+    def reparent(self, h: int, parent: int) -> None:
+        """Make ``h`` a child of ``parent``, keeping its world pose."""
+        T = self.world(h)
+        self.get(h).parent = int(parent)
+        self.set_world(h, T)
 
     def ancestors(self, h: int) -> list[int]:
         """Handles of the parents of ``h``, nearest first."""
@@ -150,28 +246,20 @@ class Scene:
             todo.extend(self.children(k))
         return out
 
-    def handle(self, path: str) -> int:
-        """Handle of the object at ``path``: ``"name"``, ``"/name"`` or ``"/a/b/name"`` (the
-        object ``name`` below ``b`` below ``a``, levels in between allowed); the first such
-        object added."""
-        parts = [p for p in path.split("/") if p]
-        if not parts:
-            raise KeyError(f"object does not exist: {path!r}")
-        for h, o in self.objects.items():
-            if o.name != parts[-1]:
-                continue
-            names = [self.objects[a].name for a in self.ancestors(h)]
-            ok = True
-            for want in reversed(parts[:-1]):  # outermost first
-                while names and names[-1] != want:
-                    names.pop()
-                if not names:
-                    ok = False
-                    break
-                names.pop()
-            if ok:
-                return h
-        raise KeyError(f"object does not exist: {path!r}")
+    def handle(self, path: str, index: int = -1, proxy: int = -1) -> int:
+        """Handle of the object at ``path`` (:func:`~.coppeliasim_paths.resolve`): the first
+        the path designates, or the ``index``-th (from 0).
+
+        Raises
+        ------
+        KeyError
+            No such object, or a malformed path.
+        """
+        found = resolve(self, path, proxy)
+        k = max(0, int(index))
+        if k >= len(found):
+            raise KeyError(f"object does not exist: {path[:200]!r}")
+        return found[k]
 
     def remove(self, h: int) -> int:
         """Remove ``h`` and everything below it; the number of objects removed."""
@@ -183,9 +271,7 @@ class Scene:
 
     def move_tree(self, h: int, T: np.ndarray) -> None:
         """Give ``h`` the world pose ``T``, carrying every object below it along."""
-        delta = T @ np.linalg.inv(self.get(h).pose)
-        for k in self.descendants(h):
-            self.objects[k].pose = delta @ self.objects[k].pose
+        self.set_world(h, T)
 
     def get(self, h: int) -> SceneObject:
         if h not in self.objects:
@@ -194,7 +280,17 @@ class Scene:
 
     def world(self, h: int) -> np.ndarray:
         """4x4 pose of object ``h`` in the world (``-1`` is the world itself)."""
-        return np.eye(4) if h == -1 else self.get(h).pose
+        if h == -1:
+            return np.eye(4)
+        T = self.get(h).pose
+        p = self.objects[h].parent
+        seen = 0
+        while p in self.objects and seen < len(self.objects):
+            o = self.objects[p]
+            T = (o.pose @ _rz(o.q) if o.kind == "joint" else o.pose) @ T
+            p = o.parent
+            seen += 1
+        return T
 
     # ---------------------------------------------------------------- simulation
     def start(self) -> None:
@@ -261,23 +357,26 @@ class Scene:
         step = np.eye(4)
         step[:3, :3] = rot_xyz(0.0, 0.0, th)
         step[:3, 3] = [dx, dy, 0.0]
-        self.move_tree(h, base.pose @ step)
+        self.move_tree(h, self.world(h) @ step)
 
     def scan(self, h: int) -> bytes:
         """One scan of laser ``h``: the points (sensor frame, float32 x y z triples) where
         its rays, in its x-y plane, first meet a shape (a sphere of the shape's radius)."""
         o = self.get(h)
         angle, n, rmax, _ = o.laser  # type: ignore[misc]
-        R, p = o.pose[:3, :3], o.pose[:3, 3]
+        W = self.world(h)
+        R, p = W[:3, :3], W[:3, 3]
+        centres = {k: self.world(k)[:3, 3] for k, s in self.objects.items() if s.kind == "shape"}
         out: list[float] = []
         for th in np.linspace(-angle / 2.0, angle / 2.0, int(n)):
             d_local = np.array([math.cos(th), math.sin(th), 0.0])
             d = R @ d_local
             best = rmax
-            for s in self.objects.values():
-                if s.kind != "shape" or s.radius <= 0:
+            for k, c in centres.items():
+                s = self.objects[k]
+                if s.radius <= 0:
                     continue
-                m = p - s.pose[:3, 3]
+                m = p - c
                 b = float(m @ d)
                 disc = b * b - (float(m @ m) - s.radius**2)
                 if disc < 0:
@@ -298,11 +397,12 @@ class Scene:
         w, ht = cam.resolution
         img = np.full((ht, w, 3), 128, dtype=np.uint8)
         f = (w / 2.0) / math.tan(cam.fov / 2.0)
-        R, p = cam.pose[:3, :3], cam.pose[:3, 3]
+        W = self.world(h)
+        R, p = W[:3, :3], W[:3, 3]
         shapes = []
-        for o in self.objects.values():
+        for k, o in self.objects.items():
             if o.kind == "shape":
-                c = R.T @ (o.pose[:3, 3] - p)
+                c = R.T @ (self.world(k)[:3, 3] - p)
                 if cam.clipping[0] < c[2] < cam.clipping[1]:
                     shapes.append((c[2], c, o))
         vv, uu = np.mgrid[0:ht, 0:w]

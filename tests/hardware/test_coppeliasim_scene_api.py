@@ -61,8 +61,12 @@ def test_scenes_load_and_close(vrep, emu):
 
 def test_models_load_are_found_in_the_tree_and_are_deleted(vrep):
     arm = vrep.arm("IRB140")
-    assert vrep.getchildren(arm.h) == arm.joints  # the joints hang below the base
-    assert vrep.getchildren(arm.joints[0]) == []
+    # a kinematic chain: base, joint 1, link 1, joint 2, ..., link 6, tip
+    assert vrep.getchildren(arm.h) == arm.joints[:1]
+    for j, h in enumerate(arm.joints, start=1):
+        (link,) = vrep.getchildren(h)
+        assert vrep.getobjname(link) == f"IRB140_link{j}"
+        assert vrep.getchildren(link) == (arm.joints[j:j + 1] or [vrep.gethandle("IRB140_tip")])
     bill = vrep.loadmodel("people/Walking Bill")
     assert bill.model and bill.getname() == "Walking_Bill"
     assert bill.h == vrep.gethandle("Walking_Bill")
