@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from blocksim.engine import errors
 from blocksim.engine.block import Block, Port, PortRef, as_ports
 from blocksim.engine.clock import EVENT, Clock, TimeBase
 from blocksim.engine.diagram import Diagram, End, Wire
@@ -179,9 +180,9 @@ def _compile(diagram: Diagram) -> Plan:
     for n in names:
         for k, p in enumerate(res.ins[n]):
             if (n, k) not in attempted:
+                hint = errors.connect_hint(n, p.name, diagram.origins)
                 problems.append(f"input '{n}.{p.name}' ({type(diagram.blocks[n]).__name__}) is "
-                                f"not connected; connect an output to it with "
-                                f"d.connect(<source>, '{n}.{p.name}')")
+                                f"not connected; {hint}")
 
     # -- 3: port-level algebraic loops
     feed = {n: diagram.blocks[n].output_feedthrough() for n in names}
@@ -323,6 +324,8 @@ class _Flat:
         self.name = name
         self.blocks: dict[str, Block] = {}
         self.wires: list[Wire] = []
+        #: block path -> (its name in its own diagram, that diagram's ``origin``)
+        self.origins: dict[str, tuple[str, str | None]] = {}
 
 
 def _flatten(diagram: Diagram, problems: list[str]) -> _Flat:
@@ -345,6 +348,7 @@ def _splice(d: Diagram, prefix: str, flat: _Flat, problems: list[str],
             _splice(b.diagram, f"{prefix}{name}/", flat, problems, (*stack, id(b.diagram)))
         else:
             flat.blocks[prefix + name] = b
+            flat.origins[prefix + name] = (name, getattr(d, "origin", None))
     for w in d.wires:
         src = _local_end(w.src, d, prefix, subs, "output", w, problems)
         dst = _local_end(w.dst, d, prefix, subs, "input", w, problems)

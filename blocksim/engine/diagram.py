@@ -60,6 +60,9 @@ class Diagram:
         self.name = name
         self.blocks: dict[str, Block] = {}
         self.wires: list[Wire] = []
+        #: the file the diagram was read from (set by :mod:`blocksim.io`), None when built in
+        #: Python: the hints of compile errors are worded for it (a JSON wire or d.connect)
+        self.origin: str | None = None
 
     def add(self, block: Block | Diagram, name: str | None = None) -> Block:
         """Add ``block`` under ``name`` (auto-named from its class when omitted); return it.

@@ -141,3 +141,17 @@ def suggest(name: str, valid: Iterable[str]) -> str:
     same_letters = [v for v in options if v.lower() == name.lower()]
     close = same_letters or difflib.get_close_matches(name, options, n=1, cutoff=0.6)
     return f" (did you mean '{close[0]}'?)" if close else ""
+
+
+def connect_hint(block: str, port: str,
+                 origins: dict[str, tuple[str, str | None]] | None = None) -> str:
+    """How to drive the unconnected input ``block.port`` (``block``: its path in the flat
+    diagram), in the terms of where its diagram came from (``origins[block]``: its name in
+    its own diagram and that diagram's ``origin``): the JSON wire for a diagram read from a
+    file, ``d.connect(...)`` for one built in Python."""
+    local, origin = (origins or {}).get(block, (block, None))
+    if origin is None:
+        return f"connect an output to it with d.connect(<source>, '{block}.{port}')"
+    where = f" of subsystem '{block[:-len(local) - 1]}'" if block != local else ""
+    return (f'connect an output to it: add {{"from": "<block>.<output>", "to": '
+            f'"{local}.{port}"}} to the "wires"{where}')

@@ -263,6 +263,7 @@ class _Loader:
         """Build one diagram (file or inline subsystem); ``given`` replaces shared
         parameters of this diagram (command line, or an including Subsystem block)."""
         d = Diagram(name)
+        d.origin = source.name  # error hints speak JSON (a wire, not d.connect)
         ctx = FileContext()
         attach(d, ctx)
         if not isinstance(doc, dict):
