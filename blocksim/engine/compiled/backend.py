@@ -285,7 +285,11 @@ def _raise_marked(plan: Plan, prep: Prepared, marks: tuple[np.ndarray, np.ndarra
         return
     e, t = plan.entries[k], float(pv[prep.layout.nv])
     raised = sys.exc_info()[1] if exc is None else exc
-    text = " ".join(str(a) for a in getattr(raised, "args", ())) or type(raised).__name__
+    args = list(getattr(raised, "args", ()))
+    if args and isinstance(args[0], str):  # a message, then the values it is about
+        text = args[0] + (" " + ", ".join(str(a) for a in args[1:]) if args[1:] else "")
+    else:
+        text = ", ".join(str(a) for a in args) or type(raised).__name__
     raise BlockRuntimeError(f"block '{e.name}' ({e.kind}): its compiled kernel raised "
                             f"{type(raised).__name__}: {text} at t={t:.6g} s", block=e.name,
                             time=t) from None
@@ -313,11 +317,13 @@ def kernel_result_problems(plan: Plan, only: str | None = None) -> list[str]:
                 continue
             try:
                 got = kernel(0.0, x, *u, k.params)
-            except Exception as exc:  # numba's typing error of that kernel, or a raise
+            except numba.core.errors.TypingError as exc:  # the kernel cannot be typed
                 first = re.sub(r"\x1b\[[0-9;]*m", "", str(exc)).strip().splitlines()
                 problems.append(f"block '{e.name}' ({e.kind}): its {method} kernel cannot be "
                                 f"called with the block's initial state and inputs: "
                                 f"{type(exc).__name__}: {first[0] if first else ''}")
+                continue
+            except Exception:  # zero inputs may be outside what it takes: not a finding
                 continue
             if method == "output":  # one value (a float or an array) per port
                 size = len(got) if isinstance(got, tuple) and n > 1 else 1

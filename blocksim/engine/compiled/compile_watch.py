@@ -122,6 +122,17 @@ class Compiled:
         return len(self.signatures or ())
 
 
+def _in_llvm_callback(frame: FrameType | None) -> bool:
+    """Whether ``frame`` runs inside a ctypes callback from LLVM (llvmlite's object cache
+    notifications): an exception raised there cannot leave it."""
+    depth = 0
+    while frame is not None and depth < 64:
+        if "llvmlite" in frame.f_code.co_filename:
+            return True
+        frame, depth = frame.f_back, depth + 1
+    return False
+
+
 class CompileWatch(numba_event.Listener):
     """Exclusive compile seconds per kind and per function, and the functions compiled.
 
@@ -229,6 +240,8 @@ class CompileWatch(numba_event.Listener):
 
     def _on_sigint(self, signum: int, frame: Any) -> None:
         self.interrupted = True
+        if _in_llvm_callback(frame):  # it would be printed and lost: raised at the next event
+            return
         raise KeyboardInterrupt
 
     def _raise_if_interrupted(self) -> None:

@@ -8,7 +8,7 @@ METHOD = 1  # RK4
 # source blocksim.engine.compiled.steps: 87f2841c800ce723
 # source blocksim.engine.compiled.wired: 6e4e4f2cad823258
 # source blocksim.engine.crossing: 0b00aa083160be17
-# source blocksim.engine.schedule: 158a8009a4899240
+# source blocksim.engine.schedule: f8842f65d51df2c7
 
 import numpy as np
 from numba import njit
