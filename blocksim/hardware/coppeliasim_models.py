@@ -20,6 +20,7 @@ youBot among the default scene's sphere and cuboid).
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -34,6 +35,8 @@ __all__ = ["APP_PATH", "MODELS", "SCENES", "SceneFunctions", "load_model", "load
 APP_PATH = "/opt/coppeliasim-emulator"
 SCANNER = "Hokuyo_URG_04LX_UG01"
 SIGNAL = "measuredDataAtThisTime"
+#: an object's alias (``sim.setObjectAlias``)
+ALIAS = re.compile(r"[A-Za-z0-9_]{1,100}")
 #: how many of the last ``sim.addLog`` messages are kept (up to twice as many)
 LOG_KEEP = 10_000
 
@@ -178,6 +181,23 @@ class SceneFunctions:
         self.log.append((int(verbosity), message))
         if len(self.log) > 2 * LOG_KEEP:
             del self.log[:-LOG_KEEP]
+
+    def sim_setObjectParent(self, h: int, parent: int, keep_in_place: bool = True) -> None:
+        """Make ``h`` a child of ``parent`` (-1: the scene's root), keeping its pose in the
+        world or, with ``keep_in_place`` false, its pose relative to its parent."""
+        if parent != -1 and (parent == h or h in self.scene.ancestors(parent)):
+            raise ValueError(f"object {h} cannot be a child of itself or of its descendant")
+        if keep_in_place:
+            self.scene.reparent(h, parent)
+        else:
+            self.scene.get(parent) if parent != -1 else None
+            self.scene.get(h).parent = int(parent)
+
+    def sim_setObjectAlias(self, h: int, alias: str) -> None:
+        """Give ``h`` the alias ``alias`` (1 to 100 letters, digits and ``_``)."""
+        if not ALIAS.fullmatch(alias):
+            raise ValueError(f"an alias is 1 to 100 letters, digits and '_', got {alias[:100]!r}")
+        self.scene.get(h).name = alias
 
     def sim_getObjectChild(self, h: int, index: int) -> int:
         kids = self.scene.children(int(h))

@@ -65,7 +65,7 @@ class PoseFunctions:
 
     def _pose_args(self, a: Any, b: Any, n: int, what: str) -> tuple[int, np.ndarray]:
         """(relative_to, value) of a setter called as (h, value, rel) or (h, rel, value)."""
-        if is_int(a) and isinstance(b, list):
+        if is_int(a):  # the old order: the value comes last
             return int(a), _vec(b, n, what)
         if b is not None and not is_int(b):
             raise SimError(f"{what}: argument 3 is not an integer")
