@@ -37,6 +37,8 @@ SCANNER = "Hokuyo_URG_04LX_UG01"
 SIGNAL = "measuredDataAtThisTime"
 #: an object's alias (``sim.setObjectAlias``)
 ALIAS = re.compile(r"[A-Za-z0-9_]{1,100}")
+#: the deepest object tree ``sim.setObjectParent`` builds
+MAX_LEVELS = 1000
 #: how many of the last ``sim.addLog`` messages are kept (up to twice as many)
 LOG_KEEP = 10_000
 
@@ -185,12 +187,16 @@ class SceneFunctions:
     def sim_setObjectParent(self, h: int, parent: int, keep_in_place: bool = True) -> None:
         """Make ``h`` a child of ``parent`` (-1: the scene's root), keeping its pose in the
         world or, with ``keep_in_place`` false, its pose relative to its parent."""
-        if parent != -1 and (parent == h or h in self.scene.ancestors(parent)):
-            raise ValueError(f"object {h} cannot be a child of itself or of its descendant")
+        self.scene.get(h)
+        if parent != -1:
+            above = self.scene.ancestors(parent)  # raises for a parent that does not exist
+            if parent == h or h in above:
+                raise ValueError(f"object {h} cannot be a child of itself or of its descendant")
+            if len(above) >= MAX_LEVELS - 1:
+                raise ValueError(f"the scene's tree is at most {MAX_LEVELS} levels deep")
         if keep_in_place:
             self.scene.reparent(h, parent)
         else:
-            self.scene.get(parent) if parent != -1 else None
             self.scene.get(h).parent = int(parent)
 
     def sim_setObjectAlias(self, h: int, alias: str) -> None:

@@ -285,3 +285,20 @@ def test_moving_the_base_moves_the_arm(sim):
     expected[:3, 3] += [1.0, 2.0, 0.5]
     np.testing.assert_allclose(_matrix(sim.getObjectMatrix(tip, -1)), expected, atol=1e-12)
     np.testing.assert_allclose(_matrix(sim.getObjectMatrix(tip, base)), robot.fkine(q), atol=1e-12)
+
+
+def test_set_object_parent_keeps_the_world_pose_or_the_local_one(sim):
+    a, b = sim.createDummy(0.01), sim.createDummy(0.01)
+    sim.setObjectPosition(a, -1, [1.0, 0.0, 0.0])
+    sim.setObjectPosition(b, -1, [0.0, 2.0, 0.0])
+    sim.setObjectParent(b, a, True)
+    assert sim.getObjectParent(b) == a
+    assert sim.getObjectPosition(b, -1) == pytest.approx([0.0, 2.0, 0.0])
+    sim.setObjectPosition(a, -1, [1.0, 0.0, 1.0])  # the child moves along
+    assert sim.getObjectPosition(b, -1) == pytest.approx([0.0, 2.0, 1.0])
+    sim.setObjectParent(b, -1, False)  # keeps its pose relative to the parent
+    assert sim.getObjectPosition(b, -1) == pytest.approx([-1.0, 2.0, 0.0])
+    with pytest.raises(Exception, match="cannot be a child of itself"):
+        sim.setObjectParent(a, a, True)
+    with pytest.raises(Exception, match="object handle 99999 does not exist"):
+        sim.setObjectParent(a, 99999, True)
