@@ -1,6 +1,8 @@
 """The block catalog: every loadable block type with its ports and parameters.
 
-For each type of :func:`blocksim.io.registry.block_types`: a one-line summary, the input and
+For each type of :func:`blocksim.io.registry.block_types` (the installed plugins' included):
+where it comes from (blocksim's library, a plugin's distribution, Python code), a one-line
+summary, the input and
 output ports (names, shapes; those of a default instance when the constructor needs no
 argument, since many blocks size their ports from parameters), and the constructor parameters
 with their defaults (from :func:`inspect.signature`) and units (the first ``[unit]`` in the
@@ -15,7 +17,14 @@ import re
 from typing import Any
 
 from blocksim.engine.block import Block, Port
-from blocksim.io.registry import accepts_str, block_types, parameters, takes_callable
+from blocksim.io.plugins import load_plugins, plugin_of
+from blocksim.io.registry import (
+    accepts_str,
+    block_types,
+    library_types,
+    parameters,
+    takes_callable,
+)
 from blocksim.io.save import encode_value
 
 _PARAM_LINE = re.compile(r"^(\s*)([A-Za-z_][\w]*(?:\s*,\s*[A-Za-z_][\w]*)*)\s*:\s*(.*)$")
@@ -72,7 +81,7 @@ def describe(name: str, cls: type[Block]) -> dict[str, Any]:
     units = units_from_docstring(cls.__doc__)
     params = parameters(cls)
     entry: dict[str, Any] = {
-        "type": name, "module": cls.__module__,
+        "type": name, "module": cls.__module__, **source_of(name, cls),
         "summary": " ".join(doc.split("\n\n")[0].split()) if doc else "",
     }
     sample: Block | None = None
@@ -111,8 +120,22 @@ def describe(name: str, cls: type[Block]) -> dict[str, Any]:
     return entry
 
 
+def source_of(name: str, cls: type[Block]) -> dict[str, Any]:
+    """Where block type ``name`` comes from: ``{"source": "blocksim"}`` (the library),
+    ``{"source": "plugin", "distribution": ...}`` (an installed plugin package) or
+    ``{"source": "python"}`` (registered by Python code with ``register_block``)."""
+    if library_types().get(name) is cls:
+        return {"source": "blocksim"}
+    dist = plugin_of(name)
+    if dist is not None:
+        return {"source": "plugin", "distribution": dist}
+    return {"source": "python"}
+
+
 def catalog() -> list[dict[str, Any]]:
-    """Catalog entries of every known block type, sorted by type name."""
+    """Catalog entries of every known block type, the installed plugins' included (loaded
+    first, :func:`blocksim.io.plugins.load_plugins`), sorted by type name."""
+    load_plugins()
     return [describe(n, c) for n, c in sorted(block_types().items())]
 
 
@@ -125,7 +148,10 @@ def format_entry(entry: dict[str, Any]) -> str:
         return ", ".join(p["name"] + (f" {tuple(p['shape'])}" if p["shape"] is not None else "")
                          + (f" [{p['unit']}]" if p["unit"] != "-" else "") for p in items)
 
-    lines = [f"{entry['type']}  ({entry['module'].rsplit('.', 1)[-1]})  {entry['summary']}"]
+    short = entry["module"].rsplit(".", 1)[-1]
+    origin = {"blocksim": f"blocksim: {short}", "python": f"registered: {entry['module']}"
+              }.get(entry.get("source", "blocksim"), f"plugin {entry.get('distribution')}")
+    lines = [f"{entry['type']}  ({origin})  {entry['summary']}"]
     suffix = " (with default parameters)" if entry["ports_from"] != "class" else ""
     lines.append(f"    inputs:  {ports(entry['inputs'])}{suffix}")
     lines.append(f"    outputs: {ports(entry['outputs'])}{suffix}")

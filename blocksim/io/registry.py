@@ -4,8 +4,9 @@ A file names a block's ``"type"``; it is looked up here and nowhere else: the li
 :class:`~blocksim.engine.block.Block` class exported by :mod:`blocksim.blocks`, plus ``Inport``,
 ``Outport`` and ``Subsystem``, and by :mod:`blocksim.blocks.arm`, :mod:`blocksim.blocks.vision`
 and :mod:`blocksim.blocks.sinks.animations`) and the classes registered from Python code with
-:func:`register_block`. A file can never make blocksim import a module or reach a class by a
-string it contains.
+:func:`register_block`, by hand or by the installed plugin packages (entry-point group
+``blocksim.blocks``, :mod:`blocksim.io.plugins`, loaded when a file names a type neither knows).
+A file can never make blocksim import a module or reach a class by a string it contains.
 
 This module also answers the questions the loader asks about a block class's constructor:
 its parameter names and whether a parameter accepts strings (which decides how a JSON string is
@@ -139,6 +140,18 @@ def unregister_block(name: str) -> None:
     _USER.pop(name, None)
 
 
+def registered_types() -> dict[str, type[Block]]:
+    """The types registered with :func:`register_block` (from Python or by plugins)."""
+    return dict(_USER)
+
+
+def _with_plugins() -> None:
+    """Load the installed plugins (:mod:`blocksim.io.plugins`, once per process)."""
+    from blocksim.io.plugins import load_plugins
+
+    load_plugins()
+
+
 def block_class(name: str) -> type[Block]:
     """The class registered as ``name`` (a library type imports its family only).
 
@@ -149,12 +162,16 @@ def block_class(name: str) -> type[Block]:
     """
     if isinstance(name, str):
         cls = _library_class(name) or _USER.get(name)
+        if cls is None and name.isidentifier():  # perhaps an installed plugin's
+            _with_plugins()
+            cls = _USER.get(name)
         if cls is not None:
             return cls
     raise KeyError(
         f"unknown block type {name!r}{suggest(str(name), [*LIBRARY_INDEX, *_USER])}; see "
-        f"`blocksim blocks` for the catalog, or register a Python block class with "
-        f"blocksim.io.register_block"
+        f"`blocksim blocks` for the catalog, register a Python block class with "
+        f"blocksim.io.register_block, or install a plugin package (entry points "
+        f"'blocksim.blocks')"
     )
 
 
@@ -169,9 +186,12 @@ def type_name(block: Block) -> str:
     cls = type(block)
     if _library_class(cls.__name__) is cls:
         return cls.__name__
-    for name, c in _USER.items():
-        if c is cls:
-            return name
+    for attempt in range(2):
+        if attempt:
+            _with_plugins()  # a plugin's class, made in Python before its plugin was loaded
+        for name, c in _USER.items():
+            if c is cls:
+                return name
     raise KeyError(
         f"block class {cls.__module__}.{cls.__qualname__} is not registered; call "
         f"blocksim.io.register_block({cls.__name__}) to save and load it"
