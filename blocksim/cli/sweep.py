@@ -123,7 +123,7 @@ def _grid_error(item: str, why: str = "") -> CliError:
     return CliError(
         BAD_INPUT,
         [
-            f"--grid {item!r}: {why or 'expected'} block.param=start:stop:n (n >= 1) or "
+            f"--grid {item!r}: {why}expected block.param=start:stop:n (n >= 1) or "
             f"block.param=v1,v2,..., e.g. --grid pid.Kp=1:10:10"
         ],
     )
@@ -152,7 +152,7 @@ def axis_spec(item: str) -> tuple[str, tuple[float, float, int] | list[float]]:
             return target, (_finite(start), _finite(stop), int(n))
         return target, [_finite(v) for v in spec.split(",")]
     except ValueError:
-        raise _grid_error(item, "finite numbers expected:") from None
+        raise _grid_error(item, "finite numbers and a whole n >= 1 are ") from None
 
 
 def axis_count(spec: tuple[float, float, int] | list[float]) -> int:
@@ -217,7 +217,7 @@ def parse_vary(item: str) -> tuple[str, Any]:
             raise ValueError
     except ValueError:
         raise CliError(
-            BAD_INPUT, [f"--vary {item!r}: {name} takes {nargs} finite numbers (a spread "
+            BAD_INPUT, [f"--vary {item!r}: {name} takes {nargs} numbers (finite, a spread "
                         f">= 0), e.g. {name}:1:0.1"]
         ) from None
     return target.strip(), lambda rng: draw(rng, *values)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import json
+import logging
 import pickle
 import subprocess
 import sys
@@ -144,6 +145,25 @@ def test_a_deferred_figure_pickles_with_its_result():
 
 
 # ---------------------------------------------------------------------------- Dask
+class _Records(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.DEBUG)
+        self.lines: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.lines.append(record.getMessage())
+
+
+@pytest.fixture
+def worker_log():
+    """What the workers log (the distributed loggers need not propagate to pytest's)."""
+    handler = _Records()
+    logger = logging.getLogger("distributed")
+    logger.addHandler(handler)
+    yield handler.lines
+    logger.removeHandler(handler)
+
+
 @pytest.fixture(scope="module")
 def cluster():
     distributed = pytest.importorskip("distributed")
@@ -152,7 +172,8 @@ def cluster():
         yield c
 
 
-def test_a_bad_grid_on_dask_is_one_line_without_worker_tracebacks(cluster, capfd):
+def test_a_bad_grid_on_dask_is_one_line_without_worker_tracebacks(cluster, capfd,
+                                                                  worker_log):
     from blocksim.cli import main
 
     diagram = str(ROOT / "diagrams" / "pid_gain_sweep.json")
@@ -161,13 +182,15 @@ def test_a_bad_grid_on_dask_is_one_line_without_worker_tracebacks(cluster, capfd
     assert main(argv) == 2
     err = capfd.readouterr().err
     assert "Compute Failed" not in err and "Traceback" not in err
+    assert not [line for line in worker_log if "Compute Failed" in line]
     assert err.strip().splitlines() == [
         f"{diagram}: simulate_batch: member 0: override of block 'pid' (PID): PID: parameter "
         f"'N' must be > 0, got -1.0"
     ]
 
 
-def test_an_override_refused_on_a_worker_comes_back_as_one_line(cluster, capfd, monkeypatch):
+def test_an_override_refused_on_a_worker_comes_back_as_one_line(cluster, capfd, monkeypatch,
+                                                                worker_log):
     # past the parent's checks (here: switched off), the task returns the refusal
     import blocksim.engine.sweep.runner as runner
     from blocksim.cli import main
@@ -179,4 +202,5 @@ def test_an_override_refused_on_a_worker_comes_back_as_one_line(cluster, capfd, 
     assert main(argv) == 2
     err = capfd.readouterr().err
     assert "Compute Failed" not in err and "Traceback" not in err
+    assert not [line for line in worker_log if "Compute Failed" in line]
     assert len(err.strip().splitlines()) == 1 and "no parameter 'Kq'" in err
