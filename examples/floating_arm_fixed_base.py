@@ -1,5 +1,5 @@
 """The spacecraft arm of ``floating_arm_reach`` with its base held fixed, beside the fixed-base
-arm dynamics of step 5: the two must move identically.
+arm dynamics (``ForwardDynamics``): the two must move identically.
 
 The same Panda URDF on the same spacecraft (``diagrams/urdf/spacecraft_panda.urdf``) and the
 same reaching controller,
@@ -7,7 +7,7 @@ same reaching controller,
     tau = Jm(base, q)^T [Kp (p_target - p_hand); 0] - Kd qd,
 
 drive ``FloatingBaseDynamics(fixed_base=True)`` (the floating-base numerics with the base
-held). The same torques drive ``ForwardDynamics``, the recursive Newton-Euler arm of step 5, of
+held). The same torques drive ``ForwardDynamics``, the recursive Newton-Euler serial arm, of
 the serial chain of that URDF (``form="serial"``: base -> hand, the hand lumped into link 7).
 ``dq = q_floating - q_arm`` stays at integration round-off: the fixed-base limit of the
 floating-base dynamics is the arm's RNE dynamics.
@@ -41,7 +41,7 @@ KP, KD = 100.0, 10.0  # N/m, N m s/rad
 
 def build(scope_file: str | Path | None = None, show: bool = False,
           with_scope: bool = True) -> Diagram:  # fmt: skip
-    """Held-base floating arm and the step-5 arm, driven by the same torques."""
+    """Held-base floating arm and the serial arm, driven by the same torques."""
     robot = read_urdf(URDF)
     serial = tree_to_serial(robot, EE, gravity=[0.0, 0.0, 0.0])
     d = Diagram("floating_arm_fixed_base")

@@ -1,5 +1,5 @@
 """A 7-joint arm on a free-floating spacecraft reaches for a target; the spacecraft turns in
-reaction (SPART, seed 003).
+reaction (dynamics after SPART, Virgili-Llop et al.).
 
 The Franka Panda (its published URDF, fingers left out) is bolted to a 60 kg spacecraft
 (``diagrams/urdf/spacecraft_panda.urdf``). Nothing acts on the system from outside (no gravity,

@@ -2,8 +2,8 @@
 ``ploop_test``).
 
 The link angle of a geared joint (ratio ``G = 107.815``, the Puma's joint 2) is controlled by a
-proportional position loop around the seed's discrete PI velocity loop (roblocks *vloop*, seed
-000 Appendix B.9, sampled at 1 ms):
+proportional position loop around roblocks' discrete PI velocity loop (*vloop*, Robotics
+Toolbox 9.10, sampled at 1 ms):
 
     motor rate demand = G (Kp (q* - q) + Kff qd*),   q = integral of (motor rate / G),
 

@@ -1,6 +1,6 @@
 """Step response of a joint velocity loop with a torque disturbance (RTB ``vloop_test``).
 
-The roblocks *vloop* (seed 000 Appendix B.9) with the seed's defaults: a motor of inertia
+The roblocks *vloop* (Robotics Toolbox 9.10) with its defaults: a motor of inertia
 ``J = 372e-6 kg m^2``, friction ``B = 817e-6 N m s/rad``, torque constant ``Km = 0.228 N m/A``
 and a 0.9 N m torque limit, under a PI velocity controller ``c = Kv e + Ki I`` (``Kv = 1``,
 ``Ki = 5``) sampled at ``T = 1 ms``:

@@ -1,7 +1,7 @@
 """A joint velocity loop following a ramp, with and without torque feedforward (RTB
 ``vloop_test2``).
 
-Two copies of the seed's motor (roblocks *vloop*, seed 000 Appendix B.9) follow the same
+Two copies of roblocks' motor (*vloop*, Robotics Toolbox 9.10) follow the same
 motor-rate ramp of 100 rad/s^2 from 0.05 s:
 
 * ``pi``: the PI loop *vloop* (``Kv = 1``, ``Ki = 5``): a type-1 loop, so it follows the ramp
@@ -27,7 +27,7 @@ from blocksim import Diagram, SimResult, simulate
 from blocksim.blocks import Constant, Gain, Ramp, Scope, Step, Sum
 from blocksim.blocks.arm.servo_loops import vloop, vloop_ff
 
-J, B = 372e-6, 817e-6  # kg m^2, N m s/rad: the seed's motor
+J, B = 372e-6, 817e-6  # kg m^2, N m s/rad: roblocks' motor
 SLOPE = 100.0  # rad/s^2, demanded motor acceleration
 T_START = 0.05  # s
 

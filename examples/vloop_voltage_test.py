@@ -1,8 +1,8 @@
 """Step response of a voltage-driven joint velocity loop (roblocks *vloop_voltage*).
 
-The loop of seed 000 Appendix B.9: a PI velocity controller ``c = Kv e + Ki I`` sampled at
-``T = 1 ms`` drives an amplifier of gain ``Ka = 10`` (limit ``v_max = 20 V``) that drives the
-motor's winding; the motor is the seed's (``J = 372e-6 kg m^2``, ``B = 817e-6 N m s/rad``,
+The loop of roblocks' *vloop_voltage* (Robotics Toolbox 9.10): a PI velocity controller ``c = Kv e +
+Ki I`` sampled at ``T = 1 ms`` drives an amplifier of gain ``Ka = 10`` (limit ``v_max = 20 V``) that
+drives the motor's winding; the motor is roblocks' (``J = 372e-6 kg m^2``, ``B = 817e-6 N m s/rad``,
 ``Km = 0.228 N m/A`` = V s/rad):
 
     v = sat(Ka c, v_max),   Lm i' = v - Rm i - Km qd,   J qd' = Km i - B qd - tau_d,
@@ -13,15 +13,15 @@ the sample instants the loop is exactly the discrete closed loop of the ZOH-samp
 the PI law (``tests/blocks/arm/test_servo_examples.py`` checks every sample, the overshoot,
 settling time and steady-state error against scipy.signal).
 
-Why not the seed's values
+Why not roblocks' values
 -------------------------
-With the seed's winding (``Rm = 0.1 ohm``, ``Lm = 0.1 H``) and gains (``Kv = 1``, ``Ki = 1``)
+With roblocks' winding (``Rm = 0.1 ohm``, ``Lm = 0.1 H``) and gains (``Kv = 1``, ``Ki = 1``)
 the sampled loop is unstable while linear: spectral radius 1.014. The winding's inductance and
 the back EMF make an electromechanical resonance at ``Km / sqrt(J Lm) = 37 rad/s`` with damping
 ratio 0.04 (from ``Rm / Lm + B / J``); velocity feedback through the voltage acts like extra
 back EMF, which stiffens that mode (``sqrt(Km (Km + Ka Kv) / (J Lm)) = 250 rad/s`` at
 ``Kv = 1``) without damping it, and the 1 ms hold's delay then makes it grow. The amplifier's
-20 V limit bounds the growth, so the seed's diagram shows a large limit-cycle oscillation
+20 V limit bounds the growth, so roblocks' diagram shows a large limit-cycle oscillation
 instead of a step response. A PI controller has no derivative term to add damping: with that
 winding no gains make the loop stable (the test scans ``-0.5 <= Kv <= 2``,
 ``-2 <= Ki <= 20``: the spectral radius never drops below 1). This example therefore uses a

@@ -1,7 +1,7 @@
 """Driver of an Arbotix servo controller running the pypose sketch (RTB's ``Arbotix``).
 
-Servo ids and units, once for every method (the seed says "0 to N-1" for some methods and "1 to
-N" for others; the bus uses 1 to N, and so does this driver):
+Servo ids and units, once for every method (RTB's ``Arbotix`` documentation says "0 to N-1" for some
+methods and "1 to N" for others; the bus uses 1 to N, and so does this driver):
 
 * ``id`` is the servo's id on the Dynamixel bus, **1..nservos**; ``id=None`` means every servo,
   and then values are arrays of shape (nservos,) whose element ``j`` is servo ``j + 1``;

@@ -1,4 +1,4 @@
-"""The Modern Robotics code library (Lynch & Park, seed 001) by its own names.
+"""The Modern Robotics code library (Lynch & Park, the 2016 release) by its own names.
 
 Thin functions over :mod:`blocksim.robotics.spatial` where one exists (chapters 3-6), the
 chapter 8 dynamics and chapter 11 control written directly as Modern Robotics (MR) defines them
@@ -21,15 +21,15 @@ Conventions (MR's, which differ from RTB's):
 * Time histories (``thetamat``, ``taumat``, ``Ftipmat``...) are (N, n) / (N, 6): one row per
   time step.
 
-Seed 001 defects handled here (reference digest section 1.4): the missing signature lines of
+Defects of the 2016 release handled here: the missing signature lines of
 InverseDynamics, ForwardDynamics, the two trajectory functions and ComputedTorque are taken
 from the input lists (in that order, confirmed by upstream MR); ``theta0``/``dtheta0`` in
 ComputedTorque/SimulateControl are the *current* state and are named ``thetalist``,
 ``dthetalist``; "the tamatd" is ``thetamatd``; "Kp" (printed in Cyrillic) is ``Kp``;
-ForwardDynamicsTrajectory returns N rows (the initial state and N-1 steps; the seed's
-"k in {0, ..., N}" is off by one). The seed's vector API ``MatrixExp3(expc3)``,
+ForwardDynamicsTrajectory returns N rows (the initial state and N-1 steps; the 2016
+text's "k in {0, ..., N}" is off by one). The 2016 vector API ``MatrixExp3(expc3)``,
 ``MatrixExp6(expc6)`` and today's matrix API are both accepted (dispatch on shape); the logs
-return MR's current matrix form, or the seed's vector with ``vector=True``.
+return MR's current matrix form, or the 2016 vector with ``vector=True``.
 """
 
 from __future__ import annotations
@@ -150,7 +150,7 @@ def MatrixExp3(so3mat: Any) -> np.ndarray:
 def MatrixLog3(R: Any, vector: bool = False) -> np.ndarray:
     """so(3) matrix (3, 3) of the principal log of R (angle in [0, pi]).
 
-    ``vector=True`` returns the exponential coordinates (3,) (the 2016 seed's API). Like MR
+    ``vector=True`` returns the exponential coordinates (3,) (the 2016 release's API). Like MR
     the input is not checked to be a rotation.
     """
     return trlog(R, twist=vector, check=False)

@@ -1,7 +1,7 @@
 """Arm kinematics blocks: forward kinematics, Jacobians and inverse kinematics.
 
-The *Kinematics* group of the Robotics Toolbox ``roblocks`` library (RTB 9.10, seed 000 §3.2
-and Appendix B.9) and bdsim's FKINE, JACOBIAN and IKINE blocks, over a
+The *Kinematics* group of the Robotics Toolbox ``roblocks`` library (Robotics Toolbox
+9.10) and bdsim's FKINE, JACOBIAN and IKINE blocks, over a
 :class:`~blocksim.robotics.arm.SerialLink`. Each block keeps its own copy of the robot given
 (``robot.copy()``), so a plant and a controller can use different models and editing the
 robot afterwards changes no block.

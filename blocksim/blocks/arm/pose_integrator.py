@@ -1,6 +1,6 @@
 """Pose integrator: a spatial velocity (6,) integrated into a pose (4, 4), continuous or discrete.
 
-The block of roblocks' *pose integral* (RTB 9.10, seed 000 Appendix B.9) and bdsim's
+The block of roblocks' *pose integral* (Robotics Toolbox 9.10) and bdsim's
 *POSEINTEGRATOR* / *POSEINTEGRATOR_S*. The state is the position p (3,) [m] and the attitude
 as a unit quaternion q (4,) ``[s, vx, vy, vz]``; the output pose is ``[[R(q), p], [0, 1]]``
 with R(q) the rotation of ``q / |q|`` (orthonormal to rounding whatever ``|q|``).

@@ -1,13 +1,13 @@
 """Joint servo blocks: motors, a PI velocity controller and a flexible joint.
 
 The pieces of the Robotics Toolbox's joint servo models (roblocks *vloop*, *vloop_ff*,
-*vloop_voltage*, RTB 9.10, seed 000 Appendix B.9, and the ``sl_flex`` model of B.10):
+*vloop_voltage*, Robotics Toolbox 9.10, and its ``sl_flex`` model):
 
 * :class:`JointMotor` — a current-driven motor with a torque limit (continuous);
 * :class:`VoltageMotor` — a voltage-driven motor: amplifier, winding resistance and
   inductance, back EMF (continuous);
 * :class:`VelocityPI` — the PI velocity controller with an optional torque feedforward,
-  discrete at its sample clock (the seed's ``T = 0.001`` s) or continuous (``clock=None``);
+  discrete at its sample clock (roblocks' ``T = 0.001`` s) or continuous (``clock=None``);
 * :class:`FlexibleJoint` — motor and link inertias joined by a spring and a damper.
 
 The velocity and position loops built from them are in :mod:`blocksim.blocks.arm.servo_loops`.
@@ -145,7 +145,7 @@ class VoltageMotor(Block):
     Ka : float
         Amplifier gain [V per unit demand]; default 10.
     v_max : float
-        Amplifier voltage limit [V], > 0 (``inf``: none); default 20 (the seed's ``tau_max``
+        Amplifier voltage limit [V], > 0 (``inf``: none); default 20 (roblocks' ``tau_max``
         of *vloop_voltage*, a voltage).
     x0 : array_like (2,)
         Initial current [A] and rate [rad/s]; default zeros.
@@ -233,9 +233,9 @@ class VelocityPI(Block):
     Ki : float
         Integral gain [A/rad]; default 5 (seed; 0 in *vloop_ff*).
     Kff : float
-        Feedforward gain [A/(N m)]; default ``1/0.228`` (``1/Km`` of the seed's motor).
+        Feedforward gain [A/(N m)]; default ``1/0.228`` (``1/Km`` of roblocks' motor).
     clock : Clock, float, (float, float) or None
-        Sample clock (period [s], or (period, offset)); default 0.001 s (the seed's ``T``);
+        Sample clock (period [s], or (period, offset)); default 0.001 s (roblocks' ``T``);
         None: a continuous controller.
     feedforward : bool
         Add the input ``tau_ff``; default False.

@@ -1,11 +1,11 @@
 """Joint servo loops as subsystems: the Robotics Toolbox's *vloop*, *vloop_ff*,
-*vloop_voltage* (roblocks, RTB 9.10; seed 000 Appendix B.9) and a position loop around the
+*vloop_voltage* (roblocks, Robotics Toolbox 9.10) and a position loop around the
 velocity loop (*ploop*).
 
 Each function returns a :class:`~blocksim.engine.diagram.Diagram` whose ``Inport`` and
 ``Outport`` blocks are its ports: add it to a diagram (``d.add(vloop(), name="vloop")``) and it
 is a block with those inputs and outputs. A diagram file holds it inline as a ``Subsystem``.
-Defaults are the seed's mask values; the controller is discrete at ``clock`` (the seed's
+Defaults are roblocks' mask values; the controller is discrete at ``clock`` (roblocks'
 ``T = 0.001`` s), the motor continuous, so the controller samples the motor rate and holds
 its current demand between samples.
 
@@ -139,12 +139,12 @@ def vloop_voltage(
 ) -> Diagram:
     """Joint velocity loop of a voltage-driven motor (roblocks *vloop_voltage*).
 
-    The PI output drives an amplifier of gain ``Ka`` limited to ``v_max`` [V] (the seed's
+    The PI output drives an amplifier of gain ``Ka`` limited to ``v_max`` [V] (roblocks'
     ``tau_max = 20``, a voltage) and the motor's winding (``Rm`` [ohm], ``Lm`` [H], back EMF
     ``Km``) (:class:`~blocksim.blocks.arm.servo.VoltageMotor`). Ports as :func:`vloop`, the
-    outputs in the seed's order ``qd_error, qd, tau, integral``.
+    outputs in roblocks' order ``qd_error, qd, tau, integral``.
 
-    With all the seed's defaults the sampled loop is unstable while linear (the winding's time
+    With all of roblocks' defaults the sampled loop is unstable while linear (the winding's time
     constant ``Lm / Rm = 1 s`` and ``Ka Kv = 10`` leave a lightly damped pair that the 1 ms
     hold destabilises: spectral radius 1.014); the amplifier limit then bounds it in an
     oscillation. A 10 mH, 1 ohm winding with ``Kv = 0.1`` is stable.

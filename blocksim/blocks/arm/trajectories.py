@@ -1,7 +1,7 @@
 """Trajectory sources: joint-space profiles, multi-segment paths, Cartesian motions, circles.
 
-Time-driven sources (no inputs) of roblocks' *Trajectory* group (RTB 9.10, seed 000 Appendix
-B.9) and bdsim's JTRAJ, TRAPEZOIDAL, CTRAJ and CIRCLEPATH, evaluated analytically at the
+Time-driven sources (no inputs) of roblocks' *Trajectory* group (Robotics Toolbox
+9.10) and bdsim's JTRAJ, TRAPEZOIDAL, CTRAJ and CIRCLEPATH, evaluated analytically at the
 simulation time (roblocks' jtraj block interpolates a 101-row table instead). The profiles are
 those of :mod:`blocksim.robotics.trajectory`; the numerics are the compiled functions of
 :mod:`blocksim.blocks.arm.trajectory_kernels`, which both back-ends call.

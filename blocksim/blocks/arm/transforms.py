@@ -1,7 +1,7 @@
 """Transform blocks: poses (4, 4) to and from vectors, products, inverses, differences.
 
 The blocks of the Robotics Toolbox ``roblocks`` library's *Transform*, *Transform Conversion*
-and *Kinematics* groups (RTB 9.10, seed 000 Appendix B.9) and bdsim's spatial blocks, on plain
+and *Kinematics* groups (Robotics Toolbox 9.10) and bdsim's spatial blocks, on plain
 arrays: a pose is a (4, 4) float64 homogeneous transform ``[[R, p], [0, 0, 0, 1]]`` (R (3, 3)
 rotation, p (3,) translation [m]), angles are in radians, vectors are (n,) float64 arrays.
 

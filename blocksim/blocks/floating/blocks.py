@@ -1,5 +1,5 @@
 """Blocks for robots on a floating base (a manipulator on a spacecraft): dynamics, kinematics and
-the base-inclusive end-effector Jacobian (SPART, seed 003).
+the base-inclusive end-effector Jacobian (after SPART, Virgili-Llop et al.).
 
 Conventions at the ports (blocksim's, RTB order): the base pose is the (4, 4) pose of the base
 link frame in the world; the base twist is ``[v0; omega0]`` (6,): the velocity of the base

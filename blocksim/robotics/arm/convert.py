@@ -1,12 +1,13 @@
 """Conversions between robot-model formats and :class:`~.serial_link.SerialLink`.
 
-* Legacy matrices of the Scilab Robotics Toolbox and RTB (seed 004 §4.3–§4.4): the DH matrix,
-  one row ``[alpha, A, theta, D(, sigma)]`` per link, and the DYN matrix, one row
+* Legacy matrices of the Scilab Robotics Toolbox and RTB (the Scilab toolbox's ``DH`` and
+  ``DYN`` formats): the DH matrix, one row ``[alpha, A, theta, D(, sigma)]`` per link, and
+  the DYN matrix, one row
   ``[alpha, A, theta, D, sigma, m, rx, ry, rz, Ixx, Iyy, Izz, Ixy, Iyz, Ixz, Jm(, G(, B(, Tc+(,
   Tc-))))]`` (16..20 columns; defaults G = 1, B = 0, Tc = [0, 0]). Note the column order
   (alpha, A, theta, D), unlike RTB's ``Link([theta, d, a, alpha])``. Both mean standard DH
   unless ``convention="modified"`` is given; sigma non-zero means prismatic.
-* Modern Robotics (seed 001): :func:`from_poe` (``M``, screw axes ``Slist`` 6 x n as columns
+* Modern Robotics (Lynch & Park): :func:`from_poe` (``M``, screw axes ``Slist`` 6 x n as columns
   ``(omega, v)``, angular first) and :func:`from_mr_dynamics` (``Mlist``, ``Glist``, ``Slist``);
   :func:`to_poe` and :func:`to_mr_dynamics` go back (§5.4). MR's gravity ``g`` is the
   gravitational acceleration, ``g = -robot.gravity``. MR models have no motor inertia or

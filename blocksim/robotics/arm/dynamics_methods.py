@@ -1,6 +1,6 @@
 """The dynamics methods of :class:`~blocksim.robotics.arm.serial_link.SerialLink` (a mixin).
 
-Robotics Toolbox names and semantics (seed 000 §2.2): ``rne``, ``inertia``, ``coriolis``,
+Robotics Toolbox names and semantics (RTB 9.10 ``SerialLink``): ``rne``, ``inertia``, ``coriolis``,
 ``gravload``, ``itorque``, ``friction``, ``nofriction``, ``accel``, ``cinertia``, ``fdyn``.
 Joint vectors are (n,) arrays; where RTB accepts a trajectory, (m, n) arrays (one row per
 point) give (m, n) results, and (m, n, n) for ``inertia``/``coriolis`` (RTB's N x N x K).

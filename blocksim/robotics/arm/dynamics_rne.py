@@ -20,7 +20,7 @@ wrench. With ``u = w = qd`` it is the ordinary RNE (Luh, Walker and Paul; RTB's 
 with ``u = qd, w = e_k`` it gives column ``k`` of the Christoffel-symbol Coriolis matrix
 (:func:`blocksim.robotics.arm.dynamics.coriolis_nb`, ``n`` passes instead of RTB's n(n+1)/2).
 
-Conventions (Robotics Toolbox, seed 000 §2.2 and Appendix B.4):
+Conventions (Robotics Toolbox 9.10 ``SerialLink.rne``):
 
 * ``gravity`` is the *upward* acceleration equivalent to gravity in the world frame
   (``[0, 0, 9.81]`` for gravity along -z); it is rotated into frame 0 by the base rotation
@@ -32,7 +32,7 @@ Conventions (Robotics Toolbox, seed 000 §2.2 and Appendix B.4):
   ``J_e^T fext`` to the torques.
 * Motor and friction: joint ``i`` adds ``G^2 Jm qdd`` (rotor inertia) and the torque that
   overcomes friction, ``-friction(qd) = G^2 B qd + |G| Tc±`` with ``Tc+`` for ``qd > 0``,
-  ``Tc-`` (<= 0) for ``qd < 0`` and nothing at ``qd = 0`` (RTB ``Link.friction``; seed 002).
+  ``Tc-`` (<= 0) for ``qd < 0`` and nothing at ``qd = 0`` (RTB ``Link.friction``).
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 with a compliant transmission.
 
 The equations of the Robotics Toolbox's *vloop*, *vloop_ff* and *vloop_voltage* blocks
-(roblocks, RTB 9.10; seed 000 Appendix B.9) and of its ``sl_flex`` model, as pure
+(roblocks, Robotics Toolbox 9.10) and of its ``sl_flex`` model, as pure
 ``numba.njit`` functions of floats (no allocation), used by the joint servo blocks
 (:mod:`blocksim.blocks.arm.servo`) in both back-ends.
 

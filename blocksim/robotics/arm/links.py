@@ -1,6 +1,6 @@
 """Links of a serial-link arm: kinematic (DH) and dynamic (inertial, motor, friction) parameters.
 
-Follows the Robotics Toolbox (RTB 9.10 ``Link``, RTB 10 ``Link``; seeds 000 §2.1 and 002). A link
+Follows the Robotics Toolbox (RTB 9.10 ``Link``, RTB 10 ``Link``). A link
 is a value object: :meth:`Link.copy` gives an independent copy and a :class:`SerialLink` always
 keeps its own copies, so editing a link you hold never changes a robot behind your back.
 
@@ -13,7 +13,7 @@ Constructor forms (``L = Link(...)``)
   variable); giving both is an error. ``jointtype="R"|"P"`` (or ``sigma=0|1``) states the type
   explicitly; ``convention="standard"`` (default) or ``"modified"``.
 * RTB vector ``Link([theta, d, a, alpha(, sigma(, offset))], "standard"|"modified")`` (old syntax,
-  seed 002 §2.4), and the RTB-10 dynamics row of 15..20 elements ``[theta d a alpha sigma m rx ry rz
+  RTB 10), and the RTB-10 dynamics row of 15..20 elements ``[theta d a alpha sigma m rx ry rz
   Ixx Iyy Izz Ixy Iyz Ixz (Jm (G (B (Tc+ Tc-))))]`` (kinematics in **theta, d, a, alpha** order,
   unlike the Scilab DYN matrix; see :mod:`blocksim.robotics.arm.convert` for that one).
 * :meth:`Link.from_transforms` for links that are not DH (product of exponentials, URDF-like):

@@ -1,8 +1,8 @@
 """The serial-link arm model: a chain of :class:`~.links.Link` with base, tool and gravity.
 
-Follows RTB's ``SerialLink`` (seed 000 §2.2) with **value semantics**: a robot keeps its own copies
-of the links it is given, ``robot.links`` hands out copies, and :meth:`SerialLink.copy` gives an
-independent robot, so a plant and a controller model never alias each other.
+Follows the Robotics Toolbox's ``SerialLink`` (RTB 9.10) with **value semantics**: a robot keeps its
+own copies of the links it is given, ``robot.links`` hands out copies, and :meth:`SerialLink.copy`
+gives an independent robot, so a plant and a controller model never alias each other.
 
 Numeric layout and caching
 --------------------------

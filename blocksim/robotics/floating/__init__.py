@@ -1,4 +1,4 @@
-"""Floating-base multibody kinematics and dynamics (SPART, seed 003).
+"""Floating-base multibody kinematics and dynamics (after SPART, Virgili-Llop et al.).
 
 Public API
 ----------

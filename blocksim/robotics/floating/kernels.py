@@ -1,4 +1,5 @@
-"""Numba kernels of floating-base multibody kinematics and dynamics (SPART's algorithms, seed 003).
+"""Numba kernels of floating-base multibody kinematics and dynamics (SPART's
+algorithms, Virgili-Llop et al.).
 
 One convention inside (SPART's, all inertial): the twist of body ``i`` is ``t_i = [omega_i;
 rdot_i]`` (angular velocity; velocity of its **centre of mass**), twist rates are the time

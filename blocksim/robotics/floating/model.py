@@ -1,13 +1,13 @@
 """A floating-base robot: a :class:`~blocksim.robotics.urdf.TreeModel` with its packed kernel
 vector and the kinematics and dynamics of :mod:`.kernels` as methods.
 
-Conventions (SPART's, seed 003, one for every method here): all vectors in the inertial (world)
-frame; twists ``[omega; rdot]`` with ``rdot`` the velocity of the body's **centre of mass**;
-wrenches ``[n; f]`` at the centre of mass; the base's generalized velocity is its twist
-``t0 = [omega0; rdot0]`` (SPART's mixed-frame ``u0 = [R0^T omega0; rdot0]`` is converted by
-:mod:`.spart`); generalized velocity ``u = [t0; qd]``. Body index 0 is the base, ``k + 1`` is
-body ``k`` of the tree. Gravity is RTB's vector (upward acceleration equivalent to gravity,
-default none: a spacecraft) and acts as the weight of every body.
+Conventions (SPART's, Virgili-Llop et al., one for every method here): all vectors in the inertial
+(world) frame; twists ``[omega; rdot]`` with ``rdot`` the velocity of the body's **centre of mass**;
+wrenches ``[n; f]`` at the centre of mass; the base's generalized velocity is its twist ``t0 =
+[omega0; rdot0]`` (SPART's mixed-frame ``u0 = [R0^T omega0; rdot0]`` is converted by :mod:`.spart`);
+generalized velocity ``u = [t0; qd]``. Body index 0 is the base, ``k + 1`` is body ``k`` of the
+tree. Gravity is RTB's vector (upward acceleration equivalent to gravity, default none: a
+spacecraft) and acts as the weight of every body.
 """
 
 from __future__ import annotations

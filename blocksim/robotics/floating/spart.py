@@ -1,11 +1,12 @@
-"""SPART's functions under SPART's names and arguments (seed 003), so its calls can be followed.
+"""SPART's functions under SPART's names and arguments (SPART: Virgili-Llop et al.), so its
+calls can be followed.
 
-``robot`` is a :class:`~.model.FloatingBase`. Shapes follow SPART (quantities of link ``i`` in
-the last axis: ``rL`` (3, n), ``RL`` (3, 3, n), ``Bij`` (6, 6, n, n) -- the seed's "[6x6xn]" is
-an erratum, SPART's code indexes (i, j)); links are SPART's 1..n, i.e. body ``i - 1`` of the
-tree. All outputs are inertial except the mixed-frame base quantities SPART defines: ``u0 =
-[omega0 (base frame); rdot0 (inertial)]``, ``u0dot`` likewise, ``tau0 = [n (base frame);
-f (inertial)]``; ``t0 = P0 @ u0`` with ``P0 = blkdiag(R0, I3)``.
+``robot`` is a :class:`~.model.FloatingBase`. Shapes follow SPART (quantities of link ``i`` in the
+last axis: ``rL`` (3, n), ``RL`` (3, 3, n), ``Bij`` (6, 6, n, n) -- the documentation's "[6x6xn]" is
+an erratum, SPART's code indexes (i, j)); links are SPART's 1..n, i.e. body ``i - 1`` of the tree.
+All outputs are inertial except the mixed-frame base quantities SPART defines: ``u0 = [omega0 (base
+frame); rdot0 (inertial)]``, ``u0dot`` likewise, ``tau0 = [n (base frame); f (inertial)]``; ``t0 =
+P0 @ u0`` with ``P0 = blkdiag(R0, I3)``.
 
 These functions follow SPART's matrix formulation literally in numpy (twist-propagation
 matrices, mass composite bodies, NOC), which makes them an independent check of the O(n)

@@ -1,7 +1,7 @@
 """Industrial 6-axis arms with spherical wrists, kinematics only: Kuka KR5 and ABB IRB 140.
 
-Sources: RTB 9.10 ``mdl_KR5`` and ``mdl_irb140`` (seed 000 §2.3 names the scripts, their poses and
-references; the numbers are in seed 000 Appendix B.1). Neither script gives joint limits or
+Sources: RTB 9.10 ``mdl_KR5`` and ``mdl_irb140`` (the scripts, their poses,
+references and numbers). Neither script gives joint limits or
 dynamics, so none are set here.
 """
 

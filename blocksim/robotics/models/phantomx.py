@@ -1,7 +1,7 @@
 """Trossen Robotics PhantomX Pincher: a 4-joint hobby arm, kinematics only.
 
-Source: RTB 9.10 ``mdl_phantomx`` (seed 000 §2.3 names the script and its pose; the numbers are in
-seed 000 Appendix B.1). RTB's script is in millimetres; here every length is converted to metres
+Source: RTB 9.10 ``mdl_phantomx`` (the script, its pose and
+its numbers). RTB's script is in millimetres; here every length is converted to metres
 (x 1e-3), nothing else changes.
 """
 

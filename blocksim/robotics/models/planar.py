@@ -1,8 +1,8 @@
 """Planar arms with unit-length links: the gravity-loaded two-link arm and the kinematic
 planar 2- and 3-link arms.
 
-Sources: RTB 9.10 ``mdl_twolink``, ``mdl_planar2`` and ``mdl_planar3`` (seed 000 §2.3 names them
-and their poses; the numbers are in seed 000 Appendix B.1).
+Sources: RTB 9.10 ``mdl_twolink``, ``mdl_planar2`` and ``mdl_planar3`` (the scripts,
+their poses and numbers).
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ def twolink() -> SerialLink:
     motor inertia or friction (``Jm = B = 0``; RTB writes ``G = 0`` as well, which with
     ``Jm = B = 0`` has the same dynamics as the ``G = 1`` used here). The base is
     ``rotx(pi/2)``, so the arm moves in the world xz plane and is loaded by gravity (RTB 9.10;
-    the seed's text still says "XY (horizontal) plane, not affected by gravity", which is the
+    its documentation still says "XY (horizontal) plane, not affected by gravity", which is the
     older script). Based on Spong, Hutchinson and Vidyasagar, Fig 3-6.
 
     Named poses (rad): ``qz`` = [0, 0]; ``qn`` = [pi/6, -pi/6].

@@ -1,11 +1,10 @@
 """Unimation Puma 560: standard-DH model with full dynamics and the Armstrong-Khatib-Burdick
 modified-DH model.
 
-Sources: RTB 9.10 ``mdl_puma560`` and ``mdl_puma560akb`` (seed 000 §2.3 names the scripts, their
-poses and references; the numbers are in seed 000 Appendix B.1, copied from the upstream 9.10
-scripts). Cross-checks in the seeds: the kinematics of ``puma560`` equal the seed's
-``p560.trchain`` output, and the Scilab seed 004 lists the same DH rows for the standard model and
-the same DH rows, masses and centres of mass for the AKB model.
+Sources: RTB 9.10 ``mdl_puma560`` and ``mdl_puma560akb`` (the scripts, their
+poses, references and numbers). Cross-checks: the kinematics of ``puma560`` equal RTB's
+``p560.trchain`` output, and the Scilab Robotics Toolbox lists the same DH rows for the
+standard model and the same DH rows, masses and centres of mass for the AKB model.
 """
 
 from __future__ import annotations
@@ -41,7 +40,7 @@ def puma560() -> SerialLink:
     (IEEE T-RA 7(4), 1991). Base and tool are identity; gravity is the SerialLink default.
 
     Named poses (rad): ``qz`` = 0 (L-shaped); ``qr`` = [0, pi/2, -pi/2, 0, 0, 0] (ready, arm
-    up); ``qs`` = [0, 0, -pi/2, 0, 0, 0] (stretched along x; the seed's ``qstretch``, also
+    up); ``qs`` = [0, 0, -pi/2, 0, 0, 0] (stretched along x; RTB's ``qstretch``, also
     defined); ``qn`` = [0, pi/4, pi, 0, pi/4, 0] (nominal, non-singular).
 
     Returns

@@ -2,9 +2,9 @@
 wrist, with dynamics.
 
 Sources: the kinematic rows, masses, centres of mass, inertias, armature inertias and gear
-ratios are the Scilab seed 004's Stanford DYN matrix (verbatim in the seed); they agree with RTB
-9.10 ``mdl_stanford`` (seed 000 Appendix B.1) except for link 5, see :func:`stanford`. The joint
-limits are RTB 9.10's (the Scilab seed gives none).
+ratios are the Scilab Robotics Toolbox's Stanford DYN matrix (verbatim); they agree with RTB
+9.10 ``mdl_stanford`` except for link 5, see :func:`stanford`. The joint
+limits are RTB 9.10's (the Scilab toolbox gives none).
 """
 
 from __future__ import annotations
@@ -33,15 +33,15 @@ def stanford() -> SerialLink:
         5  q5      0       0  pi/2    R
         6  q6      0.263   0  0       R
 
-    Dynamics (Paul 1981, Tables 6.5 and 6.6, as given in the Scilab seed 004): m (kg), r (m,
+    Dynamics (Paul 1981, Tables 6.5 and 6.6, as given in the Scilab Robotics Toolbox): m (kg), r (m,
     link frame), diagonal inertia (kg m^2), armature inertia Jm (kg m^2); "gear ratios not
     currently known, though reflected armature inertia is known, so gear ratios are set to 1";
     no friction. The centres of mass are kept exactly as the sources give them although some
     look like centimetres (``r2 = [0, -1.054, 0]``, ``r3 = [0, 0, -6.447]``).
 
-    Link 5 differs between the sources: the Scilab seed has ``r5 = [0, 0, 0.566]`` and
+    Link 5 differs between the sources: the Scilab toolbox has ``r5 = [0, 0, 0.566]`` and
     ``I5 = diag(0.003, 0.003, 0.0004)``, RTB 9.10 ``r5 = [0, 0.566, 0.003]`` and
-    ``I5 = diag(0.003, 0.0004, 0)``. The seed's values are used: RTB's inertia violates the
+    ``I5 = diag(0.003, 0.0004, 0)``. The Scilab values are used: RTB's inertia violates the
     triangle inequality (Iyy + Izz < Ixx), which no rigid body has.
 
     Joint limits (RTB 9.10, from the IJCAI 1973 paper): joints 1, 2, 4, 6 +-170 deg, joint 5

@@ -1,4 +1,5 @@
-"""Path planners over occupancy grids (RTB's navigation classes; seed 000 §2.18, seed 002).
+"""Path planners over occupancy grids (the Robotics Toolbox's navigation classes,
+MATLAB 9.10 and Python).
 
 Occupancy grids (0 free, non-zero occupied) with a cell size and origin
 (:class:`OccupancyGrid`), sample maps (:func:`load_map`), distance transforms

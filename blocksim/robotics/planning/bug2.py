@@ -1,4 +1,4 @@
-"""Bug2 reactive navigation (Lumelsky & Stepanov; RTB ``Bug2``, seed 000 §2.18).
+"""Bug2 reactive navigation (Lumelsky & Stepanov; Robotics Toolbox ``Bug2``).
 
 No plan: the robot steps cell by cell along the *m-line* from start to goal (the digital line,
 :func:`mline_cells`); when the next cell is occupied it records a hit point and follows the

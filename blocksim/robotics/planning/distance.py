@@ -1,6 +1,6 @@
 """Distance transforms of occupancy grids (numba): RTB's ``distancexform``.
 
-Two questions, as in RTB (seed 000 §2.18, ``distancexform(world, goal, metric)``):
+Two questions, as in the Robotics Toolbox (``distancexform(world, goal, metric)``):
 
 * ``distancexform(occ)``: for every cell, the distance [cells] to the nearest occupied cell
   (0 on obstacles): exact Euclidean distance (Felzenszwalb & Huttenlocher's lower envelope of

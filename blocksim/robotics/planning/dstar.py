@@ -1,4 +1,4 @@
-"""D* incremental planner (Stentz 1994; RTB ``Dstar``, seed 000 §2.18).
+"""D* incremental planner (Stentz 1994; Robotics Toolbox ``Dstar``).
 
 A cost map (free cell 1, occupied +inf, any positive cost in between) and, for every cell, the
 cost-to-goal ``h``, a back-pointer ``b`` toward the goal and a tag NEW / OPEN / CLOSED. ``plan``

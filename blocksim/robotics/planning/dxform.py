@@ -1,4 +1,4 @@
-"""Distance-transform planner (RTB ``DXform``, seed 000 §2.18)."""
+"""Distance-transform planner (Robotics Toolbox ``DXform``)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Lattice planner for car-like vehicles (RTB ``Lattice``; seed 002 ``Lattice.query``).
+"""Lattice planner for car-like vehicles (Robotics Toolbox ``Lattice``, ``Lattice.query``).
 
 From every node the vehicle can drive three motion primitives of length about one grid step
 ``d`` (in the node's frame, x forward): **straight** to (d, 0) keeping its heading, **left** a

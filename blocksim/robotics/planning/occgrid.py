@@ -1,6 +1,6 @@
 """Occupancy grids: a boolean array with a cell size and an origin.
 
-Convention (RTB ``makemap``, seed 000 §2.18): 0 is free, non-zero is occupied. The array is
+Convention (Robotics Toolbox ``makemap``): 0 is free, non-zero is occupied. The array is
 indexed ``data[row, col]`` with **row along y and column along x**; the centre of cell
 ``(col, row)`` is at world point ``origin + cellsize * (col, row)``. With the defaults (cell
 size 1, origin (0, 0)) world coordinates are cell coordinates, as in RTB (0-based here).

@@ -1,4 +1,4 @@
-"""Probabilistic roadmap (RTB ``PRM``, seed 000 §2.18).
+"""Probabilistic roadmap (Robotics Toolbox ``PRM``).
 
 ``plan`` samples ``npoints`` distinct free cells with a seeded generator, joins every pair closer
 than ``distthresh`` whose Bresenham line crosses only free cells, and keeps the roadmap as an

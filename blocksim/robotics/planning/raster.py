@@ -1,6 +1,6 @@
 """Lines on a grid: Bresenham's algorithm and collision checks of segments (numba).
 
-``bresenham(x1, y1, x2, y2)`` is RTB's function (seed 000 §2.18): the cells of the line between
+``bresenham(x1, y1, x2, y2)`` is the Robotics Toolbox's function: the cells of the line between
 two cells, both ends included, one cell per step along the major axis. Cells are integer
 (col, row) = (x, y) pairs.
 """

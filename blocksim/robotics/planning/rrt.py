@@ -1,7 +1,7 @@
-"""Kinodynamic RRT for a car-like vehicle (RTB ``RRT``, seed 000 §2.18).
+"""Kinodynamic RRT for a car-like vehicle (Robotics Toolbox ``RRT``).
 
 As in RTB the tree is rooted at the **goal** pose and grows by driving the bicycle model
-(:func:`blocksim.robotics.mobile.kinematics.bicycle_step`, the step-9 vehicle): for each of
+(:func:`blocksim.robotics.mobile.kinematics.bicycle_step`, the car-like vehicle model): for each of
 ``npoints`` random poses in ``range`` the nearest vertex (SE(2) distance
 ``sqrt(dx^2 + dy^2 + dtheta^2)``) is extended by the best of ``ntrials`` random controls —
 speed ``+speed`` or ``-speed``, steer uniform in ``[-steermax, steermax]`` — each driven for
@@ -81,7 +81,7 @@ class RRT:
         Map (0 free); None: no obstacles (RTB ignores the map), ``range`` bounds sampling.
     veh : object, optional
         A vehicle with attributes ``L`` (wheelbase [m]) and ``stlim`` (steer limit [rad]), and
-        optionally ``dt`` (time step [s]) and ``vmax`` (speed limit [m/s]), such as the step-9
+        optionally ``dt`` (time step [s]) and ``vmax`` (speed limit [m/s]), such as the
         :class:`blocksim.robotics.mobile.Vehicle`; overrides ``wheelbase``, ``steermax``,
         ``dt`` and caps ``speed``.
     npoints : int

@@ -1,6 +1,6 @@
 """Spatial maths: rotations, transforms, three-angle forms, exp/log, quaternions, SE(2).
 
-Robotics Toolbox (RTB 9.10, seed 000) names and conventions: SO(3) rotations (3, 3), SE(3)
+Robotics Toolbox (RTB 9.10, Corke) names and conventions: SO(3) rotations (3, 3), SE(3)
 transforms (4, 4), SO(2) (2, 2), SE(2) (3, 3); stacks carry a leading axis ``(K, ...)``;
 radians everywhere except where a ``unit="deg"`` keyword is given; twists are ``(v, w)``,
 translation first; quaternions are 4-arrays ``[s, vx, vy, vz]``.

@@ -1,6 +1,6 @@
 """Three-angle and angle-axis representations: roll-pitch-yaw, ZYZ Euler, angle-vector.
 
-Angle meanings (Robotics Toolbox 9.10 conventions, seed 000):
+Angle meanings (Robotics Toolbox 9.10 conventions):
 
 * **Roll-pitch-yaw**, ``order="xyz"`` (default): ``rpy = [roll, pitch, yaw]`` and
   ``R = Rx(roll) @ Ry(pitch) @ Rz(yaw)``: rotate about x by roll, then about the *new* y by

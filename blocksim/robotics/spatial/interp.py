@@ -30,7 +30,7 @@ def trinterp(T0: Any, T1: Any, s: Any = None) -> np.ndarray:
     Notes
     -----
     The rotation follows the shorter of the two great arcs (angle <= pi), at a constant rate in
-    ``s``; the translation is ``(1 - s) t0 + s t1`` (RTB; the seed says only "slerp").
+    ``s``; the translation is ``(1 - s) t0 + s t1`` (RTB; its documentation says only "slerp").
     """
     if s is None:
         T0, T1, s = None, T0, T1
