@@ -10,7 +10,8 @@ map each interval; the ``EKF`` block (mode ``"dead_reckoning"``) uses the same c
 ``EKF``, seed 000 section 2.11).
 
 Run ``python examples/ekf_dead_reckoning.py`` to simulate 100 s (1000 steps) and write
-``ekf_dead_reckoning.png``.
+``ekf_dead_reckoning.png`` (the scope) and ``ekf_dead_reckoning_map.png`` (the paths and error
+with its 3-sigma bounds).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from blocksim import Diagram, SimResult, simulate
-from blocksim.blocks.vehicle import add_ekf_rig, add_pose_scope
+from blocksim.blocks.vehicle import EstimationPlot, add_ekf_rig, add_pose_scope
 
 V = (0.02**2, np.deg2rad(0.5) ** 2)
 W = (0.1**2, np.deg2rad(1.0) ** 2)
@@ -28,20 +29,34 @@ P0 = (0.005**2, 0.005**2, np.deg2rad(0.1) ** 2)
 LANDMARKS = 20
 
 
-def build(file: str | Path | None = None, show: bool = False, seed: int = 0) -> Diagram:
-    """Vehicle + random-path driver + EKF + a scope of the true and estimated pose."""
+def build(file: str | Path | None = None, show: bool = False, seed: int = 0,
+          figure: str | Path | None = None) -> Diagram:
+    """Vehicle + random-path driver + EKF + a scope of the true and estimated pose + the
+    figure of the paths with the pose's 3-sigma ellipses and of the error inside its 3-sigma
+    bounds (saved to ``figure`` when given)."""
     d = Diagram("ekf_dead_reckoning")
     add_ekf_rig(d, "dead_reckoning", V, W, P0, LANDMARKS, seed)
     add_pose_scope(d, "EKF dead reckoning of a car-like vehicle", file=file, show=show)
+    d.add(
+        EstimationPlot(title="EKF dead reckoning: paths, error and 3σ bounds",
+                       file=figure, show=show),
+        name="estimate",
+    )  # fmt: skip
+    d.connect("veh.pose", "estimate.pose")
+    d.connect("ekf.x", "estimate.x")
+    d.connect("ekf.P", "estimate.P")
     return d
 
 
 def main(
     T: float = 100.0, show: bool = False, out_dir: str | Path | None = None, **options
 ) -> SimResult:
-    """Simulate for ``T`` seconds; save the scope plot in ``out_dir`` when given."""
-    file = Path(out_dir) / "ekf_dead_reckoning.png" if out_dir is not None else None
-    return simulate(build(file, show), T, **options)
+    """Simulate for ``T`` seconds; save the scope plot (``ekf_dead_reckoning.png``) and the map and
+    error figure (``ekf_dead_reckoning_map.png``) in ``out_dir`` when given."""
+    out = Path(out_dir) if out_dir is not None else None
+    file = out / "ekf_dead_reckoning.png" if out is not None else None
+    figure = out / "ekf_dead_reckoning_map.png" if out is not None else None
+    return simulate(build(file, show, figure=figure), T, **options)
 
 
 if __name__ == "__main__":

@@ -12,7 +12,8 @@ map each interval; the ``EKF`` block (mode ``"localisation"``) uses the same cov
 ``EKF``, seed 000 section 2.11).
 
 Run ``python examples/ekf_localisation.py`` to simulate 100 s (1000 steps) and write
-``ekf_localisation.png``.
+``ekf_localisation.png`` (the scope) and ``ekf_localisation_map.png`` (the map, paths and error
+with its 3-sigma bounds).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from blocksim import Diagram, SimResult, simulate
-from blocksim.blocks.vehicle import add_ekf_rig, add_pose_scope
+from blocksim.blocks.vehicle import EstimationPlot, add_ekf_rig, add_pose_scope
 
 V = (0.02**2, np.deg2rad(0.5) ** 2)
 W = (0.1**2, np.deg2rad(1.0) ** 2)
@@ -31,24 +32,40 @@ LANDMARKS = 20
 
 
 def build(
-    file: str | Path | None = None, show: bool = False, seed: int = 0, plot: bool = True
+    file: str | Path | None = None,
+    show: bool = False,
+    seed: int = 0,
+    plot: bool = True,
+    figure: str | Path | None = None,
 ) -> Diagram:
     """Vehicle + random-path driver + range-bearing sensor + EKF + (``plot``) a scope of the
-    true and estimated pose."""
+    true and estimated pose and the figure of the map and paths with 3-sigma ellipses and of
+    the error inside its 3-sigma bounds (saved to ``figure`` when given)."""
     d = Diagram("ekf_localisation")
     add_ekf_rig(d, "localisation", V, W, P0, LANDMARKS, seed)
     if not plot:
         return d
     add_pose_scope(d, "EKF map-based localisation of a car-like vehicle", file=file, show=show)
+    d.add(
+        EstimationPlot(LANDMARKS, title="EKF localisation: map, paths, error and 3σ bounds",
+                       file=figure, show=show),
+        name="estimate",
+    )  # fmt: skip
+    d.connect("veh.pose", "estimate.pose")
+    d.connect("ekf.x", "estimate.x")
+    d.connect("ekf.P", "estimate.P")
     return d
 
 
 def main(
     T: float = 100.0, show: bool = False, out_dir: str | Path | None = None, **options
 ) -> SimResult:
-    """Simulate for ``T`` seconds; save the scope plot in ``out_dir`` when given."""
-    file = Path(out_dir) / "ekf_localisation.png" if out_dir is not None else None
-    return simulate(build(file, show), T, **options)
+    """Simulate for ``T`` seconds; save the scope plot (``ekf_localisation.png``) and the map and
+    error figure (``ekf_localisation_map.png``) in ``out_dir`` when given."""
+    out = Path(out_dir) if out_dir is not None else None
+    file = out / "ekf_localisation.png" if out is not None else None
+    figure = out / "ekf_localisation_map.png" if out is not None else None
+    return simulate(build(file, show, figure=figure), T, **options)
 
 
 if __name__ == "__main__":

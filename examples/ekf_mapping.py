@@ -12,7 +12,8 @@ map each interval; the ``EKF`` block (mode ``"mapping"``) uses the same covarian
 ``EKF``, seed 000 section 2.11).
 
 Run ``python examples/ekf_mapping.py`` to simulate 100 s (1000 steps) and write
-``ekf_mapping.png``.
+``ekf_mapping.png`` (the scope) and ``ekf_mapping_map.png`` (the true and estimated
+landmarks with their 3-sigma ellipses, and the path).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from blocksim import Diagram, SimResult, simulate
-from blocksim.blocks.vehicle import add_ekf_rig, add_pose_scope
+from blocksim.blocks.vehicle import EstimationPlot, add_ekf_rig, add_pose_scope
 
 V = (0.02**2, np.deg2rad(0.5) ** 2)
 W = (0.1**2, np.deg2rad(1.0) ** 2)
@@ -30,9 +31,11 @@ P0 = (0.005**2, 0.005**2, np.deg2rad(0.1) ** 2)
 LANDMARKS = 20
 
 
-def build(file: str | Path | None = None, show: bool = False, seed: int = 0) -> Diagram:
-    """Vehicle + random-path driver + range-bearing sensor + EKF + a scope of the true and
-    estimated pose."""
+def build(file: str | Path | None = None, show: bool = False, seed: int = 0,
+          figure: str | Path | None = None) -> Diagram:
+    """Vehicle + random-path driver + range-bearing sensor + EKF + a scope of the true pose
+    and the landmark estimates + the map: true landmarks, estimated landmarks with their
+    3-sigma ellipses and the path (saved to ``figure`` when given)."""
     d = Diagram("ekf_mapping")
     add_ekf_rig(d, "mapping", V, W, P0, LANDMARKS, seed)
     add_pose_scope(
@@ -43,15 +46,26 @@ def build(file: str | Path | None = None, show: bool = False, seed: int = 0) -> 
         file=file,
         show=show,
     )
+    d.add(
+        EstimationPlot(LANDMARKS, title="EKF map building: landmarks and 3σ ellipses",
+                       file=figure, show=show),
+        name="estimate",
+    )  # fmt: skip
+    d.connect("veh.pose", "estimate.pose")
+    d.connect("ekf.x", "estimate.x")
+    d.connect("ekf.P", "estimate.P")
     return d
 
 
 def main(
     T: float = 100.0, show: bool = False, out_dir: str | Path | None = None, **options
 ) -> SimResult:
-    """Simulate for ``T`` seconds; save the scope plot in ``out_dir`` when given."""
-    file = Path(out_dir) / "ekf_mapping.png" if out_dir is not None else None
-    return simulate(build(file, show), T, **options)
+    """Simulate for ``T`` seconds; save the scope plot (``ekf_mapping.png``) and the map and
+    error figure (``ekf_mapping_map.png``) in ``out_dir`` when given."""
+    out = Path(out_dir) if out_dir is not None else None
+    file = out / "ekf_mapping.png" if out is not None else None
+    figure = out / "ekf_mapping_map.png" if out is not None else None
+    return simulate(build(file, show, figure=figure), T, **options)
 
 
 if __name__ == "__main__":

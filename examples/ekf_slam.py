@@ -10,7 +10,9 @@ The vehicle (``Vehicle`` block: bicycle with odometry noise ``V = diag(0.02 m, 0
 map each interval; the ``EKF`` block (mode ``"slam"``) uses the same covariances (RTB ``EKF``,
 seed 000 section 2.11).
 
-Run ``python examples/ekf_slam.py`` to simulate 100 s (1000 steps) and write ``ekf_slam.png``.
+Run ``python examples/ekf_slam.py`` to simulate 100 s (1000 steps) and write ``ekf_slam.png``
+(the scope) and ``ekf_slam_map.png`` (true and estimated maps with 3-sigma ellipses, paths, and
+the pose error inside its 3-sigma bounds).
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ import numpy as np
 
 from blocksim import Diagram, SimResult, simulate
 from blocksim.blocks import Selector
-from blocksim.blocks.vehicle import add_ekf_rig, add_pose_scope
+from blocksim.blocks.vehicle import EstimationPlot, add_ekf_rig, add_pose_scope
 
 V = (0.02**2, np.deg2rad(0.5) ** 2)
 W = (0.1**2, np.deg2rad(1.0) ** 2)
@@ -30,10 +32,16 @@ LANDMARKS = 20
 
 
 def build(
-    file: str | Path | None = None, show: bool = False, seed: int = 0, plot: bool = True
+    file: str | Path | None = None,
+    show: bool = False,
+    seed: int = 0,
+    plot: bool = True,
+    figure: str | Path | None = None,
 ) -> Diagram:
     """Vehicle + random-path driver + range-bearing sensor + EKF + (``plot``) a scope of the
-    true and estimated pose."""
+    true and estimated pose and the figure of the true and estimated maps (landmark 3-sigma
+    ellipses) and paths and of the pose error inside its 3-sigma bounds (saved to ``figure``
+    when given)."""
     d = Diagram("ekf_slam")
     add_ekf_rig(d, "slam", V, W, P0, LANDMARKS, seed)
     if not plot:
@@ -41,15 +49,26 @@ def build(
     d.add(Selector(index=[0, 1, 2]), name="est_pose")
     d.connect("ekf.x", "est_pose")
     add_pose_scope(d, "EKF SLAM of a car-like vehicle", "est_pose", file=file, show=show)
+    d.add(
+        EstimationPlot(LANDMARKS, title="EKF SLAM: maps, paths, error and 3σ bounds",
+                       file=figure, show=show),
+        name="estimate",
+    )  # fmt: skip
+    d.connect("veh.pose", "estimate.pose")
+    d.connect("ekf.x", "estimate.x")
+    d.connect("ekf.P", "estimate.P")
     return d
 
 
 def main(
     T: float = 100.0, show: bool = False, out_dir: str | Path | None = None, **options
 ) -> SimResult:
-    """Simulate for ``T`` seconds; save the scope plot in ``out_dir`` when given."""
-    file = Path(out_dir) / "ekf_slam.png" if out_dir is not None else None
-    return simulate(build(file, show), T, **options)
+    """Simulate for ``T`` seconds; save the scope plot (``ekf_slam.png``) and the map and
+    error figure (``ekf_slam_map.png``) in ``out_dir`` when given."""
+    out = Path(out_dir) if out_dir is not None else None
+    file = out / "ekf_slam.png" if out is not None else None
+    figure = out / "ekf_slam_map.png" if out is not None else None
+    return simulate(build(file, show, figure=figure), T, **options)
 
 
 if __name__ == "__main__":

@@ -9,7 +9,9 @@ diffusion ``Q``, weights them with ``exp(-0.5 nu' L^-1 nu) + w0`` and resamples 
 systematically; the cloud collapses onto the true pose (the tests check the final error and
 spread).
 
-Run ``python examples/pf_localisation.py`` to simulate 60 s and write ``pf_localisation.png``.
+Run ``python examples/pf_localisation.py`` to simulate 60 s and write ``pf_localisation.png``
+(the scope) and ``pf_localisation_map.png`` (map, paths, and the error inside 3 standard
+deviations of the particles).
 """
 
 from __future__ import annotations
@@ -20,7 +22,13 @@ import numpy as np
 
 from blocksim import Diagram, SimResult, simulate
 from blocksim.blocks import Scope
-from blocksim.blocks.vehicle import ParticleFilter, RandomPath, RangeBearingSensor, Vehicle
+from blocksim.blocks.vehicle import (
+    EstimationPlot,
+    ParticleFilter,
+    RandomPath,
+    RangeBearingSensor,
+    Vehicle,
+)
 
 V = (0.02**2, np.deg2rad(0.5) ** 2)
 W = (0.1**2, np.deg2rad(1.0) ** 2)
@@ -29,8 +37,11 @@ L = (0.1, 0.1)
 LANDMARKS = 20
 
 
-def build(file: str | Path | None = None, show: bool = False, seed: int = 0) -> Diagram:
-    """Vehicle + driver + sensor + particle filter + a scope of the pose and its estimate."""
+def build(file: str | Path | None = None, show: bool = False, seed: int = 0,
+          figure: str | Path | None = None) -> Diagram:
+    """Vehicle + driver + sensor + particle filter + a scope of the pose and its estimate +
+    the figure of the map and paths and of the error inside 3 standard deviations of the
+    particles (saved to ``figure`` when given)."""
     d = Diagram("pf_localisation")
     d.add(Vehicle(V=V, seed=seed), name="veh")
     d.add(RandomPath(dim=10.0, seed=seed + 1), name="driver")
@@ -54,15 +65,26 @@ def build(file: str | Path | None = None, show: bool = False, seed: int = 0) -> 
     d.connect("veh.pose", "scope.u0")
     d.connect("pf.x", "scope.u1")
     d.connect("pf.std", "scope.u2")
+    d.add(
+        EstimationPlot(LANDMARKS, title="Particle filter: map, paths, error and 3σ bounds",
+                       file=figure, show=show),
+        name="estimate",
+    )  # fmt: skip
+    d.connect("veh.pose", "estimate.pose")
+    d.connect("pf.x", "estimate.x")
+    d.connect("pf.std", "estimate.P")
     return d
 
 
 def main(
     T: float = 60.0, show: bool = False, out_dir: str | Path | None = None, **options
 ) -> SimResult:
-    """Simulate for ``T`` seconds; save the scope plot in ``out_dir`` when given."""
-    file = Path(out_dir) / "pf_localisation.png" if out_dir is not None else None
-    return simulate(build(file, show), T, **options)
+    """Simulate for ``T`` seconds; save the scope plot (``pf_localisation.png``) and the map and
+    error figure (``pf_localisation_map.png``) in ``out_dir`` when given."""
+    out = Path(out_dir) if out_dir is not None else None
+    file = out / "pf_localisation.png" if out is not None else None
+    figure = out / "pf_localisation_map.png" if out is not None else None
+    return simulate(build(file, show, figure=figure), T, **options)
 
 
 if __name__ == "__main__":

@@ -149,3 +149,59 @@ def test_particle_filter_converges_from_uniform_prior(runs):
     e = _pose_error(res, "pf.x")
     assert np.all(np.hypot(e[-100:, 0], e[-100:, 1]) < 0.5) and np.all(np.abs(e[-100:, 2]) < 0.1)
     assert np.all(res["pf.std"][-1][:2] < 0.5)
+
+
+def _lines(ax):
+    return {str(ln.get_label()): ln for ln in ax.lines}
+
+
+@pytest.mark.parametrize("name", ["ekf_dead_reckoning", "ekf_localisation", "ekf_slam",
+                                  "pf_localisation"])
+def test_estimation_examples_plot_the_error_inside_its_3_sigma_bounds(runs, name):
+    res = runs[name]
+    est = "pf" if name.startswith("pf") else "ekf"
+    fig = res.figures["estimate"]
+    map_ax, *err_axes = fig.axes
+    e = _pose_error(res, f"{est}.x")
+    sig = (res["pf.std"] if est == "pf" else
+           np.sqrt(np.diagonal(res["ekf.P"], axis1=1, axis2=2))[:, :3])
+    for k, ax in enumerate(err_axes):
+        np.testing.assert_allclose(_lines(ax)["error"].get_ydata(), e[:, k], atol=1e-12)
+        np.testing.assert_allclose(_lines(ax)["±3σ"].get_ydata(), 3 * sig[:, k])
+    assert [ax.get_ylabel() for ax in err_axes] == ["x error [m]", "y error [m]",
+                                                    "θ error [rad]"]
+    paths = _lines(map_ax)
+    np.testing.assert_allclose(np.column_stack(paths["true path"].get_data()),
+                               res["veh.pose"][:, :2])
+    assert "estimated path" in paths and "pose 3σ" in paths
+
+
+@pytest.mark.parametrize("name", ["ekf_mapping", "ekf_slam"])
+def test_mapping_and_slam_examples_draw_the_map(runs, name):
+    res = runs[name]
+    ax = res.figures["estimate"].axes[0]
+    lines = _lines(ax)
+    truth = LandmarkMap(20, 10.0, seed=0).landmarks
+    np.testing.assert_allclose(np.column_stack(lines["landmarks"].get_data()), truth)
+    n = 3 if name == "ekf_slam" else 0
+    est = np.column_stack(lines["estimated landmarks"].get_data())
+    np.testing.assert_allclose(est, res["ekf.x"][-1][n:].reshape(-1, 2))  # all 20 seen
+    ex, _ = lines["landmark 3σ"].get_data()
+    assert np.count_nonzero(np.isnan(ex)) == 20  # one ellipse each
+    np.testing.assert_allclose(np.column_stack(lines["true path"].get_data()),
+                               res["veh.pose"][:, :2])
+
+
+def test_mapping_scope_title_and_legend_fit_the_figure(runs):
+    fig = runs["ekf_mapping"].figures["scope"]
+    fig.draw_without_rendering()  # the constrained layout places title and legends
+    box = fig.bbox
+    title = fig._suptitle if fig._suptitle is not None else fig.axes[0].title
+    tb = title.get_window_extent()
+    assert title.get_text() and box.x0 <= tb.x0 and tb.x1 <= box.x1 and tb.y1 <= box.y1
+    for ax in fig.axes:
+        leg = ax.get_legend()
+        if leg is not None:
+            assert len(leg.get_texts()) <= 10  # not one entry per landmark coordinate
+            lb = leg.get_window_extent()
+            assert box.x0 <= lb.x0 and lb.x1 <= box.x1 and box.y0 <= lb.y0 and lb.y1 <= box.y1

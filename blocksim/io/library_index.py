@@ -39,6 +39,7 @@ LIBRARY_INDEX: dict[str, str] = {
     "DriveToPose": "blocksim.blocks.vehicle",
     "EKF": "blocksim.blocks.vehicle",
     "EndEffectorJacobian": "blocksim.blocks.floating",
+    "EstimationPlot": "blocksim.blocks.vehicle",
     "EulToTr": "blocksim.blocks.arm",
     "FKine": "blocksim.blocks.arm",
     "FlexibleJoint": "blocksim.blocks.arm",

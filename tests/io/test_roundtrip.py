@@ -219,6 +219,8 @@ CASES.update({  # the vehicle family
     "VehiclePlot": [(dict(filename="veh.gif", shape="triangle", size=0.5,
                           landmarks=[[1.0, 2.0], [3.0, 4.0]], covariance=True, rays=True, fps=5),
                      None)],
+    "EstimationPlot": [(dict(landmarks=[[1.0, 2.0], [3.0, 4.0]], nsigma=2.0, every=10,
+                             title="ekf", file="ekf.png", figsize=[8.0, 4.0], dpi=50.0), None)],
 })
 # not representable (Function, BraitenbergField: Python callables) or round-tripped through
 # its inner diagram (Subsystem)

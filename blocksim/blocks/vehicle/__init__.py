@@ -16,7 +16,7 @@ from blocksim.blocks.vehicle.drivers import (
     RandomPath,
 )
 from blocksim.blocks.vehicle.estimators import EKF, ParticleFilter, RangeBearingSensor
-from blocksim.blocks.vehicle.plot import VehiclePlot
+from blocksim.blocks.vehicle.plot import EstimationPlot, VehiclePlot
 from blocksim.blocks.vehicle.rig import EKFRig, add_ekf_rig, add_pose_scope
 from blocksim.blocks.vehicle.vehicles import Bicycle, DiffSteer, PioneerDynamics, Unicycle, Vehicle
 
@@ -29,6 +29,7 @@ __all__ = [
     "DriveToPoint",
     "DriveToPose",
     "EKFRig",
+    "EstimationPlot",
     "FollowLine",
     "ParticleFilter",
     "PathSource",
