@@ -139,6 +139,7 @@ def add_pose_scope(
             file=file,
             show=show,
             stairs=True,
+            elements=[["x", "y", "θ"], ["x", "y", "θ"] if units == "m, m, rad" else None],
         ),
         name="scope",
     )
