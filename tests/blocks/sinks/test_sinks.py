@@ -99,7 +99,8 @@ def test_scope_scalar_figure_and_png(tmp_path):
     fig = res.figures["scope"]
     assert isinstance(fig, Figure)
     assert len(fig.axes) == 1
-    (line,) = fig.axes[0].get_lines()
+    line, start = fig.axes[0].get_lines()  # the path, and its start marked
+    assert start.get_label() == "start" and start.get_xydata().tolist() == [[x[0], y[0]]]
     np.testing.assert_array_equal(line.get_xdata(), T)
     np.testing.assert_array_equal(line.get_ydata(), y)
     assert fig.axes[0].get_title() == "sine"
@@ -272,7 +273,8 @@ def test_xygraph_plots_y_against_x(tmp_path):
     stop(blk, res)
     fig = res.figures["xy"]
     assert len(fig.axes) == 1
-    (line,) = fig.axes[0].get_lines()
+    line, start = fig.axes[0].get_lines()  # the path, and its start marked
+    assert start.get_label() == "start" and start.get_xydata().tolist() == [[x[0], y[0]]]
     np.testing.assert_array_equal(line.get_xdata(), x)
     np.testing.assert_array_equal(line.get_ydata(), y)
     assert fig.axes[0].get_xlabel() == "x [m]" and fig.axes[0].get_ylabel() == "y [m]"
