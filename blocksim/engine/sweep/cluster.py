@@ -22,6 +22,7 @@ from blocksim.engine.config import RunConfig
 from blocksim.engine.plan import Plan
 from blocksim.engine.sweep.chunks import Refused, task
 from blocksim.engine.sweep.keep import Assembler, Keep
+from blocksim.engine.sweep.warm import warm_workers
 
 
 def faults() -> tuple[type[BaseException], ...]:
@@ -62,6 +63,9 @@ def run_on_client(
     lost_types = faults()
     tag = uuid.uuid4().hex[:10]
     [plan_f] = client.scatter([plan], broadcast=True, hash=False)
+    # the parent compiled the chunks' code (runner.py); workers of another cache (another
+    # machine) get it compiled once per cache, before any chunk is submitted
+    warm_workers(client, plan_f, members[ranges[todo[0]][0]], config)
     futures = {}
     for k in todo:
         a, b = ranges[k]

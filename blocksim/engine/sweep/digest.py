@@ -119,12 +119,12 @@ def plan_digest(plan: Plan) -> str:
 def fingerprint(meta: dict[str, Any], members: list[dict[str, Any]]) -> str:
     """SHA-256 (hex) of the batch's description ``meta`` (its diagram digest, settings,
     chunks; not its ``fingerprint`` itself) and of every member's overrides, in order."""
-    from blocksim.engine.sweep.folder import jsonable
+    from blocksim.engine.sweep.folder import dumps
 
     h = hashlib.sha256()
     body = {k: v for k, v in meta.items() if k != "fingerprint"}
-    h.update(json.dumps(jsonable(body), sort_keys=True).encode("utf-8", "surrogatepass"))
+    h.update(dumps(body, sort_keys=True).encode("utf-8", "surrogatepass"))
     for m in members:
-        h.update(json.dumps(jsonable(m), sort_keys=True).encode("utf-8", "surrogatepass"))
+        h.update(dumps(m, sort_keys=True).encode("utf-8", "surrogatepass"))
         h.update(b"\n")
     return h.hexdigest()

@@ -2,6 +2,11 @@
 
 Layout of ``out/``:
 
+Every JSON file (and JSON text inside a chunk file) is standard JSON: non-finite numbers
+(``max_step = inf``, an override of ``nan``) are written as the strings ``"inf"``,
+``"-inf"`` and ``"nan"`` (:func:`jsonable`; ``sweep.json`` says so in its ``"notes"``), an
+error's unknown time as ``null``, and the files are read back as standard JSON only.
+
 * ``sweep.json`` — what the batch is (diagram name and content hash, members, chunk size,
   run options, a fingerprint of all of it and of every member's overrides:
   :mod:`blocksim.engine.sweep.digest`), written before any member runs;
@@ -25,6 +30,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 import os
 import uuid
 from collections.abc import Sequence
@@ -46,8 +52,12 @@ from blocksim.engine.sweep.verify import (
 )
 
 FORMAT = "blocksim-sweep"
-#: 2: the fingerprint hashes the diagram's content (``diagram_sha256``), not only its name
-VERSION = 2
+#: 2: the fingerprint hashes the diagram's content (``diagram_sha256``), not only its name;
+#: 3: standard JSON only (non-finite numbers as the strings "inf", "-inf", "nan")
+VERSION = 3
+#: the note ``sweep.json`` carries about non-finite numbers
+NOTES = ('non-finite numbers are written as the strings "inf", "-inf" and "nan"; an '
+         "error's unknown time as null")
 
 
 def chunk_file(folder: str | os.PathLike[str], index: int) -> Path:
@@ -56,8 +66,9 @@ def chunk_file(folder: str | os.PathLike[str], index: int) -> Path:
 
 
 def jsonable(value: Any) -> Any:
-    """``value`` as JSON data: numpy scalars and arrays as numbers and lists, other objects
-    as their ``repr``."""
+    """``value`` as standard JSON data: numpy scalars and arrays as numbers and lists,
+    non-finite floats as the strings ``"inf"``, ``"-inf"``, ``"nan"``, other objects as their
+    ``repr``."""
     if isinstance(value, dict):
         return {str(k): jsonable(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
@@ -65,14 +76,30 @@ def jsonable(value: Any) -> Any:
     if isinstance(value, np.ndarray):
         return jsonable(value.tolist())
     if isinstance(value, np.generic):
-        return value.item()
+        return jsonable(value.item())
+    if isinstance(value, float) and not math.isfinite(value):
+        return repr(value)  # "inf", "-inf", "nan"
     if value is None or isinstance(value, (bool, int, float, str)):
         return value
     return repr(value)
 
 
+def dumps(data: Any, **kwargs: Any) -> str:
+    """``data`` (made :func:`jsonable`) as standard JSON text (``allow_nan=False`` guards
+    it)."""
+    return json.dumps(jsonable(data), allow_nan=False, **kwargs)
+
+
+def _error_dict(e: MemberError) -> dict[str, Any]:
+    """An error as JSON data: a time that is not finite is unknown (null)."""
+    d = dataclasses.asdict(e)
+    if d.get("time") is not None and not math.isfinite(d["time"]):
+        d["time"] = None
+    return d
+
+
 def _error_json(e: MemberError | None) -> str:
-    return "" if e is None else json.dumps(dataclasses.asdict(e))
+    return "" if e is None else dumps(_error_dict(e))
 
 
 def _error_from(text: str) -> MemberError | None:
@@ -93,7 +120,7 @@ def write_chunk(folder: str | os.PathLike[str], index: int, start: int, res: Bat
         signal_names=np.array(names, dtype=str),
         status=np.array([str(s) for s in res.status], dtype=str),
         errors=np.array([_error_json(e) for e in res.errors], dtype=str),
-        overrides=np.array(json.dumps(jsonable(res.overrides))),
+        overrides=np.array(dumps(res.overrides)),
         **arrays,
     )
     os.replace(tmp, path)
@@ -136,7 +163,18 @@ def read_meta(folder: str | os.PathLike[str]) -> dict[str, Any] | None:
         raise UntrustedFileError(problem)
     if not chunk_present(path / "sweep.json"):
         return None
-    return check_meta(path, read_json(path / "sweep.json", follow_links=False))
+    try:
+        meta = read_json(path / "sweep.json", follow_links=False, strict=True)
+    except UntrustedFileError:
+        # an older folder (Infinity in version 2's sweep.json): say which version it is
+        try:
+            older = read_json(path / "sweep.json", follow_links=False)
+        except UntrustedFileError:
+            older = None
+        if isinstance(older, dict) and older.get("version") != VERSION:
+            check_meta(path, older)
+        raise
+    return check_meta(path, meta)
 
 
 def open_folder(
@@ -158,7 +196,8 @@ def open_folder(
         a file or a link.
     """
     path = Path(folder)
-    meta = dict(meta, fingerprint=fingerprint(meta, members))
+    meta = dict(meta, notes=NOTES)
+    meta["fingerprint"] = fingerprint(meta, members)
     old = read_meta(path)
     if old is not None:
         if not resume:
@@ -178,14 +217,14 @@ def open_folder(
                 f"(what differs: {', '.join(diffs)}); rerun with the same diagram, "
                 f"members, options and chunk size, or choose another folder"
             )
-        stored = read_json(path / "overrides.json", follow_links=False)
+        stored = read_json(path / "overrides.json", follow_links=False, strict=True)
         if stored != jsonable(members):
             raise UntrustedFileError(
                 f"{path / 'overrides.json'}: not the members' overrides of this batch "
                 f"(sweep.json's fingerprint is); refused"
             )
-        index = check_index(path, read_json(path / "index.json", follow_links=False),
-                            meta["chunks"])
+        index = check_index(path, read_json(path / "index.json", follow_links=False,
+                                            strict=True), meta["chunks"])
         done = {k for k in range(len(meta["chunks"])) if chunk_present(chunk_file(path, k))}
         return done, lost_errors(path, index)
     if resume:
@@ -228,7 +267,7 @@ def write_index(
         {
             "member": int(m),
             "overrides": jsonable(members[m]) if m < len(members) else None,
-            "error": None if errors[m] is None else dataclasses.asdict(errors[m]),
+            "error": None if errors[m] is None else _error_dict(errors[m]),
         }
         for m in failed
     ]
@@ -237,7 +276,7 @@ def write_index(
 
 def _write_json(path: Path, data: Any) -> None:
     tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
-    tmp.write_text(json.dumps(data, indent=1))
+    tmp.write_text(dumps(data, indent=1))
     os.replace(tmp, path)
 
 
@@ -261,11 +300,12 @@ def load_sweep(folder: str | os.PathLike[str], max_memory: float = MAX_NPZ_BYTES
     if meta is None:
         raise ValueError(f"{str(path)!r} holds no batch results (no sweep.json)")
     M, ranges, names = meta["members"], meta["chunks"], tuple(meta["signals"])
-    overrides = read_json(path / "overrides.json", follow_links=False)
+    overrides = read_json(path / "overrides.json", follow_links=False, strict=True)
     if not isinstance(overrides, list) or len(overrides) != M or not all(
             isinstance(o, dict) for o in overrides):
         raise UntrustedFileError(f"{path / 'overrides.json'}: not one dict per member")
-    index = check_index(path, read_json(path / "index.json", follow_links=False), ranges)
+    index = check_index(path, read_json(path / "index.json", follow_links=False,
+                                        strict=True), ranges)
     lost = lost_errors(path, index)
     first: BatchResult | None = None
     parts = []

@@ -259,6 +259,10 @@ class Assembler:
         for key in ("compile_time", "compile_cache"):
             if key in part.stats:
                 self.stats.setdefault(key, part.stats[key])
+        # chunks that compiled code rather than loading it (0 once the batch is warmed:
+        # blocksim.engine.sweep.warm)
+        cold = part.stats.get("compile_cache") == "cold"
+        self.stats["chunks_compiled"] = self.stats.get("chunks_compiled", 0) + int(cold)
         # seconds spent in chunks (summed over the chunks that ran: on a cluster, the
         # workers' busy time)
         self.stats["chunk_time"] = self.stats.get("chunk_time", 0.0) + float(

@@ -35,6 +35,7 @@ from blocksim.engine.sweep.digest import plan_digest
 from blocksim.engine.sweep.folder import (
     FORMAT,
     VERSION,
+    dumps,
     folder_problem,
     jsonable,
     open_folder,
@@ -45,6 +46,7 @@ from blocksim.engine.sweep.folder import (
 from blocksim.engine.sweep.keep import Assembler, KeepSpec, SweepResult, apply_keep, resolve_keep
 from blocksim.engine.sweep.untrusted import UntrustedFileError
 from blocksim.engine.sweep.verify import ChunkSpec
+from blocksim.engine.sweep.warm import warm
 
 #: ``progress(members_done, members_total)``, called after each chunk
 Progress = Callable[[int, int], None]
@@ -141,12 +143,15 @@ def run_sweep(
         a, b = ranges[k]
         spec = ChunkSpec(k, a, b, tuple(plan.signal_names), plan.nx,
                          tuple(plan.signal_shapes), times,
-                         json.loads(json.dumps(jsonable(members[a:b]))), config.max_memory)
+                         json.loads(dumps(members[a:b])), config.max_memory)
         start, full = read_chunk(folder, spec)  # type: ignore[arg-type]
         asm.add(start, apply_keep(full, kept))
     todo = [k for k in range(len(ranges)) if k not in done]
     state = {k: "done" for k in done}
     report = _Reporter(progress, M, sum(b - a for k, (a, b) in enumerate(ranges) if k in done))
+    # compiled once here, before any chunk: workers sharing this cache load it (warm.py)
+    warmed = warm(plan, members[ranges[todo[0]][0]], config) if todo else {}
+    t_run = time.perf_counter()
     if client is None:
         for k in todo:
             a, b = ranges[k]
@@ -158,14 +163,19 @@ def run_sweep(
         from blocksim.engine.sweep.cluster import run_on_client
 
         run_on_client(client, plan, members, config, kept, ranges, todo, folder, asm, state, report)
+    run_time = time.perf_counter() - t_run
     res = asm.result(empty_part(plan, config, kept))
     if folder is not None:
         write_index(folder, ranges, state, [int(m) for m in res.failed], res.errors, members)
         res.folder = folder
     wall = time.perf_counter() - t0
     lost = sum(b - a for k, (a, b) in enumerate(ranges) if state.get(k) == "lost")
+    ran = sum(b - a for k, (a, b) in enumerate(ranges) if k in todo)
+    res.stats.update(warmed)
     res.stats.update(
         wall_time=wall,
+        run_time=run_time,
+        members_run=ran,
         per_member=wall / M,
         backend=config.backend,
         nfailed=len(res.failed),
@@ -174,7 +184,7 @@ def run_sweep(
         chunks_run=len(todo),
         chunks_resumed=len(done),
         lost=lost,
-        members_per_second=M / wall if wall > 0 else float("inf"),
+        members_per_second=ran / run_time if run_time > 0 else float("nan"),
         scheduler="dask" if client is not None else "local",
     )
     return res

@@ -149,11 +149,24 @@ def json_depth(data: bytes) -> int:
     return deepest
 
 
+class _NotJSON(ValueError):
+    """A non-standard constant (``NaN``, ``Infinity``, ``-Infinity``) in strict JSON."""
+
+
+def _refuse_constant(name: str) -> Any:
+    raise _NotJSON(f"the non-standard constant {name}; non-finite numbers are written as "
+                   f"strings")
+
+
 def parse_json(
     data: bytes | str, what: str, *, max_bytes: int = MAX_JSON_BYTES,
-    max_depth: int = MAX_JSON_DEPTH,
+    max_depth: int = MAX_JSON_DEPTH, strict: bool = False,
 ) -> Any:
     """JSON text ``data`` parsed, if it is at most ``max_bytes`` and ``max_depth`` deep.
+
+    ``strict``: only standard JSON (RFC 8259): ``NaN`` and ``Infinity``, which Python's
+    :mod:`json` writes and reads by default, are refused (a results folder writes non-finite
+    numbers as strings).
 
     Raises
     ------
@@ -169,9 +182,12 @@ def parse_json(
             f"{what}: JSON nested {depth} levels deep, more than the {max_depth} accepted"
         )
     try:
-        return json.loads(raw.decode("utf-8"))
+        text = raw.decode("utf-8")
+        return json.loads(text, parse_constant=_refuse_constant) if strict else json.loads(text)
     except UnicodeDecodeError:
         raise UntrustedFileError(f"{what}: not UTF-8 text") from None
+    except _NotJSON as exc:
+        raise UntrustedFileError(f"{what}: not valid JSON ({exc})") from None
     except (ValueError, RecursionError) as exc:
         msg = exc.msg if isinstance(exc, json.JSONDecodeError) else type(exc).__name__
         raise UntrustedFileError(f"{what}: not valid JSON ({msg})") from None
@@ -180,13 +196,14 @@ def parse_json(
 def read_json(
     path: str | os.PathLike[str], *, max_bytes: int = MAX_JSON_BYTES,
     max_depth: int = MAX_JSON_DEPTH, follow_links: bool = True, what: str = "",
+    strict: bool = False,
 ) -> Any:
     """The JSON file ``path``, read within the bounds of :func:`open_regular` and
-    :func:`parse_json`."""
+    :func:`parse_json` (``strict``: standard JSON only)."""
     name = what or str(path)
     with open_regular(path, max_bytes, follow_links=follow_links, what=name) as f:
         data = f.read(max_bytes + 1)
-    return parse_json(data, name, max_bytes=max_bytes, max_depth=max_depth)
+    return parse_json(data, name, max_bytes=max_bytes, max_depth=max_depth, strict=strict)
 
 
 # ---------------------------------------------------------------------------- .npz
@@ -319,12 +336,13 @@ def text_of(a: np.ndarray, name: str, what: str) -> str:
     return v.decode("utf-8", "replace") if isinstance(v, bytes) else str(v)
 
 
-def json_member(arrays: dict[str, np.ndarray], name: str, what: str) -> Any:
+def json_member(arrays: dict[str, np.ndarray], name: str, what: str, *,
+                strict: bool = False) -> Any:
     """The JSON document held by the text member ``name`` of an ``.npz`` (bounded as
-    :func:`parse_json`)."""
+    :func:`parse_json`; ``strict``: standard JSON only)."""
     if name not in arrays:
         raise UntrustedFileError(f"{what}: no {name!r} member")
-    return parse_json(text_of(arrays[name], name, what), f"{what} [{name}]")
+    return parse_json(text_of(arrays[name], name, what), f"{what} [{name}]", strict=strict)
 
 
 __all__ = [

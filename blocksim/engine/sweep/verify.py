@@ -127,7 +127,7 @@ def _check_headers(path: Path, spec: ChunkSpec, h: dict[str, Header]) -> None:
 def _error(text: str, path: Path, m: int) -> MemberError | None:
     if not text:
         return None
-    d = parse_json(text, f"{path} [errors, member {m}]")
+    d = parse_json(text, f"{path} [errors, member {m}]", strict=True)
     fields = {f.name: f.type for f in dataclasses.fields(MemberError)}
     if not isinstance(d, dict) or not set(d) <= set(fields) or not isinstance(
         d.get("type"), str) or not isinstance(d.get("message"), str):
@@ -165,7 +165,7 @@ def read_chunk_checked(path: Path, spec: ChunkSpec) -> tuple[int, BatchResult]:
         raise refuse_chunk(path, "its times are not the batch's recorded times")
     if not np.all(np.isfinite(t)) or np.any(np.diff(t) < 0):
         raise refuse_chunk(path, "its times are not finite and increasing")
-    overrides = json_member(arrays, "overrides", str(path))
+    overrides = json_member(arrays, "overrides", str(path), strict=True)
     if spec.overrides is not None and overrides != spec.overrides:
         raise refuse_chunk(path, f"its members' overrides are not those of members "
                                  f"{spec.start}..{spec.stop - 1} of this batch")
