@@ -16,6 +16,7 @@ from numba import types
 from numba.extending import overload, register_jitable
 
 from blocksim.engine.block import check_port_count
+from blocksim.engine.errors import plain
 
 #: The state argument of a stateless block's kernel as the generated code passes it: its
 #: module constant ``_EMPTY``, which numba types as a read-only array. An interpreted method
@@ -41,8 +42,9 @@ def as_input(a: Any) -> Any:
 
 
 def _short(value: Any) -> str:
-    """A repr of ``value`` short enough for an error message."""
-    text = repr(value)
+    """``value`` for an error message, short enough (numbers plainly, never as numpy's
+    ``np.float64(...)``: :func:`blocksim.engine.errors.plain`)."""
+    text = plain(value)
     return text if len(text) <= 60 else text[:57] + "..."
 
 

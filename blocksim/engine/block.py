@@ -51,7 +51,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
-from blocksim.engine.errors import BlockParameterError, suggest
+from blocksim.engine.errors import BlockParameterError, plain, suggest
 
 if TYPE_CHECKING:
     pass
@@ -68,7 +68,7 @@ def _as_clock(value: Any, owner: str) -> Any:
         return value
     if isinstance(value, bool) or isinstance(value, str):
         raise BlockParameterError(f"{owner}: clock must be a Clock, a period in seconds or a "
-                                  f"(period, offset) pair, got {value!r}")
+                                  f"(period, offset) pair, got {plain(value)}")
     return as_clock(value, owner)
 
 
@@ -148,7 +148,7 @@ class PortRef:
         self.key = key
 
     def __repr__(self) -> str:
-        return f"{self.block.name or type(self.block).__name__}[{self.key!r}]"
+        return f"{self.block.name or type(self.block).__name__}[{plain(self.key)}]"
 
 
 class Block:

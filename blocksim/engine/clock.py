@@ -14,6 +14,8 @@ from fractions import Fraction
 
 import numpy as np
 
+from blocksim.engine.errors import plain
+
 #: largest denominator used when turning a period [s] into a fraction (1 ns resolution)
 MAX_DENOMINATOR = 10**9
 
@@ -53,12 +55,12 @@ class Clock:
         object.__setattr__(self, "_hash", hash((Clock, self.period, self.offset)))
         if not (self.period > 0 and math.isfinite(self.period)):
             raise ValueError(f"Clock: period must be a positive finite number of seconds, "
-                             f"got {self.period!r}")
+                             f"got {plain(self.period)}")
         if Fraction(self.period).limit_denominator(MAX_DENOMINATOR) == 0:
             raise ValueError(f"Clock: period must be at least about {1 / MAX_DENOMINATOR:g} s (the "
-                             f"resolution of the clocks' time base), got {self.period!r}")
+                             f"resolution of the clocks' time base), got {plain(self.period)}")
         if not (self.offset >= 0 and math.isfinite(self.offset)):
-            raise ValueError(f"Clock: offset must be >= 0 seconds, got {self.offset!r}")
+            raise ValueError(f"Clock: offset must be >= 0 seconds, got {plain(self.offset)}")
 
     @property
     def fractions(self) -> tuple[Fraction, Fraction]:
@@ -147,4 +149,4 @@ def as_clock(value: Clock | float | tuple[float, float] | None, owner: str) -> C
         return Clock(float(value))  # type: ignore[arg-type]
     except (TypeError, ValueError) as exc:
         raise BlockParameterError(f"{owner}: clock must be a Clock, a period in seconds or a "
-                                  f"(period, offset) pair, got {value!r} ({exc})") from None
+                                  f"(period, offset) pair, got {plain(value)} ({exc})") from None

@@ -23,7 +23,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from blocksim.engine.errors import suggest
+from blocksim.engine.errors import plain, suggest
 from blocksim.engine.solvers import FIXED_STEP_SOLVERS, SOLVERS
 
 #: the back-ends a run can ask for
@@ -65,7 +65,7 @@ def _finite(v: Any) -> bool:
 
 
 def _short(v: Any) -> str:
-    text = repr(v)
+    text = plain(v)
     return text if len(text) <= 40 else f"{text[:37]}..."
 
 

@@ -13,6 +13,8 @@ import difflib
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from blocksim._messages import plain as plain  # re-exported: one helper for all messages
+
 #: most problems the message of a :class:`DiagramError` (and ``blocksim check``/``run``)
 #: lists; the others are counted ("... and N more problems"), all kept in ``.problems``
 MAX_PROBLEMS = 100
@@ -155,3 +157,4 @@ def connect_hint(block: str, port: str,
     where = f" of subsystem '{block[:-len(local) - 1]}'" if block != local else ""
     return (f'connect an output to it: add {{"from": "<block>.<output>", "to": '
             f'"{local}.{port}"}} to the "wires"{where}')
+

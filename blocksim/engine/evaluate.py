@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from blocksim.engine.errors import BlockRuntimeError, NonFiniteError
+from blocksim.engine.errors import BlockRuntimeError, NonFiniteError, plain
 from blocksim.engine.plan import BlockEntry, Plan
 
 _EMPTY = np.zeros(0)
@@ -272,7 +272,7 @@ class Evaluator:
 
     def _describe_inputs(self, e: BlockEntry) -> str:
         ins = [p.name for p in e.block.inputs]  # type: ignore[union-attr]
-        parts = [f"{n}={self.sig[s]!r}" for n, s in zip(ins, e.in_slots)]
+        parts = [f"{n}={plain(self.sig[s])}" for n, s in zip(ins, e.in_slots)]
         return ", ".join(parts) or "(no inputs)"
 
     def _block_failure(self, method: str, t: float, exc: Exception,

@@ -43,6 +43,7 @@ from typing import Any
 
 import numpy as np
 
+from blocksim._messages import plain
 from blocksim.hardware import dynamixel as dx
 from blocksim.hardware.errors import DeviceTimeout, HardwareError
 from blocksim.hardware.machine import Machine
@@ -146,19 +147,19 @@ class Arbotix(Machine):
             or not isinstance(nservos, (int, np.integer))
             or not (1 <= nservos <= 252)
         ):
-            raise ValueError(f"Arbotix: nservos must be an int 1..252, got {nservos!r}")
+            raise ValueError(f"Arbotix: nservos must be an int 1..252, got {plain(nservos)}")
         if port is None and transport is None:
             raise ValueError(
                 "Arbotix: give the serial `port` (e.g. '/dev/ttyUSB0') or a `transport`"
             )
         if not timeout > 0 or not math.isfinite(timeout):
             raise ValueError(
-                f"Arbotix: timeout must be a positive number of seconds, got {timeout!r}"
+                f"Arbotix: timeout must be a positive number of seconds, got {plain(timeout)}"
             )
         if isinstance(retries, bool) or not isinstance(retries, int) or retries < 0:
-            raise ValueError(f"Arbotix: retries must be an int >= 0, got {retries!r}")
+            raise ValueError(f"Arbotix: retries must be an int >= 0, got {plain(retries)}")
         if not counts_per_rad > 0:
-            raise ValueError(f"Arbotix: counts_per_rad must be > 0, got {counts_per_rad!r}")
+            raise ValueError(f"Arbotix: counts_per_rad must be > 0, got {plain(counts_per_rad)}")
         self.port = port
         self.nservos = int(nservos)
         self.baud = int(baud)
@@ -182,7 +183,7 @@ class Arbotix(Machine):
         #: who uses the driver, for the alarm warnings (a block names itself here)
         self.label = ""
         if not (isinstance(settle, (int, float)) and 0 <= settle <= 10):
-            raise ValueError(f"Arbotix: settle must be 0..10 s, got {settle!r}")
+            raise ValueError(f"Arbotix: settle must be 0..10 s, got {plain(settle)}")
         self.settle = float(settle)
         if connect:
             self.connect()
@@ -221,7 +222,7 @@ class Arbotix(Machine):
 
     def __repr__(self) -> str:
         state = "connected" if self.connected else "closed"
-        return f"Arbotix({self.device!r}, nservos={self.nservos}, baud={self.baud}, {state})"
+        return f"Arbotix({plain(self.device)}, nservos={self.nservos}, baud={self.baud}, {state})"
 
     char = __repr__
 
@@ -264,7 +265,8 @@ class Arbotix(Machine):
             or not (1 <= id <= self.nservos)
         ):
             raise ValueError(
-                f"{self.device}: servo id must be 1..{self.nservos} (or None for all), got {id!r}"
+                f"{self.device}: servo id must be 1..{self.nservos} (or None for all), got "
+                f"{plain(id)}"
             )
         return [int(id)]
 
@@ -528,7 +530,7 @@ class Arbotix(Machine):
             if sp is not None:
                 s = int(sp[k])
                 if not 0 <= s <= 1023:
-                    raise ValueError(f"{self.device}: speed must be 0..1023, got {sp[k]!r}")
+                    raise ValueError(f"{self.device}: speed must be 0..1023, got {plain(sp[k])}")
                 words[i].append(s)
         if sync:
             self.syncwrite(

@@ -44,6 +44,7 @@ import time
 import tty
 from collections.abc import Sequence
 
+from blocksim._messages import plain
 from blocksim.hardware import dynamixel as dx
 from blocksim.hardware.servo_model import Servo, WriteRefused
 
@@ -85,13 +86,15 @@ class ArbotixEmulator:
         tau: float = 0.03,
     ):
         if isinstance(nservos, bool) or not isinstance(nservos, int) or not 1 <= nservos <= 252:
-            raise ValueError(f"ArbotixEmulator: nservos must be an int 1..252, got {nservos!r}")
+            raise ValueError(f"ArbotixEmulator: nservos must be an int 1..252, got "
+                             f"{plain(nservos)}")
         if positions is None:
             positions = [512] * nservos
         if len(positions) != nservos:
             raise ValueError(f"ArbotixEmulator: {len(positions)} positions for {nservos} servos")
         if packet_time is not None and not packet_time > 0:
-            raise ValueError(f"ArbotixEmulator: packet_time must be > 0 s, got {packet_time!r}")
+            raise ValueError(f"ArbotixEmulator: packet_time must be > 0 s, got "
+                             f"{plain(packet_time)}")
         self.nservos = nservos
         self.servos = {i + 1: Servo(i + 1, int(p), tau) for i, p in enumerate(positions)}
         self.packet_time = packet_time

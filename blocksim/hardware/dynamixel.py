@@ -32,6 +32,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from blocksim._messages import plain
+
 __all__ = [
     "ADDR_ALARM_LED",
     "ADDR_ALARM_SHUTDOWN",
@@ -218,7 +220,7 @@ def checksum(body: bytes | Sequence[int]) -> int:
 def _byte(value: int, what: str) -> int:
     v = int(value)
     if not 0 <= v <= 255 or v != value:
-        raise PacketError(f"{what} must be an integer 0..255, got {value!r}")
+        raise PacketError(f"{what} must be an integer 0..255, got {plain(value)}")
     return v
 
 

@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from blocksim._messages import plain
 from blocksim.hardware.machine import Machine
 from blocksim.robotics.trajectory import jtraj
 
@@ -56,7 +57,7 @@ class RobotArm:
                 f"a gripper)"
             )
         if not 2 <= int(npoints) <= 30:
-            raise ValueError(f"RobotArm: npoints must be 2..30, got {npoints!r}")
+            raise ValueError(f"RobotArm: npoints must be 2..30, got {plain(npoints)}")
         self.npoints = int(npoints)
         self.gripper_angles = (float(gripper[0]), float(gripper[1]))
 
@@ -67,7 +68,7 @@ class RobotArm:
     def path(self, qf: Any, T: float = 3.0) -> tuple[np.ndarray, float]:
         """The servo path of :meth:`jmove`: (npoints, nservos) angles and seconds per point."""
         if not T > 0:
-            raise ValueError(f"RobotArm.jmove: the duration T must be > 0 s, got {T!r}")
+            raise ValueError(f"RobotArm.jmove: the duration T must be > 0 s, got {plain(T)}")
         q = np.asarray(self.machine.getpos(), dtype=float)
         qf = np.asarray(qf, dtype=float).reshape(-1)
         if qf.shape != (self.n,):
@@ -107,7 +108,7 @@ class RobotArm:
         if not self.ngripper:
             raise ValueError("RobotArm.gripper: this machine has no gripper servo")
         if not 0.0 <= float(opening) <= 1.0:
-            raise ValueError(f"RobotArm.gripper: opening must be in [0, 1], got {opening!r}")
+            raise ValueError(f"RobotArm.gripper: opening must be in [0, 1], got {plain(opening)}")
         g_open, g_closed = self.gripper_angles
         self.machine.setpos(opening * g_open + (1.0 - opening) * g_closed, id=self.n + 1)
 
@@ -136,7 +137,7 @@ class RobotArm:
         """
         if not (T >= 0 and period > 0):
             raise ValueError(
-                f"RobotArm.mirror: need T >= 0 and period > 0 s, got {T!r}, {period!r}"
+                f"RobotArm.mirror: need T >= 0 and period > 0 s, got {plain(T)}, {plain(period)}"
             )
         if relax:
             off = getattr(self.machine, "relax", None)

@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from blocksim.engine.errors import suggest
+from blocksim.engine.errors import plain, suggest
 
 _KINDS: dict[str, Callable[..., Any]] = {}
 
@@ -102,12 +102,13 @@ def _zoo(zoo: str, nofriction: str | bool = False, mass_scale: float = 1.0) -> A
         )
     if zoo not in names:
         raise ValueError(
-            f"no model {zoo!r} in the zoo{suggest(zoo, names)}; models: {', '.join(names)}"
+            f"no model {plain(zoo)} in the zoo{suggest(zoo, names)}; models: {', '.join(names)}"
         )
     robot = names[zoo]()
     if nofriction not in (False, True, "coulomb", "all", "viscous"):
         raise ValueError(
-            f'nofriction must be true, false, "coulomb", "all" or "viscous", got {nofriction!r}'
+            f'nofriction must be true, false, "coulomb", "all" or "viscous", got '
+            f'{plain(nofriction)}'
         )
     if nofriction:
         robot = robot.nofriction("coulomb" if nofriction is True else nofriction)
@@ -192,7 +193,7 @@ def _urdf(
         return tree.chain(tip) if tip is not None else tree
     if form == "serial":
         return tree_to_serial(tree, tip, gravity=gravity)
-    raise ValueError(f'form must be "tree" or "serial", got {form!r}')
+    raise ValueError(f'form must be "tree" or "serial", got {plain(form)}')
 
 
 register_model_kind("urdf", _urdf)

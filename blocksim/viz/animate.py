@@ -29,6 +29,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from blocksim._messages import plain
+
 if TYPE_CHECKING:
     from matplotlib.animation import FuncAnimation
     from matplotlib.artist import Artist
@@ -51,7 +53,7 @@ def check_fps(fps: Any, what: str = "fps") -> float:
     """Return ``fps`` as a positive finite float (frames per second), or raise ValueError."""
     if isinstance(fps, bool) or not isinstance(fps, (int, float, np.number)) or not (
             math.isfinite(fps) and fps > 0):
-        raise ValueError(f"{what} must be a positive number of frames per second, got {fps!r}")
+        raise ValueError(f"{what} must be a positive number of frames per second, got {plain(fps)}")
     return float(fps)
 
 
@@ -61,7 +63,7 @@ def check_frames(frames: Any) -> int | None:
         return None
     if isinstance(frames, bool) or not isinstance(frames, (int, np.integer)) or frames < 1:
         raise ValueError(f"frames must be a positive int (number of frames) or None, got "
-                         f"{frames!r}")
+                         f"{plain(frames)}")
     return int(frames)
 
 
@@ -70,10 +72,10 @@ def check_figsize(figsize: Any) -> tuple[float, float]:
     try:
         w, h = (float(v) for v in figsize)
     except (TypeError, ValueError):
-        raise ValueError(f"figsize must be a (width, height) pair [inch], got {figsize!r}"
+        raise ValueError(f"figsize must be a (width, height) pair [inch], got {plain(figsize)}"
                          ) from None
     if not (math.isfinite(w) and math.isfinite(h) and w > 0 and h > 0):
-        raise ValueError(f"figsize must be positive (width, height) [inch], got {figsize!r}")
+        raise ValueError(f"figsize must be positive (width, height) [inch], got {plain(figsize)}")
     return (w, h)
 
 
@@ -208,12 +210,12 @@ def check_animation_file(filename: str | os.PathLike[str], what: str = "filename
     """
     if not isinstance(filename, (str, os.PathLike)) or not str(filename):
         raise AnimationWriterError(f"{what} must be a path ending in .gif or .mp4, got "
-                                   f"{filename!r}")
+                                   f"{plain(filename)}")
     path = Path(filename).expanduser()
     writer = ANIMATION_WRITERS.get(path.suffix.lower())
     if writer is None:
         raise AnimationWriterError(
-            f"{what} {str(filename)!r}: cannot write an animation with suffix "
+            f"{what} {plain(str(filename))}: cannot write an animation with suffix "
             f"{path.suffix or '(none)'!r}; use .gif (Pillow, always available) or .mp4 "
             f"(needs ffmpeg)")
     from matplotlib import animation, rcParams
@@ -222,7 +224,7 @@ def check_animation_file(filename: str | os.PathLike[str], what: str = "filename
         _use_bundled_ffmpeg(rcParams)
     if not animation.writers.is_available(writer):
         raise AnimationWriterError(
-            f"{what} {str(filename)!r}: writing .mp4 needs matplotlib's FFMpegWriter, but the "
+            f"{what} {plain(str(filename))}: writing .mp4 needs matplotlib's FFMpegWriter, but the "
             f"ffmpeg program was not found (rcParams['animation.ffmpeg_path'] = "
             f"{rcParams['animation.ffmpeg_path']!r}); install ffmpeg and put it on PATH (or "
             f"pip install imageio-ffmpeg, whose bundled ffmpeg is used when found), or save "

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from blocksim._messages import plain
 from blocksim.viz.animate import (
     DEFAULT_DPI,
     DEFAULT_FPS,
@@ -64,7 +65,7 @@ def _check_robot(robot: Any) -> SerialLink:
         raise ValueError(f"robot must be a SerialLink (e.g. blocksim.robotics.models.puma560()),"
                          f" got {type(robot).__name__}")
     if robot.n < 1:
-        raise ValueError(f"robot {robot.name!r} has no joints")
+        raise ValueError(f"robot {plain(robot.name)} has no joints")
     return robot
 
 
@@ -91,7 +92,7 @@ def arm_reach(robot: SerialLink, q: Any = None) -> float:
         else:
             ext = np.abs(arr.qlim[i] + arr.offset[i])
         if not np.all(np.isfinite(ext)):
-            raise ValueError(f"robot {robot.name!r}: prismatic joint {i} has no finite limits "
+            raise ValueError(f"robot {plain(robot.name)}: prismatic joint {i} has no finite limits "
                              f"(qlim) to bound the workspace; give qlim or a workspace")
         reach += float(ext.max())
     return reach if reach > 0 else 1.0
@@ -132,7 +133,7 @@ class ArmStyle:
     def __post_init__(self) -> None:
         for name in ("show_frames", "base", "shadow", "floor", "trail"):
             if not isinstance(getattr(self, name), (bool, np.bool_)):
-                raise ValueError(f"{name} must be True or False, got {getattr(self, name)!r}")
+                raise ValueError(f"{name} must be True or False, got {plain(getattr(self, name))}")
         if self.workspace is not None:
             w = _floats(self.workspace, 6, "workspace", "[xmin, xmax, ymin, ymax, zmin, zmax]")
             if not (w[0] < w[1] and w[2] < w[3] and w[4] < w[5]):
@@ -148,18 +149,18 @@ class ArmStyle:
         object.__setattr__(self, "view", _floats(self.view, 2, "view",
                                                  "(elevation, azimuth) [deg]"))
         if self.title is not None and not isinstance(self.title, str):
-            raise ValueError(f"title must be a str or None, got {self.title!r}")
+            raise ValueError(f"title must be a str or None, got {plain(self.title)}")
         if not isinstance(self.color, str):
-            raise ValueError(f"color must be a matplotlib colour name, got {self.color!r}")
+            raise ValueError(f"color must be a matplotlib colour name, got {plain(self.color)}")
 
 
 def _floats(value: Any, n: int, name: str, expected: str) -> tuple[float, ...]:
     try:
         out = tuple(float(v) for v in value)
     except (TypeError, ValueError):
-        raise ValueError(f"{name} must be {expected}, got {value!r}") from None
+        raise ValueError(f"{name} must be {expected}, got {plain(value)}") from None
     if len(out) != n or not all(math.isfinite(v) for v in out):
-        raise ValueError(f"{name} must be {expected} ({n} finite numbers), got {value!r}")
+        raise ValueError(f"{name} must be {expected} ({n} finite numbers), got {plain(value)}")
     return out
 
 

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from blocksim._messages import plain
 from blocksim.viz.animate import (
     DEFAULT_DPI,
     DEFAULT_FPS,
@@ -62,7 +63,7 @@ def check_resolution(resolution: Any) -> tuple[int, int]:
         vals = []
     if len(vals) != 2 or not all(math.isfinite(v) and v > 0 and v == int(v) for v in vals):
         raise ValueError(f"resolution must be two positive integers (width, height) "
-                         f"[pixels], got {resolution!r}")
+                         f"[pixels], got {plain(resolution)}")
     return int(vals[0]), int(vals[1])
 
 
@@ -118,9 +119,9 @@ class ImageStyle:
             object.__setattr__(self, "uv_star", star)
         for name in ("trail", "grid"):
             if not isinstance(getattr(self, name), (bool, np.bool_)):
-                raise ValueError(f"{name} must be True or False, got {getattr(self, name)!r}")
+                raise ValueError(f"{name} must be True or False, got {plain(getattr(self, name))}")
         if self.title is not None and not isinstance(self.title, str):
-            raise ValueError(f"title must be a str or None, got {self.title!r}")
+            raise ValueError(f"title must be a str or None, got {plain(self.title)}")
 
 
 # ---------------------------------------------------------------------------- the artists

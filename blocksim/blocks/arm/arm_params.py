@@ -17,7 +17,7 @@ import numpy as np
 
 from blocksim.blocks._shared import NO_STATE
 from blocksim.engine.block import Port
-from blocksim.engine.errors import BlockParameterError, suggest
+from blocksim.engine.errors import BlockParameterError, plain, suggest
 from blocksim.robotics.arm import SerialLink
 
 __all__ = ["EMPTY", "check_bool", "check_choice", "check_real", "check_vector", "joint_port",
@@ -36,7 +36,7 @@ def robot_copy(owner: str, robot: Any) -> SerialLink:
             f"{owner}: parameter 'robot' must be a SerialLink (e.g. "
             f"blocksim.robotics.models.puma560()), got {type(robot).__name__}")
     if robot.n == 0:
-        raise BlockParameterError(f"{owner}: the robot {robot.name!r} has no joints")
+        raise BlockParameterError(f"{owner}: the robot {plain(robot.name)} has no joints")
     return robot.copy()
 
 
@@ -55,7 +55,7 @@ def check_bool(owner: str, name: str, value: Any) -> bool:
     """``value`` if it is a bool, else :class:`BlockParameterError`."""
     if not isinstance(value, (bool, np.bool_)):
         raise BlockParameterError(
-            f"{owner}: parameter '{name}' must be True or False, got {value!r}")
+            f"{owner}: parameter '{name}' must be True or False, got {plain(value)}")
     return bool(value)
 
 
@@ -66,7 +66,7 @@ def check_choice(owner: str, name: str, value: Any, choices: tuple[Any, ...]) ->
         hint = suggest(value, names) if isinstance(value, str) else ""
         raise BlockParameterError(
             f"{owner}: parameter '{name}' must be one of {', '.join(map(repr, choices))}, "
-            f"got {value!r}{hint}")
+            f"got {plain(value)}{hint}")
     return value
 
 
@@ -79,7 +79,7 @@ def check_real(owner: str, name: str, value: Any, *, positive: bool = False,
         v = float(value)
     except (TypeError, ValueError):
         raise BlockParameterError(
-            f"{owner}: parameter '{name}' must be a real number, got {value!r}") from None
+            f"{owner}: parameter '{name}' must be a real number, got {plain(value)}") from None
     if not math.isfinite(v) or (positive and v <= 0.0) or (nonnegative and v < 0.0):
         need = "> 0" if positive else (">= 0" if nonnegative else "finite")
         raise BlockParameterError(f"{owner}: parameter '{name}' must be {need}, got {v}")
@@ -92,11 +92,12 @@ def check_vector(owner: str, name: str, value: Any, size: int, default: Any) -> 
         v = np.array(default if value is None else value, dtype=np.float64).reshape(-1)
     except (TypeError, ValueError):
         raise BlockParameterError(
-            f"{owner}: parameter '{name}' must be {size} real numbers, got {value!r}") from None
+            f"{owner}: parameter '{name}' must be {size} real numbers, got "
+            f"{plain(value)}") from None
     if v.shape != (size,) or not np.all(np.isfinite(v)):
         raise BlockParameterError(
             f"{owner}: parameter '{name}' must be {size} finite real numbers, got shape "
-            f"{np.shape(value)}: {value!r}")
+            f"{np.shape(value)}: {plain(value)}")
     return v
 
 

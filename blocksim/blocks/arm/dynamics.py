@@ -42,7 +42,7 @@ from blocksim.blocks.arm.arm_params import (
 )
 from blocksim.engine.block import Block, Port
 from blocksim.engine.compiled.kernels import Kernels
-from blocksim.engine.errors import BlockParameterError
+from blocksim.engine.errors import BlockParameterError, plain
 from blocksim.robotics.arm import SerialLink
 from blocksim.robotics.arm.fast_calls import pack_dynamics
 
@@ -62,7 +62,7 @@ def _gravity(owner: str, robot: SerialLink, gravity: Any) -> np.ndarray | None:
         if gravity != "input":
             raise BlockParameterError(
                 f"{owner}: parameter 'gravity' must be True (the robot's), False (none), a "
-                f"3-vector [m/s^2] or 'input', got {gravity!r}")
+                f"3-vector [m/s^2] or 'input', got {plain(gravity)}")
         return None
     if isinstance(gravity, (bool, np.bool_)):
         return robot.gravity if gravity else np.zeros(3)
@@ -421,7 +421,7 @@ class CartesianInertia(_ArmBlock):
         if n != 6:
             raise BlockParameterError(
                 f"{type(self).__name__}: the Cartesian inertia needs a square Jacobian (a "
-                f"6-joint arm); the robot {self.robot.name!r} has {n} joints")
+                f"6-joint arm); the robot {plain(self.robot.name)} has {n} joints")
         self.set_ports(inputs=(joint_port("q", n, _Q),),
                        outputs=(Port("inertia", shape=(6, 6), doc="Cartesian inertia"),))
         self._kp = self._kin_dyn()

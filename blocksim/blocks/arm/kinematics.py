@@ -39,7 +39,7 @@ from blocksim.blocks.arm.arm_params import (
 from blocksim.engine.block import Block, Port
 from blocksim.engine.clock import Clock, as_clock
 from blocksim.engine.compiled.kernels import Kernels
-from blocksim.engine.errors import BlockParameterError
+from blocksim.engine.errors import BlockParameterError, plain
 from blocksim.robotics.arm import SerialLink
 from blocksim.robotics.arm.ikine import ikine_lm
 from blocksim.robotics.arm.ikine6s import config_code, pack_ikine6s
@@ -158,7 +158,7 @@ class Jacobian(Block):
         if inverse == "inv" and n != 6:
             raise BlockParameterError(
                 f"{owner}: inverse='inv' needs a square Jacobian (a 6-joint arm); the robot "
-                f"{self.robot.name!r} has {n} joints: use 'pinv' or 'dls'")
+                f"{plain(self.robot.name)} has {n} joints: use 'pinv' or 'dls'")
         out = (Port("jac", shape=(6, n), doc=f"Jacobian ({frame} frame)") if inverse is None
                else Port("jinv", shape=(n, 6), doc=f"{inverse} of the Jacobian ({frame})"))
         self.set_ports(inputs=(joint_port("q", n, _Q_DOC),),
@@ -285,11 +285,11 @@ class IKine(Block):
         w = check_vector(owner, "mask", mask, 6, np.ones(6))
         if np.any(w < 0):
             raise BlockParameterError(f"{owner}: parameter 'mask' must be 6 weights >= 0 "
-                                      f"[x, y, z, rx, ry, rz], got {mask!r}")
+                                      f"[x, y, z, rx, ry, rz], got {plain(mask)}")
         if isinstance(ilimit, (bool, np.bool_)) or not isinstance(ilimit, (int, np.integer)) \
                 or ilimit < 1:
             raise BlockParameterError(f"{owner}: parameter 'ilimit' must be an integer >= 1, "
-                                      f"got {ilimit!r}")
+                                      f"got {plain(ilimit)}")
         tol_v = check_real(owner, "tol", tol, positive=True)
         lam_v = check_real(owner, "lam", lam, positive=True)
         limits = qlim if check_bool(owner, "joint_limits", joint_limits) else \

@@ -28,7 +28,7 @@ from blocksim.blocks.arm.arm_params import check_bool, check_real, check_vector
 from blocksim.engine.block import Block, Port
 from blocksim.engine.clock import Clock, as_clock
 from blocksim.engine.compiled.kernels import Kernels
-from blocksim.engine.errors import BlockParameterError
+from blocksim.engine.errors import BlockParameterError, plain
 
 __all__ = ["FlexibleJoint", "JointMotor", "VelocityPI", "VoltageMotor"]
 
@@ -41,7 +41,8 @@ def _limit(owner: str, name: str, value: Any) -> float:
         v = float(value)
     except (TypeError, ValueError):
         raise BlockParameterError(
-            f"{owner}: parameter '{name}' must be a real number > 0 (inf for none), got {value!r}"
+            f"{owner}: parameter '{name}' must be a real number > 0 (inf for none), got "
+            f"{plain(value)}"
         ) from None
     if not v > 0.0:
         raise BlockParameterError(

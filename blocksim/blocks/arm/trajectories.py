@@ -28,7 +28,7 @@ from blocksim.blocks.arm import trajectory_kernels as jk
 from blocksim.blocks.arm.transforms import check_choice, check_pose
 from blocksim.engine.block import Block, Port
 from blocksim.engine.compiled.kernels import Kernels
-from blocksim.engine.errors import BlockParameterError
+from blocksim.engine.errors import BlockParameterError, plain
 from blocksim.robotics.spatial import angvec2r, so3_log_nb
 from blocksim.robotics.trajectory import lspb_speed, mstraj
 from blocksim.robotics.trajectory.timebase import as_axes
@@ -46,7 +46,7 @@ def _float(owner: str, name: str, value: Any, positive: bool = False) -> float:
         v = math.nan
     if not math.isfinite(v) or (positive and v <= 0.0):
         kind = "a positive finite number" if positive else "a finite number"
-        raise BlockParameterError(f"{owner}: parameter '{name}' must be {kind}, got {value!r}")
+        raise BlockParameterError(f"{owner}: parameter '{name}' must be {kind}, got {plain(value)}")
     return v
 
 
@@ -57,7 +57,7 @@ def _axes(owner: str, name: str, value: Any, n: int | None) -> np.ndarray:
     except (TypeError, ValueError) as exc:
         raise BlockParameterError(f"{owner}: parameter {exc}") from None
     if not np.all(np.isfinite(a)):
-        raise BlockParameterError(f"{owner}: parameter '{name}' must be finite, got {value!r}")
+        raise BlockParameterError(f"{owner}: parameter '{name}' must be finite, got {plain(value)}")
     return a.copy()  # own, writable: kernel parameters
 
 
@@ -398,7 +398,8 @@ class CirclePath(_TimeSource):
         owner = "CirclePath"
         r = _float(owner, "radius", radius)
         if r < 0.0:
-            raise BlockParameterError(f"{owner}: parameter 'radius' must be >= 0, got {radius!r}")
+            raise BlockParameterError(f"{owner}: parameter 'radius' must be >= 0, got "
+                                      f"{plain(radius)}")
         c = _axes(owner, "centre", centre, 3)
         nv = _axes(owner, "normal", normal, 3)
         norm = float(np.linalg.norm(nv))
@@ -417,7 +418,7 @@ class CirclePath(_TimeSource):
                  Port("pd", shape=(3,), unit="m/s", doc="velocity")]
         if not isinstance(pose, (bool, np.bool_)):
             raise BlockParameterError(f"{owner}: parameter 'pose' must be True or False, got "
-                                      f"{pose!r}")
+                                      f"{plain(pose)}")
         if pose:
             ports.append(Port("pose", shape=(4, 4), doc="pose on the circle"))
         self.set_ports(outputs=ports)

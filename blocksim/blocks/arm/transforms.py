@@ -21,7 +21,7 @@ import numpy as np
 from blocksim.blocks.arm import transform_kernels as tk
 from blocksim.engine.block import Block, Port
 from blocksim.engine.compiled.kernels import Kernels
-from blocksim.engine.errors import BlockParameterError, suggest
+from blocksim.engine.errors import BlockParameterError, plain, suggest
 from blocksim.robotics.spatial import (
     angdiff,
     delta2tr,
@@ -68,7 +68,7 @@ def check_pose(owner: str, name: str, value: Any) -> np.ndarray:
     except (TypeError, ValueError):
         raise BlockParameterError(
             f"{owner}: parameter '{name}' must be a (4, 4) homogeneous transform, got "
-            f"{value!r}") from None
+            f"{plain(value)}") from None
     if T.shape != _POSE or not np.all(np.isfinite(T)):
         raise BlockParameterError(
             f"{owner}: parameter '{name}' must be a finite (4, 4) homogeneous transform, got "
@@ -89,7 +89,7 @@ def check_choice(owner: str, name: str, value: Any, choices: tuple[str, ...]) ->
         hint = suggest(value, choices) if isinstance(value, str) else ""
         raise BlockParameterError(
             f"{owner}: parameter '{name}' must be one of {', '.join(map(repr, choices))}, got "
-            f"{value!r}{hint}")
+            f"{plain(value)}{hint}")
     return str(value)
 
 
@@ -431,7 +431,7 @@ class TrToEul(Block):
         super().__init__()
         if not isinstance(flip, (bool, np.bool_)):
             raise BlockParameterError(f"TrToEul: parameter 'flip' must be True or False, got "
-                                      f"{flip!r}")
+                                      f"{plain(flip)}")
         self._flip = bool(flip)
 
     def output(self, t: float, x: np.ndarray, u: Sequence[Any]) -> tuple[np.ndarray]:

@@ -32,7 +32,7 @@ from blocksim.blocks.continuous.kernels import (
 from blocksim.blocks.continuous.params import _positive, _real_array
 from blocksim.engine.block import Block, Port
 from blocksim.engine.compiled.kernels import Kernels
-from blocksim.engine.errors import BlockParameterError
+from blocksim.engine.errors import BlockParameterError, plain
 
 __all__ = ["Derivative", "Integrator"]
 
@@ -94,24 +94,25 @@ class Integrator(Block):
         self._scalar = shape == ()
         n = x0a.size
         if n == 0:
-            raise BlockParameterError(f"{owner}: x0 must have at least one element, got {x0!r}")
+            raise BlockParameterError(f"{owner}: x0 must have at least one element, got "
+                                      f"{plain(x0)}")
         try:
             lo = np.broadcast_to(np.array(lower, dtype=float), shape)
             hi = np.broadcast_to(np.array(upper, dtype=float), shape)
         except (TypeError, ValueError):
             raise BlockParameterError(
                 f"{owner}: lower and upper must be numbers or arrays broadcastable to the shape "
-                f"of x0 {shape}, got lower={lower!r}, upper={upper!r}") from None
+                f"of x0 {shape}, got lower={plain(lower)}, upper={plain(upper)}") from None
         if np.any(np.isnan(lo)) or np.any(np.isnan(hi)):
             raise BlockParameterError(f"{owner}: lower/upper must not be NaN; use -inf/inf for "
                                       f"no limit")
         if np.any(lo > hi):
             raise BlockParameterError(
-                f"{owner}: lower must be <= upper, got lower={lower!r}, upper={upper!r}")
+                f"{owner}: lower must be <= upper, got lower={plain(lower)}, upper={plain(upper)}")
         if np.any(x0a < lo) or np.any(x0a > hi):
             raise BlockParameterError(
-                f"{owner}: x0={x0!r} is outside the limits [lower, upper] = "
-                f"[{lower!r}, {upper!r}]")
+                f"{owner}: x0={plain(x0)} is outside the limits [lower, upper] = "
+                f"[{plain(lower)}, {plain(upper)}]")
         limited = bool(np.any(np.isfinite(lo)) or np.any(np.isfinite(hi)))
         names = ("x",) if self._scalar else tuple(f"x{i}" for i in range(n))
         self.set_state(x0a, names)

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from blocksim.engine.errors import BlockParameterError
+from blocksim.engine.errors import BlockParameterError, plain
 
 
 # -- helpers
@@ -19,7 +19,7 @@ def _finite_float(owner: str, name: str, value: Any) -> float:
         v = float(value)
     except (TypeError, ValueError):
         raise BlockParameterError(
-            f"{owner}: parameter '{name}' must be a real number, got {value!r}") from None
+            f"{owner}: parameter '{name}' must be a real number, got {plain(value)}") from None
     if not math.isfinite(v):
         raise BlockParameterError(f"{owner}: parameter '{name}' must be finite, got {v}")
     return v
@@ -31,7 +31,7 @@ def _limit(owner: str, name: str, value: Any, default: float) -> float:
         v = float(value)
     except (TypeError, ValueError):
         raise BlockParameterError(
-            f"{owner}: parameter '{name}' must be a real number or +-inf, got {value!r}"
+            f"{owner}: parameter '{name}' must be a real number or +-inf, got {plain(value)}"
         ) from None
     if math.isnan(v):
         raise BlockParameterError(f"{owner}: parameter '{name}' is NaN; use {default} for no "
@@ -45,10 +45,10 @@ def _real_array(owner: str, name: str, value: Any) -> np.ndarray:
         a = np.array(value, dtype=float)
     except (TypeError, ValueError):
         raise BlockParameterError(
-            f"{owner}: parameter '{name}' must be an array of real numbers, got {value!r}"
+            f"{owner}: parameter '{name}' must be an array of real numbers, got {plain(value)}"
         ) from None
     if not np.all(np.isfinite(a)):
-        raise BlockParameterError(f"{owner}: parameter '{name}' must be finite, got {value!r}")
+        raise BlockParameterError(f"{owner}: parameter '{name}' must be finite, got {plain(value)}")
     return a
 
 

@@ -18,7 +18,7 @@ import numpy as np
 from blocksim.blocks.continuous.params import _finite_float, _limit, _positive, _real_array
 from blocksim.engine.block import Block, Port
 from blocksim.engine.compiled.kernels import Kernels
-from blocksim.engine.errors import BlockParameterError
+from blocksim.engine.errors import BlockParameterError, plain
 
 __all__ = ["PID"]
 
@@ -164,7 +164,7 @@ class PID(Block):
         self.upper = _limit(owner, "upper", upper, math.inf)
         if self.lower > self.upper:
             raise BlockParameterError(
-                f"{owner}: lower must be <= upper, got lower={lower!r}, upper={upper!r}")
+                f"{owner}: lower must be <= upper, got lower={plain(lower)}, upper={plain(upper)}")
         x0a = _real_array(owner, "x0", x0).reshape(-1)
         if x0a.size != 2:
             raise BlockParameterError(

@@ -16,7 +16,7 @@ import numpy as np
 
 from blocksim.engine.block import Block, Port
 from blocksim.engine.compiled.kernels import Kernels
-from blocksim.engine.errors import BlockParameterError
+from blocksim.engine.errors import BlockParameterError, plain
 
 _njit = numba.njit(cache=True, error_model="numpy")
 
@@ -111,14 +111,14 @@ class SecondOrderIntegrator(Block):
             raise BlockParameterError(f"{owner}: x0, v0, lower, upper and restitution must be "
                                       f"numbers") from None
         if math.isnan(lo) or math.isnan(hi) or not lo < hi:
-            raise BlockParameterError(f"{owner}: need lower < upper, got lower={lower!r}, "
-                                      f"upper={upper!r}")
+            raise BlockParameterError(f"{owner}: need lower < upper, got lower={plain(lower)}, "
+                                      f"upper={plain(upper)}")
         if not lo <= x0f <= hi or not math.isfinite(x0f) or not math.isfinite(v0f):
             raise BlockParameterError(f"{owner}: x0 must be finite and within [lower, upper] = "
-                                      f"[{lo:g}, {hi:g}], got {x0!r} (v0={v0!r})")
+                                      f"[{lo:g}, {hi:g}], got {plain(x0)} (v0={plain(v0)})")
         if not 0.0 <= e <= 1.0:
             raise BlockParameterError(f"{owner}: restitution must be in [0, 1], got "
-                                      f"{restitution!r}")
+                                      f"{plain(restitution)}")
         self.lower, self.upper, self.restitution = lo, hi, e
         self.set_state([x0f, v0f], ("x", "v"))
 

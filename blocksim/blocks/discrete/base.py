@@ -37,7 +37,7 @@ import numpy as np
 
 from blocksim.blocks.continuous.params import _positive, _real_array
 from blocksim.engine.clock import Clock, as_clock
-from blocksim.engine.errors import BlockParameterError
+from blocksim.engine.errors import BlockParameterError, plain
 
 
 # -- helpers
@@ -87,18 +87,18 @@ def _limits(owner: str, lower: Any, upper: Any, x0: np.ndarray) -> tuple[np.ndar
     except (TypeError, ValueError):
         raise BlockParameterError(
             f"{owner}: parameters 'lower' and 'upper' must be numbers or arrays broadcastable to "
-            f"the shape of x0 {shape}, got lower={lower!r}, upper={upper!r}") from None
+            f"the shape of x0 {shape}, got lower={plain(lower)}, upper={plain(upper)}") from None
     if np.any(np.isnan(lo)) or np.any(np.isnan(hi)):
         raise BlockParameterError(
             f"{owner}: parameters 'lower'/'upper' must not be NaN; use -inf/inf for no limit")
     if np.any(lo > hi):
         raise BlockParameterError(
-            f"{owner}: parameter 'lower' must be <= 'upper', got lower={lower!r}, "
-            f"upper={upper!r}")
+            f"{owner}: parameter 'lower' must be <= 'upper', got lower={plain(lower)}, "
+            f"upper={plain(upper)}")
     if np.any(x0 < lo) or np.any(x0 > hi):
         raise BlockParameterError(
-            f"{owner}: x0={x0.tolist()!r} is outside the limits [lower, upper] = "
-            f"[{lower!r}, {upper!r}]")
+            f"{owner}: x0={plain(x0.tolist())} is outside the limits [lower, upper] = "
+            f"[{plain(lower)}, {plain(upper)}]")
     return lo.reshape(-1).copy(), hi.reshape(-1).copy()
 
 

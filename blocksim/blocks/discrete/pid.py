@@ -24,7 +24,7 @@ from blocksim.blocks.discrete.kernels import (
 from blocksim.engine.block import Block, Port
 from blocksim.engine.clock import Clock
 from blocksim.engine.compiled.kernels import Kernels
-from blocksim.engine.errors import BlockParameterError
+from blocksim.engine.errors import BlockParameterError, plain
 
 __all__ = ["DiscretePID"]
 
@@ -122,8 +122,8 @@ class DiscretePID(Block):
         self.upper = _limit(owner, "upper", upper, math.inf)
         if self.lower > self.upper:
             raise BlockParameterError(
-                f"{owner}: parameter 'lower' must be <= 'upper', got lower={lower!r}, "
-                f"upper={upper!r}")
+                f"{owner}: parameter 'lower' must be <= 'upper', got lower={plain(lower)}, "
+                f"upper={plain(upper)}")
         x0a = _real_array(owner, "x0", x0).reshape(-1)
         if x0a.size != 2:
             raise BlockParameterError(

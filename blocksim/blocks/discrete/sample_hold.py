@@ -24,7 +24,7 @@ from blocksim.blocks.discrete.kernels import (
 from blocksim.engine.block import Block, Port
 from blocksim.engine.clock import Clock
 from blocksim.engine.compiled.kernels import Kernels
-from blocksim.engine.errors import BlockParameterError
+from blocksim.engine.errors import BlockParameterError, plain
 
 __all__ = ["ZOH", "RateTransition", "UnitDelay"]
 
@@ -255,7 +255,7 @@ class RateTransition(_DelayKernels):
         self.clock = _sample_clock(owner, clock)
         if not isinstance(delay, (bool, np.bool_)):
             raise BlockParameterError(
-                f"{owner}: parameter 'delay' must be True or False, got {delay!r}")
+                f"{owner}: parameter 'delay' must be True or False, got {plain(delay)}")
         self.delay = bool(delay)
         if self.delay:
             self._setup_delay(owner, 0.0 if x0 is None else x0)
@@ -264,7 +264,7 @@ class RateTransition(_DelayKernels):
                 raise BlockParameterError(
                     f"{owner}: parameter 'x0' applies only with delay=True (the initial output "
                     f"of the delay); without a delay the output is the sampled input, got "
-                    f"x0={x0!r}")
+                    f"x0={plain(x0)}")
             self.feedthrough = {"y": ("u",)}  # type: ignore[misc]
 
     def output(self, t: float, x: np.ndarray, u: Sequence[Any]) -> tuple[Any]:

@@ -15,7 +15,7 @@ import numpy as np
 from blocksim.engine.block import Block, Port
 from blocksim.engine.clock import EVENT
 from blocksim.engine.compiled.kernels import Kernels
-from blocksim.engine.errors import BlockParameterError
+from blocksim.engine.errors import BlockParameterError, plain
 
 __all__ = ["HitCrossing", "Stop"]
 
@@ -118,7 +118,7 @@ class HitCrossing(Block):
             self.offset = float(offset)
         except (TypeError, ValueError):
             raise BlockParameterError(f"HitCrossing: offset must be a number, "
-                                      f"got {offset!r}") from None
+                                      f"got {plain(offset)}") from None
         self.crossing_directions = (_DIRECTIONS[direction],)
         self.clock = EVENT
         self.set_state([-np.inf], ["last"])

@@ -18,7 +18,7 @@ import numpy as np
 
 from blocksim.blocks.hardware.base import HardwareBlock, Session
 from blocksim.engine.block import Port
-from blocksim.engine.errors import BlockParameterError
+from blocksim.engine.errors import BlockParameterError, plain
 from blocksim.hardware import dynamixel as dx
 from blocksim.hardware.arbotix import COUNTS_PER_RAD, Arbotix, SerialTransport
 from blocksim.hardware.arbotix_emulator import ArbotixEmulator
@@ -53,7 +53,7 @@ class _ArbotixBlock(HardwareBlock):
         if replay is None and not isinstance(port, str):
             raise BlockParameterError(
                 f"{cls}: parameter 'port' must be the serial device "
-                f"(e.g. '/dev/ttyUSB0') or 'emulator', found {port!r}"
+                f"(e.g. '/dev/ttyUSB0') or 'emulator', found {plain(port)}"
             )
         if (
             isinstance(nservos, bool)
@@ -61,20 +61,20 @@ class _ArbotixBlock(HardwareBlock):
             or not (1 <= nservos <= 252)
         ):
             raise BlockParameterError(
-                f"{cls}: parameter 'nservos' must be an int 1..252, found {nservos!r}"
+                f"{cls}: parameter 'nservos' must be an int 1..252, found {plain(nservos)}"
             )
         if not (isinstance(timeout, (int, float)) and 0 < timeout <= 10):
             raise BlockParameterError(
-                f"{cls}: parameter 'timeout' must be in (0, 10] s, found {timeout!r}"
+                f"{cls}: parameter 'timeout' must be in (0, 10] s, found {plain(timeout)}"
             )
         if isinstance(retries, bool) or not isinstance(retries, int) or not 0 <= retries <= 10:
             raise BlockParameterError(
-                f"{cls}: parameter 'retries' must be an int 0..10, found {retries!r}"
+                f"{cls}: parameter 'retries' must be an int 0..10, found {plain(retries)}"
             )
         if on_stop not in ON_STOP:
             raise BlockParameterError(
                 f"{cls}: parameter 'on_stop' must be 'relax' (torque "
-                f"off) or 'hold' (keep the last goal), found {on_stop!r}"
+                f"off) or 'hold' (keep the last goal), found {plain(on_stop)}"
             )
         if emulator_packet_time is not None and not (
             isinstance(emulator_packet_time, (int, float)) and emulator_packet_time > 0
@@ -82,7 +82,7 @@ class _ArbotixBlock(HardwareBlock):
             raise BlockParameterError(
                 f"{cls}: parameter 'emulator_packet_time' must be a "
                 f"positive number of seconds or None, found "
-                f"{emulator_packet_time!r}"
+                f"{plain(emulator_packet_time)}"
             )
         self._init_common(clock, record, replay, overrun)
         self.port = port
@@ -96,14 +96,14 @@ class _ArbotixBlock(HardwareBlock):
         if q.shape != (self.nservos,) or not np.all(np.abs(q) <= 150 * math.pi / 180):
             raise BlockParameterError(
                 f"{cls}: parameter 'q0' must be {self.nservos} angles "
-                f"within +-2.618 rad, found {q0!r}"
+                f"within +-2.618 rad, found {plain(q0)}"
             )
         self.q0 = q
 
     def _init_settle(self, settle: Any) -> None:
         if not (isinstance(settle, (int, float)) and 0 <= settle <= 10):
             raise BlockParameterError(
-                f"{type(self).__name__}: parameter 'settle' must be 0..10 s, found {settle!r}"
+                f"{type(self).__name__}: parameter 'settle' must be 0..10 s, found {plain(settle)}"
             )
         self.settle = float(settle)
 
@@ -277,7 +277,7 @@ class ArbotixArm(_ArbotixBlock):
         ):
             raise BlockParameterError(
                 f"ArbotixArm: parameter 'speed' must be an int 0..1023 "
-                f"(0 = the largest), found {speed!r}"
+                f"(0 = the largest), found {plain(speed)}"
             )
         self.speed = int(speed)
         self.temperature = bool(temperature)
@@ -378,12 +378,12 @@ class ArbotixPath(_ArbotixBlock):
         self._init_settle(settle)
         if not (isinstance(duration, (int, float)) and 0 < duration <= 600):
             raise BlockParameterError(
-                f"ArbotixPath: parameter 'duration' must be in (0, 600] s, found {duration!r}"
+                f"ArbotixPath: parameter 'duration' must be in (0, 600] s, found {plain(duration)}"
             )
         if isinstance(npoints, bool) or not isinstance(npoints, int) or not 2 <= npoints <= 30:
             raise BlockParameterError(
                 f"ArbotixPath: parameter 'npoints' must be an int 2..30 "
-                f"(a pypose sequence holds 30 poses), found {npoints!r}"
+                f"(a pypose sequence holds 30 poses), found {plain(npoints)}"
             )
         self.duration = float(duration)
         self.npoints = npoints

@@ -36,7 +36,7 @@ import numpy as np
 
 from blocksim.blocks.hardware.base import HardwareBlock, Session
 from blocksim.engine.block import Port
-from blocksim.engine.errors import BlockParameterError
+from blocksim.engine.errors import BlockParameterError, plain
 from blocksim.hardware.recording import SessionLog
 
 __all__ = ["VrepArm", "VrepCamera", "VrepObjectPose", "VrepSimulation"]
@@ -85,11 +85,11 @@ class _VrepBlock(HardwareBlock):
             )
         if isinstance(port, bool) or not isinstance(port, int) or not 0 < port < 65536:
             raise BlockParameterError(
-                f"{cls}: parameter 'port' must be a TCP port 1..65535, found {port!r}"
+                f"{cls}: parameter 'port' must be a TCP port 1..65535, found {plain(port)}"
             )
         if not (isinstance(timeout, (int, float)) and 0 < timeout <= 60):
             raise BlockParameterError(
-                f"{cls}: parameter 'timeout' must be in (0, 60] s, found {timeout!r}"
+                f"{cls}: parameter 'timeout' must be in (0, 60] s, found {plain(timeout)}"
             )
         self._init_common(clock, record, replay, overrun)
         self.host, self.port, self.timeout = host, port, float(timeout)
@@ -237,9 +237,9 @@ class VrepSimulation(_VrepBlock):
         counted = session.t0 + session.steps * session.dt
         if abs(now - counted) > 1e-9 * max(1.0, abs(counted)) + 0.5e-6:
             warnings.warn(
-                f"{self._what}: the simulator's time is {now!r} s at the end of the run but "
-                f"the diagram stepped it to {counted!r} s ({session.steps} steps of "
-                f"{session.dt!r} s): something else advanced the simulation, so the output "
+                f"{self._what}: the simulator's time is {plain(now)} s at the end of the run but "
+                f"the diagram stepped it to {plain(counted)} s ({session.steps} steps of "
+                f"{plain(session.dt)} s): something else advanced the simulation, so the output "
                 f"'t' and the readings were not those of the diagram's steps",
                 RuntimeWarning,
                 stacklevel=2,
@@ -326,24 +326,25 @@ class VrepArm(_VrepBlock):
             )
         if isinstance(njoints, bool) or not isinstance(njoints, int) or not 1 <= njoints <= 64:
             raise BlockParameterError(
-                f"VrepArm: parameter 'njoints' must be an int 1..64, found {njoints!r}"
+                f"VrepArm: parameter 'njoints' must be an int 1..64, found {plain(njoints)}"
             )
         if mode not in _ARM_MODES:
             raise BlockParameterError(
-                f"VrepArm: parameter 'mode' must be one of {', '.join(_ARM_MODES)}, found {mode!r}"
+                f"VrepArm: parameter 'mode' must be one of {', '.join(_ARM_MODES)}, found "
+                f"{plain(mode)}"
             )
         try:
             fmt % (name, 1)
         except (TypeError, ValueError):
             raise BlockParameterError(
                 f"VrepArm: parameter 'fmt' must format (name, joint "
-                f"number), e.g. '%s_joint%d', found {fmt!r}"
+                f"number), e.g. '%s_joint%d', found {plain(fmt)}"
             ) from None
         self.arm_name, self.njoints, self.mode, self.fmt = name, njoints, mode, fmt
         q = np.zeros(njoints) if q0 is None else np.asarray(q0, dtype=float).reshape(-1)
         if q.shape != (njoints,):
             raise BlockParameterError(
-                f"VrepArm: parameter 'q0' must have {njoints} values, found {q0!r}"
+                f"VrepArm: parameter 'q0' must have {njoints} values, found {plain(q0)}"
             )
         self.q0 = q
         self.set_ports(
@@ -433,7 +434,7 @@ class VrepObjectPose(_VrepBlock):
             )
         if mode not in ("get", "set"):
             raise BlockParameterError(
-                f"VrepObjectPose: parameter 'mode' must be 'get' or 'set', found {mode!r}"
+                f"VrepObjectPose: parameter 'mode' must be 'get' or 'set', found {plain(mode)}"
             )
         if relative_to is not None and not isinstance(relative_to, str):
             raise BlockParameterError(
@@ -541,23 +542,23 @@ class VrepCamera(_VrepBlock):
         ):
             raise BlockParameterError(
                 f"VrepCamera: parameter 'resolution' must be N or (W, "
-                f"H), integers 1..2048, found {resolution!r}"
+                f"H), integers 1..2048, found {plain(resolution)}"
             )
         if not (isinstance(fov, (int, float)) and 0 < fov < 180):
             raise BlockParameterError(
-                f"VrepCamera: parameter 'fov' must be in (0, 180) deg, found {fov!r}"
+                f"VrepCamera: parameter 'fov' must be in (0, 180) deg, found {plain(fov)}"
             )
         clip = tuple(float(c) for c in clipping)
         if len(clip) != 2 or not 0 < clip[0] < clip[1]:
             raise BlockParameterError(
                 f"VrepCamera: parameter 'clipping' must be (near, far) "
-                f"with 0 < near < far [m], found {clipping!r}"
+                f"with 0 < near < far [m], found {plain(clipping)}"
             )
         self.camera_name, self.resolution = name, (int(res[0]), int(res[1]))
         self.fov, self.clipping, self.grey = float(fov), clip, bool(grey)
         if not isinstance(trigger, (bool, np.bool_)):
             raise BlockParameterError(
-                f"VrepCamera: parameter 'trigger' must be True or False, found {trigger!r}"
+                f"VrepCamera: parameter 'trigger' must be True or False, found {plain(trigger)}"
             )
         self.trigger = bool(trigger)
         w, h = self.resolution

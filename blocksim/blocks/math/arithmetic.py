@@ -34,7 +34,7 @@ from blocksim.blocks.math.kernels import (
 )
 from blocksim.engine.block import Block, check_port_count
 from blocksim.engine.compiled.kernels import Kernels
-from blocksim.engine.errors import BlockParameterError, suggest
+from blocksim.engine.errors import BlockParameterError, plain, suggest
 
 __all__ = ["Gain", "Product", "Sum"]
 
@@ -58,13 +58,14 @@ def _op_string(cls: str, name: str, value: Any, allowed: str, default: str,
     bad = sorted({c for c in value if c not in allowed + spacer})
     if bad:
         raise BlockParameterError(
-            f"{cls}: parameter '{name}' may contain only the characters {chars}, got {value!r} "
+            f"{cls}: parameter '{name}' may contain only the characters {chars}, got "
+            f"{plain(value)} "
             f"(invalid: {', '.join(map(repr, bad))})")
     ops = "".join(c for c in value if c not in spacer)
     if not ops:
         raise BlockParameterError(
             f"{cls}: parameter '{name}' must have at least one of "
-            f"{', '.join(map(repr, allowed))} (one per input), got {value!r}")
+            f"{', '.join(map(repr, allowed))} (one per input), got {plain(value)}")
     return ops
 
 

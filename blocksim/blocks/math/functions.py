@@ -27,7 +27,7 @@ from blocksim.blocks._shared import _array, _numbered, _scalar, _short, _sign
 from blocksim.blocks.math.kernels import _ieee_div
 from blocksim.engine.block import Block
 from blocksim.engine.compiled.kernels import Kernels
-from blocksim.engine.errors import BlockParameterError, suggest
+from blocksim.engine.errors import BlockParameterError, plain, suggest
 
 __all__ = ["Function", "MathFunction"]
 
@@ -242,7 +242,7 @@ class MathFunction(Block):
             what = "overflows" if isinstance(exc, OverflowError) else \
                 "is outside the domain"
             raise type(exc)(
-                f"MathFunction: {self._fname}({v!r}): the input {what} of {self._fname}"
+                f"MathFunction: {self._fname}({plain(v)}): the input {what} of {self._fname}"
             ) from None
 
     def kernels(self) -> Kernels:

@@ -22,7 +22,7 @@ from blocksim.blocks.nonlinear.kernels import (
     saturation_output,
 )
 from blocksim.engine.compiled.kernels import Kernels
-from blocksim.engine.errors import BlockParameterError
+from blocksim.engine.errors import BlockParameterError, plain
 
 __all__ = ["DeadZone", "Saturation"]
 
@@ -68,8 +68,8 @@ class Saturation(_LevelCrossings):
         hi = _real("Saturation", "upper", upper, finite=False)
         if lo > hi:
             raise BlockParameterError(
-                f"Saturation: parameter 'lower' must be <= 'upper', got lower={lo!r}, "
-                f"upper={hi!r}")
+                f"Saturation: parameter 'lower' must be <= 'upper', got lower={plain(lo)}, "
+                f"upper={plain(hi)}")
         self._lo = lo
         self._hi = hi
         self._set_crossings(_check_size("Saturation", size),
@@ -139,7 +139,8 @@ class DeadZone(_LevelCrossings):
         e = _real("DeadZone", "end", end)
         if s > e:
             raise BlockParameterError(
-                f"DeadZone: parameter 'start' must be <= 'end', got start={s!r}, end={e!r}")
+                f"DeadZone: parameter 'start' must be <= 'end', got start={plain(s)}, "
+                f"end={plain(e)}")
         self._start = s
         self._end = e
         self._set_crossings(_check_size("DeadZone", size), (e, s))

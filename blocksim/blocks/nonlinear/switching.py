@@ -34,7 +34,7 @@ from blocksim.blocks.nonlinear.kernels import (
 from blocksim.engine.block import Block
 from blocksim.engine.clock import EVENT
 from blocksim.engine.compiled.kernels import Kernels
-from blocksim.engine.errors import BlockParameterError, suggest
+from blocksim.engine.errors import BlockParameterError, plain, suggest
 
 __all__ = ["MinMax", "Relay", "Sign", "Switch"]
 
@@ -325,7 +325,7 @@ class Relay(Block):
         if off > on:
             raise BlockParameterError(
                 f"Relay: parameter 'off_point' must be <= 'on_point' (hysteresis band "
-                f"[off_point, on_point]), got on_point={on!r}, off_point={off!r}")
+                f"[off_point, on_point]), got on_point={plain(on)}, off_point={plain(off)}")
         self._on_point = on
         self._off_point = off
         self._on = _real("Relay", "on_value", on_value)

@@ -35,7 +35,7 @@ import numpy as np
 
 from blocksim.confine import PathRefused, output_path, replacing
 from blocksim.engine.block import Block, Port, check_port_count
-from blocksim.engine.errors import BlockParameterError, BlocksimError
+from blocksim.engine.errors import BlockParameterError, BlocksimError, plain
 from blocksim.viz.scope import MAX_DPI, check_raster, element_labels, plot_scope, plot_xy
 
 FileArg = str | os.PathLike[str] | None
@@ -52,7 +52,7 @@ __all__ = ["Record", "Scope", "XYGraph"]
 # ---------------------------------------------------------------------------- validation helpers
 def _bad(cls: str, param: str, expected: str, found: Any) -> BlockParameterError:
     return BlockParameterError(
-        f"{cls}: parameter '{param}' must be {expected}, found {found!r}")
+        f"{cls}: parameter '{param}' must be {expected}, found {plain(found)}")
 
 
 def _check_nin(cls: str, nin: Any) -> int:
@@ -228,7 +228,7 @@ class _Sink(Block):
         if self._file is not None and not self._file.parent.is_dir():
             raise BlockParameterError(
                 f"{self._what}: parameter 'file': directory '{self._file.parent}' does not "
-                f"exist (file={str(self._file)!r}); create it or choose another path")
+                f"exist (file={plain(str(self._file))}); create it or choose another path")
 
     def _signal(self, result: Any, port: str) -> np.ndarray:
         path = getattr(result, "block_paths", {}).get(id(self), self.name)

@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from blocksim.blocks._shared import _short
-from blocksim.engine.errors import BlockParameterError
+from blocksim.engine.errors import BlockParameterError, plain
 
 Value = float | np.ndarray
 _TWO_PI = 2.0 * math.pi
@@ -102,7 +102,7 @@ def _increasing(cls: str, name: str, value: Any, min_len: int) -> np.ndarray:
         k = int(np.argmax(np.diff(arr) <= 0))
         raise BlockParameterError(
             f"{cls}: parameter '{name}' must be strictly increasing, but {name}[{k}] = "
-            f"{float(arr[k])!r} and {name}[{k + 1}] = {float(arr[k + 1])!r}")
+            f"{plain(float(arr[k]))} and {name}[{k + 1}] = {plain(float(arr[k + 1]))}")
     return arr
 
 

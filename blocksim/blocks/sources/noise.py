@@ -45,7 +45,7 @@ from blocksim.blocks.sources.random_streams import (
 from blocksim.engine.block import Block, Port
 from blocksim.engine.clock import Clock, as_clock
 from blocksim.engine.compiled.kernels import Kernels
-from blocksim.engine.errors import BlockParameterError, suggest
+from blocksim.engine.errors import BlockParameterError, plain, suggest
 
 __all__ = ["BandLimitedWhiteNoise", "RandomNumber"]
 
@@ -56,7 +56,7 @@ _DISTRIBUTIONS = ("normal", "uniform")
 
 # ---------------------------------------------------------------------------- validation
 def _short(value: Any) -> str:
-    text = repr(value)
+    text = plain(value)
     return text if len(text) <= 60 else text[:57] + "..."
 
 

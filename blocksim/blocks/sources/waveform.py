@@ -25,7 +25,7 @@ from blocksim.blocks.sources.base import (
 )
 from blocksim.engine.block import Block
 from blocksim.engine.compiled.kernels import Kernels
-from blocksim.engine.errors import BlockParameterError, suggest
+from blocksim.engine.errors import BlockParameterError, plain, suggest
 
 __all__ = ["Waveform"]
 
@@ -92,15 +92,15 @@ class Waveform(Block):
         f = _real_scalar("Waveform", "frequency", frequency)
         if not f > 0:
             raise BlockParameterError(
-                f"Waveform: parameter 'frequency' must be > 0 Hz, got {frequency!r}")
+                f"Waveform: parameter 'frequency' must be > 0 Hz, got {plain(frequency)}")
         phi = _real_scalar("Waveform", "phase", phase)
         d = _real_scalar("Waveform", "duty", duty)
         if kind == "square" and not 0.0 < d < 1.0:
             raise BlockParameterError(
-                f"Waveform: parameter 'duty' must be strictly between 0 and 1, got {duty!r}")
+                f"Waveform: parameter 'duty' must be strictly between 0 and 1, got {plain(duty)}")
         if kind != "square" and d != 0.5:
             raise BlockParameterError(
-                f"Waveform: parameter 'duty' applies to kind='square' only, got duty={duty!r} "
+                f"Waveform: parameter 'duty' applies to kind='square' only, got duty={plain(duty)} "
                 f"with kind={kind!r}")
         self._f = f
         self._duty = d

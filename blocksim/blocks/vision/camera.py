@@ -10,7 +10,7 @@ import numpy as np
 from blocksim.blocks._shared import NO_STATE
 from blocksim.engine.block import Block, Port
 from blocksim.engine.compiled.kernels import Kernels
-from blocksim.engine.errors import BlockParameterError
+from blocksim.engine.errors import BlockParameterError, plain
 from blocksim.robotics.camera import CentralCamera
 from blocksim.robotics.camera._args import points3
 
@@ -80,7 +80,7 @@ class Camera(Block):
         cam = intrinsics("Camera", f, rho, pp, resolution)
         if not isinstance(flat, (bool, np.bool_)):
             raise BlockParameterError(f"Camera: parameter 'flat' must be True or False, got "
-                                      f"{flat!r}")
+                                      f"{plain(flat)}")
         self._flat = bool(flat)
         self._cam = packed(cam)
         pose = Port("pose", shape=(4, 4), doc="camera pose in the world")

@@ -11,7 +11,7 @@ import numpy as np
 from blocksim.blocks._shared import NO_STATE
 from blocksim.engine.block import Block, Port
 from blocksim.engine.compiled.kernels import Kernels
-from blocksim.engine.errors import BlockParameterError
+from blocksim.engine.errors import BlockParameterError, plain
 from blocksim.robotics.camera import CentralCamera
 from blocksim.robotics.camera._args import depths, image_points
 
@@ -127,7 +127,7 @@ class IBVS(Block):
         if isinstance(lam, bool) or not isinstance(lam, (int, float, np.integer, np.floating)) \
                 or not math.isfinite(lam) or lam <= 0:
             raise BlockParameterError(f"IBVS: parameter 'lam' must be a positive number [1/s], "
-                                      f"got {lam!r}")
+                                      f"got {plain(lam)}")
         uv_port = Port("uv", unit="pixel", doc=_UV_DOC)
         out = (Port("v", shape=(6,), doc="camera velocity (v, w) in the camera frame"),)
         self._kparams: tuple[Any, ...] = (star, float(lam), *cam)
@@ -139,7 +139,7 @@ class IBVS(Block):
             z = checked("IBVS", "Z", Z, depths, n)
             if np.any(z <= 0.0):
                 raise BlockParameterError(f"IBVS: parameter 'Z' (depths) must be positive [m], "
-                                          f"got {Z!r}")
+                                          f"got {plain(Z)}")
             self._fixed = True
             self._kparams = (*self._kparams, z)
             self.set_ports(inputs=(uv_port,), outputs=out)

@@ -34,6 +34,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from blocksim._messages import plain
+
 from .layout import dh_fixed, rotz, trans
 
 __all__ = ["Link", "Prismatic", "PrismaticMDH", "Revolute", "RevoluteMDH", "inertia_matrix"]
@@ -49,7 +51,7 @@ def _float(name: str, value) -> float:
     try:
         v = float(value)
     except (TypeError, ValueError):
-        raise ValueError(f"Link: {name} must be a real number, got {value!r}") from None
+        raise ValueError(f"Link: {name} must be a real number, got {plain(value)}") from None
     if not np.isfinite(v):
         raise ValueError(f"Link: {name} must be finite, got {v}")
     return v
@@ -85,7 +87,8 @@ def _coulomb(Tc) -> np.ndarray:
     if v.size == 1:
         v = np.array([v[0], -v[0]])
     if v.size != 2 or not np.all(np.isfinite(v)):
-        raise ValueError(f"Link: Tc must be a scalar F (meaning [F, -F]) or [Tc+, Tc-], got {Tc!r}")
+        raise ValueError(f"Link: Tc must be a scalar F (meaning [F, -F]) or [Tc+, Tc-], got "
+                         f"{plain(Tc)}")
     if not v[0] >= 0.0 >= v[1]:
         raise ValueError(f"Link: Coulomb friction Tc = [Tc+, Tc-] needs Tc+ >= 0 >= Tc-, "
                          f"got {v.tolist()}")
@@ -97,7 +100,7 @@ def _limits(qlim) -> np.ndarray:
         return np.array([-np.inf, np.inf])
     v = np.asarray(qlim, dtype=float).ravel()
     if v.size != 2 or np.isnan(v).any() or v[0] > v[1]:
-        raise ValueError(f"Link: qlim must be [min, max] with min <= max, got {qlim!r}")
+        raise ValueError(f"Link: qlim must be [min, max] with min <= max, got {plain(qlim)}")
     return v
 
 
@@ -117,7 +120,7 @@ def _transform(T, name: str) -> np.ndarray:
 def _vec3(r) -> np.ndarray:
     v = np.asarray(r, dtype=float).ravel()
     if v.size != 3 or not np.all(np.isfinite(v)):
-        raise ValueError(f"Link: r (centre of mass) must be a finite 3-vector, got {r!r}")
+        raise ValueError(f"Link: r (centre of mass) must be a finite 3-vector, got {plain(r)}")
     return v.copy()
 
 
@@ -224,7 +227,7 @@ class Link:
         key = str(convention).lower()
         if key not in _CONVENTIONS:
             raise ValueError(f"Link: convention must be 'standard' or 'modified', "
-                             f"got {convention!r}")
+                             f"got {plain(convention)}")
         if self._MDH is not None and _CONVENTIONS[key] != self._MDH:
             raise ValueError(f"{type(self).__name__}: convention is fixed to "
                              f"{'modified' if self._MDH else 'standard'}")
@@ -235,19 +238,20 @@ class Link:
         if sigma is not None:
             if sigma not in (0, 1, False, True):
                 raise ValueError(f"Link: sigma must be 0 (revolute) or 1 (prismatic), "
-                                 f"got {sigma!r}")
+                                 f"got {plain(sigma)}")
             found.append(int(sigma))
         if jointtype is not None:
             key = str(jointtype).lower()
             if key not in _JOINTTYPES:
                 raise ValueError(f"Link: jointtype must be 'R' (revolute) or 'P' (prismatic), "
-                                 f"got {jointtype!r}")
+                                 f"got {plain(jointtype)}")
             found.append(_JOINTTYPES[key])
         if self._JOINT is not None:
             found.append(self._JOINT)
         if len(set(found)) > 1:
-            raise ValueError(f"{type(self).__name__}: conflicting joint types (sigma={sigma!r}, "
-                             f"jointtype={jointtype!r})")
+            raise ValueError(f"{type(self).__name__}: conflicting joint types "
+                             f"(sigma={plain(sigma)}, "
+                             f"jointtype={plain(jointtype)})")
         return found[0] if found else None
 
     def _from_keywords(self, kw: dict) -> None:
@@ -278,7 +282,7 @@ class Link:
             v = np.asarray(dh, dtype=float).ravel()
         except (TypeError, ValueError):
             raise ValueError(f"Link: expected a Link, a DH vector [theta, d, a, alpha(, sigma("
-                             f", offset))] or keywords, got {dh!r}") from None
+                             f", offset))] or keywords, got {plain(dh)}") from None
         if not (4 <= v.size <= 6 or 15 <= v.size <= 20) or not np.all(np.isfinite(v)):
             raise ValueError(f"Link: a DH vector has 4, 5 or 6 finite elements [theta, d, a, "
                              f"alpha, sigma, offset] (or 15..20 for an RTB-10 dynamics row), "
@@ -500,7 +504,7 @@ class Link:
         cls = type(self).__name__
         parts = self._kinematic_text()
         if cls == "Link" and self._fixed is None:
-            parts.append(f"jointtype={self.jointtype!r}")
+            parts.append(f"jointtype={plain(self.jointtype)}")
             if self._mdh:
                 parts.append("convention='modified'")
         if self._offset:

@@ -28,6 +28,8 @@ from itertools import pairwise
 
 import numpy as np
 
+from blocksim._messages import plain
+
 from . import fast_calls as _fc
 from . import kinematics as _kin
 from .dynamics_methods import DynamicsMethods
@@ -86,7 +88,7 @@ class _NamedPose:
         q = obj._poses.get(self.name)
         if q is None:
             hint = f" (named poses: {sorted(obj._poses)})" if obj._poses else ""
-            raise AttributeError(f"'SerialLink' object has no attribute {self.name!r}{hint}")
+            raise AttributeError(f"'SerialLink' object has no attribute {plain(self.name)}{hint}")
         return q.copy()
 
     @staticmethod
@@ -171,7 +173,7 @@ class SerialLink(DynamicsMethods):
             m = np.asarray(dh, dtype=float)
         except (TypeError, ValueError):
             raise ValueError(f"SerialLink: expected Links, a SerialLink, SerialLinks to "
-                             f"concatenate, an ArmArrays or a DH matrix, got {dh!r}") from None
+                             f"concatenate, an ArmArrays or a DH matrix, got {plain(dh)}") from None
         if m.ndim != 2 or m.shape[1] not in (4, 5):
             raise ValueError(f"SerialLink: a DH matrix has one row [theta, d, a, alpha(, sigma)] "
                              f"per joint, shape (n, 4) or (n, 5); got shape {m.shape}")
@@ -257,13 +259,13 @@ class SerialLink(DynamicsMethods):
     def mdh(self) -> bool:
         """True for modified DH (raises ValueError for a non-DH model)."""
         if self.convention == "transforms":
-            raise ValueError(f"SerialLink {self.name!r} is not a DH model (fixed-transform "
+            raise ValueError(f"SerialLink {plain(self.name)} is not a DH model (fixed-transform "
                              f"links); mdh is not defined")
         return self.convention == "modified"
 
     def _dh(self, name: str) -> np.ndarray:
         if self.convention == "transforms":
-            raise ValueError(f"SerialLink {self.name!r} is not a DH model (built from fixed "
+            raise ValueError(f"SerialLink {plain(self.name)} is not a DH model (built from fixed "
                              f"transforms / product of exponentials); {name} is not defined")
         return np.array([getattr(L, name) for L in self._links], dtype=float)
 
@@ -370,7 +372,7 @@ class SerialLink(DynamicsMethods):
     def gravity(self, value) -> None:
         v = np.array(value, dtype=float).ravel()
         if v.shape != (3,) or not np.all(np.isfinite(v)):
-            raise ValueError(f"SerialLink: gravity must be a finite 3-vector, got {value!r}")
+            raise ValueError(f"SerialLink: gravity must be a finite 3-vector, got {plain(value)}")
         self._gravity = v
         self._changed()
 
@@ -417,14 +419,14 @@ class SerialLink(DynamicsMethods):
     def _q1(self, q) -> np.ndarray:
         v = _fc.as_f64(q)  # one compiled type for every input (see fast_calls)
         if v.shape != (self.n,):
-            raise ValueError(f"SerialLink {self.name!r}: q must have shape ({self.n},), "
+            raise ValueError(f"SerialLink {plain(self.name)}: q must have shape ({self.n},), "
                              f"got {v.shape}")
         return v
 
     def _qs(self, q) -> np.ndarray:
         v = _fc.as_f64(q)
         if v.ndim not in (1, 2) or v.shape[-1] != self.n:
-            raise ValueError(f"SerialLink {self.name!r}: q must have shape ({self.n},) or "
+            raise ValueError(f"SerialLink {plain(self.name)}: q must have shape ({self.n},) or "
                              f"(m, {self.n}) for a trajectory, got {v.shape}")
         return v
 
@@ -555,7 +557,7 @@ class SerialLink(DynamicsMethods):
         return NotImplemented
 
     def __repr__(self) -> str:
-        head = (f"SerialLink {self.name!r}" + (f" ({self.manufacturer})" if self.manufacturer
+        head = (f"SerialLink {plain(self.name)}" + (f" ({self.manufacturer})" if self.manufacturer
                                                else "")
                 + f": {self.n} joints ({self.config}), {self.convention}"
                 + (f"; {self.comment}" if self.comment else ""))

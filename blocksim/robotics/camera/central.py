@@ -28,6 +28,8 @@ from typing import Any
 
 import numpy as np
 
+from blocksim._messages import plain
+
 from ._args import points3
 from ._args import pose_matrix as _pose
 from .ibvs import ibvs_law
@@ -78,17 +80,17 @@ class CentralCamera:
         f = float(f)
         if not (math.isfinite(f) and f > 0.0):
             raise ValueError(f"CentralCamera: focal length f must be a positive number [m], "
-                             f"got {f!r}")
+                             f"got {plain(f)}")
         r = np.array(rho, dtype=np.float64).reshape(-1)
         if r.size == 1:
             r = np.repeat(r, 2)
         if r.size != 2 or not np.all(np.isfinite(r)) or np.any(r <= 0.0):
             raise ValueError(f"CentralCamera: pixel size rho must be a positive number or two "
-                             f"[m/pixel], got {rho!r}")
+                             f"[m/pixel], got {plain(rho)}")
         res = np.asarray(resolution).reshape(-1)
         if res.size != 2 or np.any(res != np.round(res)) or np.any(res < 1):
             raise ValueError(f"CentralCamera: resolution must be two positive integers "
-                             f"(width, height) [pixels], got {resolution!r}")
+                             f"(width, height) [pixels], got {plain(resolution)}")
         nu, nv = int(res[0]), int(res[1])
         if pp is None:
             c = np.array([nu / 2.0, nv / 2.0])
@@ -96,7 +98,7 @@ class CentralCamera:
             c = np.array(pp, dtype=np.float64).reshape(-1)
             if c.size != 2 or not np.all(np.isfinite(c)):
                 raise ValueError(f"CentralCamera: principal point pp must be two numbers "
-                                 f"(u0, v0) [pixel] or None, got {pp!r}")
+                                 f"(u0, v0) [pixel] or None, got {plain(pp)}")
         set_ = object.__setattr__
         set_(self, "f", f)
         set_(self, "rho", _readonly(r))
@@ -152,7 +154,7 @@ class CentralCamera:
     def __repr__(self) -> str:
         return (f"CentralCamera(f={self.f!r}, rho=({self.rho[0]!r}, {self.rho[1]!r}), "
                 f"pp=({self.u0!r}, {self.v0!r}), resolution={self.resolution!r}, "
-                f"name={self.name!r})")
+                f"name={plain(self.name)})")
 
     # ------------------------------------------------------------------ intrinsics
     @property

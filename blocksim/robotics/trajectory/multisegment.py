@@ -7,6 +7,8 @@ import math
 import numpy as np
 from numpy.typing import ArrayLike
 
+from blocksim._messages import plain
+
 from .profiles import quintic_sampled
 from .timebase import as_axes
 
@@ -110,7 +112,7 @@ def mstraj(
     if (qdmax is None) == (tsegment is None):
         raise ValueError("mstraj: give exactly one of qdmax and tsegment (the other None)")
     if not (np.isfinite(dt) and dt > 0.0):
-        raise ValueError(f"mstraj: dt must be > 0, got {dt!r}")
+        raise ValueError(f"mstraj: dt must be > 0, got {plain(dt)}")
     dt = float(dt)
     if qdmax is not None:
         qdmax_a = as_axes(qdmax, nj, "qdmax")

@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
+from blocksim._messages import plain
+
 from .profiles import SPEED_RTOL, quintic_sampled, trapezoidal_sampled
 from .timebase import steps_or_times
 
@@ -14,7 +16,7 @@ Profile = tuple[np.ndarray, np.ndarray, np.ndarray]
 def _scalar(x: float, name: str) -> np.ndarray:
     value = np.asarray(x, dtype=np.float64)
     if value.ndim != 0 or not np.isfinite(value):
-        raise ValueError(f"{name} must be a finite scalar, got {x!r}")
+        raise ValueError(f"{name} must be a finite scalar, got {plain(x)}")
     return np.full(1, float(value))
 
 
@@ -73,7 +75,7 @@ def lspb_speed(q0: float, qf: float, T: float, V: float | None = None) -> float:
         ``"V too big"`` if ``|V| > 2|qf − q0|/T`` (the blends would overlap), as RTB.
     """
     if not T > 0.0:
-        raise ValueError(f"lspb: duration T must be > 0, got {T!r}")
+        raise ValueError(f"lspb: duration T must be > 0, got {plain(T)}")
     dq = float(qf) - float(q0)
     if V is None:
         return 1.5 * dq / T

@@ -10,6 +10,8 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
+from blocksim._messages import plain
+
 from .timebase import as_axes
 
 
@@ -77,9 +79,9 @@ def path_parameters(Tf: float, N: int, method: int) -> np.ndarray:
         Path parameter s from 0 to 1.
     """
     if int(N) != N or N < 2:
-        raise ValueError(f"N must be an integer >= 2, got {N!r}")
+        raise ValueError(f"N must be an integer >= 2, got {plain(N)}")
     if not Tf > 0.0:
-        raise ValueError(f"Tf must be > 0, got {Tf!r}")
+        raise ValueError(f"Tf must be > 0, got {plain(Tf)}")
     t = np.arange(int(N)) * (float(Tf) / (int(N) - 1.0))
     scaling = cubic_time_scaling if method == 3 else quintic_time_scaling
     return np.asarray(scaling(Tf, t))

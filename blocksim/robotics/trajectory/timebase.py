@@ -7,6 +7,8 @@ import numbers
 import numpy as np
 from numpy.typing import ArrayLike
 
+from blocksim._messages import plain
+
 
 def steps_or_times(m_or_t: int | ArrayLike, *, normalized: bool) -> tuple[np.ndarray, float]:
     """Sample times and duration from RTB's ``M`` (number of steps) or ``t`` (time vector).
@@ -32,7 +34,7 @@ def steps_or_times(m_or_t: int | ArrayLike, *, normalized: bool) -> tuple[np.nda
         m = m_or_t.item() if isinstance(m_or_t, np.ndarray) else m_or_t
         if isinstance(m, bool) or not isinstance(m, numbers.Real) or m != int(m) or m < 2:
             raise ValueError(
-                f"number of steps must be an integer >= 2 (or pass a time vector), got {m!r}"
+                f"number of steps must be an integer >= 2 (or pass a time vector), got {plain(m)}"
             )
         m = int(m)
         steps = np.arange(m, dtype=np.float64)
