@@ -99,7 +99,12 @@ def run_sweep(
     SweepResult
         The kept results in member order; members of chunks lost to a fault (a worker
         dying, after Dask's retries) are ``"failed"`` with a
-        :class:`~blocksim.engine.record.MemberError` naming the fault.
+        :class:`~blocksim.engine.record.MemberError` naming the fault. ``stats``:
+        ``compile_time`` [s] and ``compile_cache`` of the compile done once before the
+        chunks (:mod:`blocksim.engine.sweep.warm`; compiled back-end), ``run_time`` [s] of
+        the chunks alone, ``members_per_second`` (members run over ``run_time``),
+        ``chunks_compiled`` (chunks that compiled again: workers of another cache), and
+        ``wall_time`` of it all.
     """
     t0 = time.perf_counter()
     if not members:
