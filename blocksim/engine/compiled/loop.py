@@ -173,6 +173,19 @@ def write_row(t_rec, x_rec, s_rec, row, t, x, sig):
         s_rec[row, j] = sig[j]
 
 
+@njit(cache=True, inline="always")
+def append_row(t_rec, x_rec, s_rec, nrec, t, x, sig, opts):
+    """Record (t, x, sig) in row ``nrec``, the buffers grown when full up to
+    ``opts.max_rows`` rows (the run's max_memory): returns the buffers and the number of rows
+    recorded, unchanged when the limit is reached."""
+    if nrec == t_rec.size and nrec < opts.max_rows:
+        t_rec, x_rec, s_rec = grow_records(t_rec, x_rec, s_rec, opts.max_rows)
+    if nrec < t_rec.size:
+        write_row(t_rec, x_rec, s_rec, nrec, t, x, sig)
+        nrec += 1
+    return t_rec, x_rec, s_rec, nrec
+
+
 #: the line of loop_template.py after which its source is copied into generated modules
 TEMPLATE_MARKER = "# ---- copied into every generated module from here ----"
 

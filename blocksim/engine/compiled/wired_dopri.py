@@ -3,8 +3,8 @@
 from blocksim.engine.compiled.wired import crossings, evaluate, fire, rhs, rhs_record, update
 METHOD = 2  # DOPRI
 # source blocksim.engine.compiled.entry: 87a6373a1070f879
-# source blocksim.engine.compiled.loop: a5881fed09582952
-# source blocksim.engine.compiled.loop_template: 75c6fb148f9cf77d
+# source blocksim.engine.compiled.loop: 486457252af80390
+# source blocksim.engine.compiled.loop_template: abe75adfafa0130a
 # source blocksim.engine.compiled.steps: 87f2841c800ce723
 # source blocksim.engine.compiled.wired: 6e4e4f2cad823258
 # source blocksim.engine.crossing: 0b00aa083160be17
@@ -17,10 +17,10 @@ from blocksim.engine.compiled.loop import (
     Mode,
     Status,
     any_crossed,
+    append_row,
     copy_into,
     crossed,
     finite,
-    grow_records,
     store_member,
     write_row,
 )
@@ -316,11 +316,7 @@ def run(pv, pi, x0, xd0, sig0, sched, opts):
         if opts.record_steps and i > 0 and (not on_schedule or sched.both_sides[i]):
             # a breakpoint's or an event's left limit, recorded before its own values
             outputs(min(t, sched.left_times[i]), x, xd, pv, pi, sig, nf)
-            if nrec == t_rec.size and nrec < opts.max_rows:
-                t_rec, x_rec, s_rec = grow_records(t_rec, x_rec, s_rec, opts.max_rows)
-            if nrec < t_rec.size:
-                write_row(t_rec, x_rec, s_rec, nrec, t, x, sig)
-                nrec += 1
+            t_rec, x_rec, s_rec, nrec = append_row(t_rec, x_rec, s_rec, nrec, t, x, sig, opts)
         if on_schedule:
             te = sched.eval_times[i]
             status = major(te, _INIT if i == 0 else _HIT, sched.fired[i], x, xd, x_new, xd_new, pv,
@@ -330,12 +326,9 @@ def run(pv, pi, x0, xd0, sig0, sched, opts):
             status = major(t, _RECORD, opts.none_fired, x, xd, x_new, xd_new, pv, pi, sig, g_prev,
                            g_now, mask, False, events, opts)
         if sched.record[i] if on_schedule else opts.record_steps:
-            if nrec == t_rec.size and nrec < opts.max_rows:
-                t_rec, x_rec, s_rec = grow_records(t_rec, x_rec, s_rec, opts.max_rows)
-            if nrec < t_rec.size:
-                write_row(t_rec, x_rec, s_rec, nrec, t, x, sig)
-                nrec += 1
-            elif status == _DONE:  # the recording reached max_memory
+            before = nrec
+            t_rec, x_rec, s_rec, nrec = append_row(t_rec, x_rec, s_rec, nrec, t, x, sig, opts)
+            if nrec == before and status == _DONE:  # the recording reached max_memory
                 status = _LIMIT
         if not (finite(sig) and finite(x)):
             status = _NONFINITE
@@ -376,13 +369,11 @@ def run(pv, pi, x0, xd0, sig0, sched, opts):
                 if record_here:
                     outputs(min(t, t_left), x, xd, pv, pi, sig, nf)
             if record_here:
-                if nrec == t_rec.size and nrec < opts.max_rows:
-                    t_rec, x_rec, s_rec = grow_records(t_rec, x_rec, s_rec, opts.max_rows)
-                if nrec == t_rec.size:  # the recording reached max_memory
+                before = nrec
+                t_rec, x_rec, s_rec, nrec = append_row(t_rec, x_rec, s_rec, nrec, t, x, sig, opts)
+                if nrec == before:  # the recording reached max_memory
                     status = _LIMIT
                     break
-                write_row(t_rec, x_rec, s_rec, nrec, t, x, sig)
-                nrec += 1
                 if not (finite(sig) and finite(x)):
                     status = _NONFINITE
                     break
@@ -415,11 +406,8 @@ def run(pv, pi, x0, xd0, sig0, sched, opts):
                     # at the new time from the old state (a block that fails with the time
                     # names itself) and the new state (a diverging state names itself)
                     outputs(min(t_new, t_left), x, xd, pv, pi, sig, nf)
-                    if nrec == t_rec.size and nrec < opts.max_rows:
-                        t_rec, x_rec, s_rec = grow_records(t_rec, x_rec, s_rec, opts.max_rows)
-                    if nrec < t_rec.size:
-                        write_row(t_rec, x_rec, s_rec, nrec, t_new, ynew, sig)
-                        nrec += 1
+                    t_rec, x_rec, s_rec, nrec = append_row(t_rec, x_rec, s_rec, nrec, t_new,
+                                                           ynew, sig, opts)
                     status = _NONFINITE
                     break
                 if en < 1.0:
@@ -448,11 +436,7 @@ def run(pv, pi, x0, xd0, sig0, sched, opts):
             copy_into(x, ynew)
             if not opts.record_steps and not finite(x):  # not recorded below: record it here
                 outputs(min(t, t_left), x, xd, pv, pi, sig, nf)
-                if nrec == t_rec.size and nrec < opts.max_rows:
-                    t_rec, x_rec, s_rec = grow_records(t_rec, x_rec, s_rec, opts.max_rows)
-                if nrec < t_rec.size:
-                    write_row(t_rec, x_rec, s_rec, nrec, t, x, sig)
-                    nrec += 1
+                t_rec, x_rec, s_rec, nrec = append_row(t_rec, x_rec, s_rec, nrec, t, x, sig, opts)
                 status = _NONFINITE
                 break
             if event or t >= t_end:
