@@ -2,12 +2,16 @@
 "interrupted", exit 130), and a Ctrl-C while the command starts prints one line, exit 130.
 Real processes receive a real SIGINT."""
 
+import fcntl
 import json
 import math
 import os
+import pty
 import signal
+import struct
 import subprocess
 import sys
+import termios
 import time
 from pathlib import Path
 
@@ -36,16 +40,17 @@ LONG = {
 }
 
 
-def _wait_for(proc, words, timeout=120.0):
-    """Read the process's stderr until ``words`` appear; the text read."""
+def _wait_for(proc, words, timeout=120.0, fd=None):
+    """Read the process's stderr (or the file descriptor ``fd``) until ``words`` appear; the
+    text read."""
     seen = ""
     end = time.monotonic() + timeout
-    fd = proc.stderr.fileno()
+    fd = proc.stderr.fileno() if fd is None else fd
     os.set_blocking(fd, False)
     while time.monotonic() < end and proc.poll() is None:
         try:
             chunk = os.read(fd, 65536)
-        except BlockingIOError:
+        except (BlockingIOError, OSError):  # nothing yet (a pty: EIO once it is closed)
             chunk = b""
         seen += chunk.decode(errors="replace")
         if words in seen:
@@ -53,6 +58,22 @@ def _wait_for(proc, words, timeout=120.0):
             return seen
         time.sleep(0.05)
     raise AssertionError(f"never saw {words!r}; stderr: {seen!r}")
+
+
+def _read_rest(fd: int) -> str:
+    """What is left to read on the pseudo-terminal ``fd`` (until its other end closes)."""
+    os.set_blocking(fd, True)
+    chunks = []
+    while True:
+        try:
+            chunk = os.read(fd, 65536)
+        except OSError:  # EIO: the process closed its end
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    os.close(fd)
+    return b"".join(chunks).decode(errors="replace")
 
 
 def _cpu_seconds(pid: int) -> float:
@@ -77,6 +98,8 @@ def test_ctrl_c_during_an_interpreted_run_writes_the_partial_result(tmp_path):
     path = tmp_path / "long.json"
     path.write_text(json.dumps(LONG))
     out, png = tmp_path / "r.npz", tmp_path / "r.png"
+    master, terminal = pty.openpty()  # a user's terminal: the progress bar is drawn there
+    fcntl.ioctl(terminal, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))  # 100 wide
     proc = subprocess.Popen(
         [
             sys.executable,
@@ -89,22 +112,23 @@ def test_ctrl_c_during_an_interpreted_run_writes_the_partial_result(tmp_path):
             "--plot",
             str(png),
         ],
-        stderr=subprocess.PIPE,
+        stderr=terminal,
         stdout=subprocess.PIPE,
         env=ENV,
         cwd=tmp_path,
         preexec_fn=sigint_default,
     )
+    os.close(terminal)
     try:
         # 1 % done: the run is under way, past the first steps (whose kernels a cold numba
         # cache compiles; a Ctrl-C inside numba's compiler is not the case under test)
-        seen = _wait_for(proc, "1%|")
+        seen = _wait_for(proc, "1%|", fd=master)
         t0 = time.monotonic()
         proc.send_signal(signal.SIGINT)
-        _, err = proc.communicate(timeout=60)
+        proc.communicate(timeout=60)
     finally:
         proc.kill()
-    err = seen + err.decode()
+    err = seen + _read_rest(master)
     assert proc.returncode == 130, err
     assert time.monotonic() - t0 < 90  # writes the npz and the plot (matplotlib) first
     assert "interrupted at t = " in err and "partial results written:" in err
