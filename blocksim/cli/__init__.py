@@ -77,6 +77,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("blocksim: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # `blocksim blocks | head`: the reader left; nothing to say
+        _quiet_stdout()
+        return 0
+
+
+def _quiet_stdout() -> None:
+    """Point stdout at /dev/null, so that Python's flush at exit does not fail again on the
+    closed pipe (and print a traceback) after a BrokenPipeError."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):  # no real stdout (captured): nothing to redirect
+        pass
 
 
 if __name__ == "__main__":  # pragma: no cover

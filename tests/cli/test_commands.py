@@ -132,3 +132,14 @@ def test_the_console_script_is_installed(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "blocksim.cli", "run", str(tmp_path / "no.json")],
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2 and "no such file" in proc.stderr
+
+
+def test_a_listing_cut_short_by_its_reader_ends_quietly():
+    """`blocksim blocks | head -1`: the pipe closes early; no BrokenPipeError traceback."""
+    import subprocess
+    import sys
+
+    proc = subprocess.run(f"{sys.executable} -m blocksim.cli blocks | head -1", shell=True,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.stdout.strip() and "Traceback" not in proc.stderr, proc.stderr
+    assert "BrokenPipe" not in proc.stderr
