@@ -209,7 +209,7 @@ def test_plot_curves_draws_the_band_and_refuses_a_curve_of_the_wrong_length():
 
 
 def test_both_sweeps_on_a_dask_cluster_equal_the_local_ones(nees_example, mass_example):
-    distributed = pytest.importorskip("distributed")
+    import distributed
     with (
         distributed.LocalCluster(
             n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None

@@ -92,7 +92,7 @@ def test_monte_carlo_draws_from_the_seed(loop, tmp_path, capsys):
 
 
 def test_a_dask_scheduler_runs_the_sweep(loop, tmp_path, capsys):
-    distributed = pytest.importorskip("distributed")
+    import distributed
     with distributed.LocalCluster(
         n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None
     ) as cluster:

@@ -210,7 +210,6 @@ def test_a_chunk_bomb_is_refused_before_inflating(loop, folder, capsys):
     one_line(capsys, "chunk-000002.npz", "'x'")
 
 
-@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
 def test_a_fifo_chunk_is_refused_without_waiting(loop, folder, capsys):
     (folder / "chunk-000001.npz").unlink()
     os.mkfifo(folder / "chunk-000001.npz")

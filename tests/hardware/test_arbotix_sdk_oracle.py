@@ -5,13 +5,10 @@ PortHandler (pyserial) and builds, sends and checks packets with its own Protoco
 What it reports (communication result, error byte, data) must be what the AX-12 manual says.
 """
 
+import dynamixel_sdk as sdk
 import pytest
 
 from blocksim.hardware import ArbotixEmulator
-
-sdk = pytest.importorskip(
-    "dynamixel_sdk", reason="dynamixel-sdk (the oracle) comes with the test extra"
-)
 
 OK, TIMEOUT = sdk.COMM_SUCCESS, sdk.COMM_RX_TIMEOUT
 E_ANGLE, E_HEAT, E_RANGE, E_CHECKSUM, E_INSTRUCTION = 2, 4, 8, 16, 64

@@ -9,13 +9,12 @@ poses equal the zoo model's forward kinematics.
 
 import math
 
+import coppeliasim_zmqremoteapi_client as client_module
 import numpy as np
 import pytest
 
 from blocksim.hardware.coppeliasim_emulator import CoppeliaSimEmulator
 from blocksim.robotics.models import irb140
-
-client_module = pytest.importorskip("coppeliasim_zmqremoteapi_client")
 
 
 @pytest.fixture(scope="module")

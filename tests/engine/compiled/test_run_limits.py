@@ -56,7 +56,6 @@ def test_a_limit_in_a_batch_member_is_that_members_error(vdp):
     assert all("max_steps = 2000" in e.message for e in batch.errors), batch.errors
 
 
-@pytest.mark.skipif(not hasattr(signal, "SIGINT"), reason="POSIX signals")
 def test_ctrl_c_stops_a_long_adaptive_compiled_run_and_keeps_its_data(tmp_path):
     out = tmp_path / "part.npz"
     proc = subprocess.Popen(

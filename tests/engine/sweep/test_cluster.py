@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 
+import dask
+import distributed
 import numpy as np
 import pytest
 
@@ -13,9 +15,6 @@ from blocksim import compile_diagram, grid, simulate_batch
 from blocksim.engine.sweep import Summaries, load_sweep
 
 from .diagrams import crash_loop, pid_loop
-
-dask = pytest.importorskip("dask")
-distributed = pytest.importorskip("distributed")
 
 OPTS = dict(T=1.0, solver="rk4", dt=1e-3, record_dt=0.05, backend="compiled")
 GAINS = grid({"pid.Kp": list(np.linspace(2.0, 20.0, 8)), "pid.Ki": [0.0, 5.0, 10.0]})

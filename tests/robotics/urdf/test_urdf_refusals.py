@@ -105,8 +105,6 @@ def test_negative_mass_was_a_plain_value_error_and_is_now_a_urdf_error(tmp_path)
 
 
 def test_only_regular_files_are_read():
-    if not os.path.exists("/dev/zero"):
-        pytest.skip("no /dev/zero")
     t = time.perf_counter()
     with pytest.raises(URDFError, match="not a regular file"):
         read_urdf("/dev/zero")
@@ -114,8 +112,6 @@ def test_only_regular_files_are_read():
 
 
 def test_a_fifo_does_not_hang(tmp_path):
-    if not hasattr(os, "mkfifo"):
-        pytest.skip("no FIFOs")
     fifo = tmp_path / "robot.urdf"
     os.mkfifo(fifo)
     with pytest.raises(URDFError, match="not a regular file"):
