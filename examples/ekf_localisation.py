@@ -9,7 +9,7 @@ The vehicle (``Vehicle`` block: bicycle with odometry noise ``V = diag(0.02 m, 0
 0.1 s interval) is driven through random waypoints in a 10 m square (``RandomPath``); the
 ``RangeBearingSensor`` (noise ``W = diag(0.1 m, 1 deg)^2``) reads one random landmark of the
 map each interval; the ``EKF`` block (mode ``"localisation"``) uses the same covariances (RTB
-``EKF``, seed 000 section 2.11).
+``EKF``, the RTB 9.10 manual, section 2.11).
 
 Run ``python examples/ekf_localisation.py`` to simulate 100 s (1000 steps) and write
 ``ekf_localisation.png`` (the scope) and ``ekf_localisation_map.png`` (the map, paths and error

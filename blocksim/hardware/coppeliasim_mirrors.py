@@ -8,7 +8,7 @@ sensor, with explicit triggering), :class:`VrepHokuyo` (a Hokuyo laser scanner) 
 seconds; poses are 4x4 homogeneous transforms in the frame of ``rel`` (default the world, -1).
 
 Not provided, for want of a CoppeliaSim 4 counterpart: ``VREP_arm.teach`` (an interactive
-MATLAB GUI) and RTB's ``VREP_mobile`` (no class in the seed's tree).
+MATLAB GUI) and RTB's ``VREP_mobile`` (no class in RTB 9.10).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Landmark sensor and estimator blocks: RangeBearingSensor, EKF, ParticleFilter (discrete).
 
-The seed's classes (RTB 9.10; seed 000 sections 2.10-2.12) as blocks; the Python classes of
+RTB's classes (RTB 9.10; the RTB 9.10 manual, sections 2.10-2.12) as blocks; the Python classes of
 the same names for coursework are in :mod:`blocksim.robotics.mobile`. The filters' output at a
 hit is the estimate *after* that hit's prediction and update (their outputs read the inputs
 directly: odometry of the interval that ended at the hit, observation at the hit), so it

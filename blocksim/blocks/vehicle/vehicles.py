@@ -52,7 +52,7 @@ class Bicycle(_Planar):
     the speed clipped to ``[-vmax, vmax]`` and the steer to ``[-stlim, stlim]``. With
     ``accelmax`` the speed is a state following the demand as a rate limiter:
     ``dv/dt = clip((v* - v) / tau, -accelmax, accelmax)``. With ``handbrake`` a third input
-    ``hb`` holds the vehicle (speed and motion zero) while ``hb > 0.5``. (The seed's
+    ``hb`` holds the vehicle (speed and motion zero) while ``hb > 0.5``. (RTB's
     ``Vehicle`` class turns by ``v dt gamma / L``, without the tangent; roblocks' block and this
     one use ``tan``.)
 
@@ -327,7 +327,7 @@ class PioneerDynamics(Block):
 
 
 class Vehicle(Block):
-    """The seed's ``Vehicle`` as a discrete block: true pose and noisy odometry every ``dt``.
+    """RTB's ``Vehicle`` as a discrete block: true pose and noisy odometry every ``dt``.
 
     At hit ``k`` the outputs are the true pose ``x[k]``, the true odometry ``(d, dtheta)`` of
     the last interval (zero at k = 0) and the noisy odometry ``odo_true + chol(V) n_k``

@@ -1,6 +1,6 @@
 """Mobile robots: vehicle kinematics, odometry, drivers, landmark maps and sensors, EKF and
 particle-filter estimation (RTB 9.10 ``Vehicle``, ``RandomPath``, ``Map``,
-``RangeBearingSensor``, ``EKF``, ``ParticleFilter``; seed 000 sections 2.7-2.12).
+``RangeBearingSensor``, ``EKF``, ``ParticleFilter``; the RTB 9.10 manual, sections 2.7-2.12).
 
 Pure numerics: numpy arrays in and out, hot paths compiled with numba. Nothing here imports
 :mod:`blocksim.engine`, :mod:`blocksim.blocks` or plotting.

@@ -1,6 +1,6 @@
 """Driving laws of car-like vehicles: pose in, ``(speed, steer)`` out (RVC 4.1; the
 ``sl_drivepoint``, ``sl_driveline``, ``sl_drivepose``, ``sl_pursuit`` and ``sl_braitenberg``
-models of RTB 9.10, seed 000 Appendix B.10).
+models of RTB 9.10, the RTB 9.10 manual, Appendix B.10).
 
 Pose ``(x, y, theta)`` [m, m, rad]; speed [m/s]; steer angle [rad] (positive left).
 

@@ -1,4 +1,4 @@
-"""The seed's ``EKF`` and ``ParticleFilter`` classes for coursework (RTB 9.10; seed 000
+"""RTB's ``EKF`` and ``ParticleFilter`` classes for coursework (RTB 9.10 manual,
 sections 2.11-2.12, Appendix B.3). Numerics: :mod:`.ekf_core`, :mod:`.pf_core`.
 
 EKF modes, chosen by the constructor arguments as in the seed:

@@ -10,8 +10,8 @@ steered-wheel angle ``gamma`` [rad]; RVC eq. 4.2, roblocks' *Bicycle* block)::
 
 For constant ``v`` and ``gamma`` the path is a circle of radius ``L / tan(gamma)``;
 :func:`bicycle_step` integrates it exactly over a step ``dt`` (an arc), :func:`bicycle_deriv`
-is the continuous right-hand side. The seed's ``Vehicle`` class (RTB 9.10 ``Vehicle.m``,
-seed 000 Appendix B.2) updates the heading by ``v dt gamma / L`` (no tangent, equal to first
+is the continuous right-hand side. RTB's ``Vehicle`` class (RTB 9.10 ``Vehicle.m``, the
+manual's Appendix B.2) updates the heading by ``v dt gamma / L`` (no tangent, equal to first
 order in ``gamma``); this package uses ``tan(gamma)`` everywhere, as roblocks' block does.
 
 Unicycle (speed ``v``, turn rate ``omega`` [rad/s])::

@@ -1,4 +1,4 @@
-"""Odometry motion model of the seed's ``Vehicle`` (RTB 9.10 ``Vehicle.f``, ``Fx``, ``Fv``).
+"""Odometry motion model of RTB's ``Vehicle`` (RTB 9.10 ``Vehicle.f``, ``Fx``, ``Fv``).
 
 The odometry of one sample interval is ``odo = (d, dtheta)``: the distance travelled [m]
 (signed, negative when reversing) and the heading change [rad]. The motion model moves the
@@ -10,7 +10,7 @@ vehicle by turning first and then translating along the new heading::
 with the odometry noise ``w = (w0, w1)`` (covariance ``V``, 2x2). The Jacobians are
 ``Fx = df/dx`` (3x3) and ``Fv = df/dw`` (3x2) at ``w = 0``.
 
-Differences from upstream ``Vehicle.m`` (seed 000 Appendix B.2), all deliberate:
+Differences from upstream ``Vehicle.m`` (the RTB 9.10 manual, Appendix B.2), all deliberate:
 
 * upstream ``f`` adds ``w0`` twice (``dd = odo1 + w1`` then ``dd + w1``); here once;
 * upstream ``update`` moves along the *old* heading; here the true motion is exactly ``f``

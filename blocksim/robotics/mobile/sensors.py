@@ -1,5 +1,5 @@
 """Landmark maps and the range-bearing sensor as Python classes (RTB 9.10 ``Map``,
-``RangeBearingSensor``; seed 000 sections 2.9-2.10, Appendix B.3).
+``RangeBearingSensor``; the RTB 9.10 manual, sections 2.9-2.10, Appendix B.3).
 
 Numerics: :mod:`blocksim.robotics.mobile.rangebearing`.
 """
@@ -42,7 +42,7 @@ class LandmarkMap:
     Attributes
     ----------
     landmarks : ndarray (N, 2)
-        Positions [m] (the seed's ``map`` property is its transpose).
+        Positions [m] (RTB's ``map`` property is its transpose).
     """
 
     def __init__(self, landmarks: int | ArrayLike = 20, dim: float = 10.0, seed: int = 0) -> None:
@@ -112,7 +112,7 @@ class RangeBearingSensor:
     angle : float or (float, float) or None
         Half field of view, or ``[min, max]`` bearings [rad]. None: all around.
     skip : int
-        A valid reading on every ``skip``-th call only (the seed's ``interval``).
+        A valid reading on every ``skip``-th call only (RTB's ``interval``).
     fail : (int, int) or None
         Calls ``fail[0] <= count <= fail[1]`` return nothing (simulated failure).
     seed : int

@@ -1,9 +1,9 @@
-"""The seed's ``Vehicle`` (car-like, noisy odometry) and ``RandomPath`` driver as Python
-classes for coursework (RTB 9.10, seed 000 sections 2.7-2.8, Appendix B.2-B.3).
+"""RTB's ``Vehicle`` (car-like, noisy odometry) and ``RandomPath`` driver as Python
+classes for coursework (RTB 9.10, the RTB 9.10 manual, sections 2.7-2.8, Appendix B.2-B.3).
 
 The numerics are :mod:`blocksim.robotics.mobile.odometry` and
 :mod:`blocksim.robotics.mobile.drivers`; these classes hold a run's state (true pose, history,
-random generator) the way the seed's handle objects do.
+random generator) the way RTB's handle objects do.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """A robot as a kinematic tree: a base link and bodies joined by fixed, revolute or prismatic
-joints (the URDF model, and SPART's robot model of seed 003).
+joints (the URDF model, and SPART's robot model (Virgili-Llop et al.)).
 
 Frames and conventions
 ----------------------
