@@ -18,7 +18,7 @@ HALF = np.float64(-0.5)
 CASES = {
     "EKF dt": (lambda: EKF(dt=HALF), "got -0.5"),
     "EKF V_est": (lambda: EKF(V_est=HALF), "got -0.5"),
-    "EKF x0": (lambda: EKF(x0=np.array([1.0, np.nan])), "got [1, nan]"),
+    "EKF x0": (lambda: EKF(x0=np.array([1.0, np.nan])), "got [1.0, nan]"),
     "sensor skip": (lambda: SensorBlock(skip=np.float64(0.0)), "got 0"),
     "PF nparticles": (lambda: ParticleFilter(nparticles=np.int64(0)), "got 0"),
     "vehicle L": (lambda: VehicleBlock(L=HALF), "got -0.5"),
@@ -45,5 +45,5 @@ def test_numbers_are_printed_plainly(case):
 
 def test_plain():
     assert plain(np.float64(-0.5)) == "-0.5" and plain(np.int64(3)) == "3"
-    assert plain(np.array([1.0, 2.5])) == "[1, 2.5]" and plain("x") == "'x'"
+    assert plain(np.array([1.0, 2.5])) == "[1.0, 2.5]" and plain("x") == "'x'"
     assert plain(True) == "True" and len(plain(list(range(1000)))) <= 80
