@@ -40,7 +40,7 @@ def test_plain():
     assert plain(np.float64(-0.5)) == "-0.5"
     assert plain(np.int64(3)) == "3"
     assert plain([np.float64(1.0), np.float32(2.5)]) == "[1.0, 2.5]"
-    assert plain(np.array([[1.0, 2.0]])) == "[[1, 2]]"
+    assert plain(np.array([[1.0, 2.0]])) == "[[1.0, 2.0]]"
     assert plain("up") == "'up'"
     assert plain(float("inf")) == "inf"
     assert len(plain(np.arange(1000.0))) <= 80
