@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import re
 import sys
 import threading
@@ -240,6 +241,17 @@ def on_terminal(file: TextIO | None = None) -> bool:
         return bool(f.isatty())
     except (AttributeError, ValueError):  # no isatty, or closed
         return False
+
+
+def bar_width(file: TextIO | None = None) -> int:
+    """The width [columns] to draw a bar on the terminal ``file`` (default stderr): its own,
+    or 100 where the terminal reports none (a pseudo-terminal nobody sized gives 0, and tqdm
+    would then draw nothing at all)."""
+    f = file if file is not None else sys.stderr
+    try:
+        return os.get_terminal_size(f.fileno()).columns or 100
+    except (AttributeError, ValueError, OSError):
+        return 100
 
 
 def keep_redrawing(bar: Any, seconds: float = 1.0) -> threading.Event:

@@ -20,6 +20,7 @@ from blocksim.cli.common import (
     OK,
     CliError,
     add_run_options,
+    bar_width,
     compile_file,
     echo,
     fmt_value,
@@ -90,6 +91,7 @@ class Progress:
             from tqdm import tqdm
 
             self.bar = tqdm(total=self.T, file=self.file, unit="s", desc="simulating",
+                            ncols=bar_width(self.file),
                             bar_format="{desc}: {percentage:3.0f}%|{bar}| t = {n:.4g} of "
                                        "{total:.4g} s [{elapsed}<{remaining}]")
         if now - self.last >= 0.1 or t >= self.T:
@@ -129,7 +131,7 @@ class CompileStatus:
             from tqdm import tqdm
 
             self.bar = tqdm(total=None, file=self.file, desc=text,
-                            bar_format="{desc} [{elapsed}]")
+                            bar_format="{desc} [{elapsed}]", ncols=bar_width(self.file))
             self._stop = keep_redrawing(self.bar, self.TICK)
         else:
             self.bar.set_description_str(text)

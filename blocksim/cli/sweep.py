@@ -25,11 +25,13 @@ from blocksim.cli.common import (
     FAILED,
     OK,
     CliError,
+    bar_width,
     compile_file,
     count,
     echo,
     load_file,
     memory_size,
+    on_terminal,
 )
 from blocksim.cli.run import settings
 from blocksim.engine.batch import grid as grid_of
@@ -301,7 +303,8 @@ class Bar:
         if self.bar is None:
             from tqdm import tqdm
 
-            self.bar = tqdm(total=total, file=sys.stderr, unit="member", desc="sweep")
+            self.bar = tqdm(total=total, file=sys.stderr, unit="member", desc="sweep",
+                            ncols=bar_width())
         self.bar.update(done - self.bar.n)
 
     def close(self) -> None:
@@ -329,7 +332,7 @@ def sweep(args: argparse.Namespace) -> int:
     config = settings(args, df.simulation)
     plan = compile_file(df)
     members = members_of(args, plan)
-    bar = Bar(not args.quiet)
+    bar = Bar(not args.quiet and on_terminal())  # a log gets no bar
     t0 = time.perf_counter()
     try:
         with dask_client(args) as client:

@@ -29,7 +29,15 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from blocksim.cli.common import FAILED, OK, CliError, echo, keep_redrawing, on_terminal
+from blocksim.cli.common import (
+    FAILED,
+    OK,
+    CliError,
+    bar_width,
+    echo,
+    keep_redrawing,
+    on_terminal,
+)
 from blocksim.engine.block import Block
 from blocksim.engine.errors import suggest
 
@@ -504,7 +512,8 @@ def run_warmup(args: argparse.Namespace) -> int:
     if not args.quiet and on_terminal():  # a log gets the summary only
         from tqdm import tqdm
 
-        bar = tqdm(total=1, file=sys.stderr, unit="step", desc="warmup: compiling")
+        bar = tqdm(total=1, file=sys.stderr, unit="step", desc="warmup: compiling",
+                   ncols=bar_width())
 
     def progress(step: str, done: int, total: int) -> None:
         if bar is not None:

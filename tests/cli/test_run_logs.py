@@ -109,3 +109,21 @@ def test_compile_announcements_in_a_log_are_plain_lines_once():
 def test_another_librarys_warning_is_one_line_naming_its_file():
     text = format_warning(UserWarning("careful\n  now"), UserWarning, "/x/lib/thing.py", 12)
     assert text == "warning: careful now (UserWarning, thing.py:12)"
+
+
+def test_the_progress_bar_is_drawn_on_a_terminal_that_reports_no_width():
+    """A pseudo-terminal nobody sized reports 0 columns; tqdm would draw nothing there."""
+    import os
+    import pty
+
+    from blocksim.cli.run import Progress
+
+    master, slave = pty.openpty()
+    with os.fdopen(slave, "w") as term:
+        bar = Progress(10.0, enabled=True, delay=0.0, file=term)
+        bar(5.0)
+        bar.close()
+        os.set_blocking(master, False)
+        drawn = os.read(master, 65536).decode(errors="replace")
+    os.close(master)
+    assert "50%|" in drawn, drawn

@@ -67,7 +67,10 @@ def test_the_printed_rate_is_members_over_the_run_time(loop, capsys):
     assert m, text
     compile_s, run_s, rate, total = (float(m[i]) for i in (1, 3, 4, 5))
     assert run_s + compile_s <= total + 0.011
-    assert rate == pytest.approx(8 / max(run_s, 0.005), rel=0.6)  # printed to 0.01 s
+    if run_s >= 0.05:  # the run time is printed to 0.01 s: a shorter one says little
+        assert rate == pytest.approx(8 / run_s, rel=0.2)
+    else:
+        assert rate >= 8 / 0.015
 
 
 # ------------------------------------------------------------------ members by swept values
