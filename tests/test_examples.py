@@ -1,5 +1,6 @@
 """Every example runs headless with a short horizon and shows what it exists to show."""
 
+import inspect
 import math
 
 import numpy as np
@@ -13,7 +14,8 @@ from .examples_loader import EXAMPLES, load_example
 def test_every_example_builds_runs_and_saves_its_plot(path, tmp_path):
     module = load_example(path.stem)
     assert callable(module.build) and callable(module.main)
-    result = module.main(T=1.0, show=False, out_dir=tmp_path)
+    short = {"n": 64} if "n" in inspect.signature(module.main).parameters else {}  # members
+    result = module.main(T=1.0, show=False, out_dir=tmp_path, **short)
     assert result.status == "success" and result.t[-1] == pytest.approx(1.0)
     pngs = list(tmp_path.glob("*.png"))
     assert pngs and all(p.stat().st_size > 0 for p in pngs)
