@@ -79,6 +79,7 @@ def build(scope_file: str | Path | None = None, show: bool = False,
     if with_scope:
         scope = d.add(Scope(2, labels=["hand position error", "q floating - q arm (RNE)"],
                             units=["m", "rad"], title="Held spacecraft base = fixed-base arm",
+                            elements=[["x", "y", "z"], [f"q{i + 1}" for i in range(7)]],
                             file=scope_file, show=show), name="scope")  # fmt: skip
         d.connect(e, scope["u0"])
         d.connect(dq, scope["u1"])

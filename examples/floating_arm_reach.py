@@ -80,6 +80,7 @@ def build(
     if with_scope:
         scope = d.add(Scope(2, labels=["hand position error", "base roll/pitch/yaw"],
                             units=["m", "rad"], title="Panda on a free-floating spacecraft",
+                            elements=[["x", "y", "z"], ["roll", "pitch", "yaw"]],
                             file=scope_file, show=show), name="scope")  # fmt: skip
         d.connect(e, scope["u0"])
         d.connect(attitude, scope["u1"])
