@@ -303,16 +303,16 @@ def run_compiled(plan: Plan, config: RunConfig, stats: dict[str, Any]) -> SimRes
     loop = module.run_fixed if _lean(program, config) else module.run
     if prep.tier == "wired":  # compiled in the background meanwhile (blocksim run)?
         prewarm.wait(METHODS[config.solver], "run_fixed" if _lean(program, config) else "run")
-    with watch, typing_errors(plan), entry_errors(plan, prep, (pv, pi)):
+    with watch, typing_errors(plan), entry_errors(plan, prep):
         loop(*args, _first(sched), opts._replace(cap=2))
     stats.update(_compile_stats(watch, time.perf_counter() - t0, prep))
     t1 = time.perf_counter()
     while True:
         if dt and T / dt <= IN_PLACE_STEPS:  # short: Ctrl-C waits for its end
-            with entry_errors(plan, prep, (pv, pi)):
+            with entry_errors(plan, prep):
                 nrec, t_rec, x_rec, s_rec, counters, status = loop(*args, sched, opts)
         else:
-            with entry_errors(plan, prep, (pv, pi)):
+            with entry_errors(plan, prep):
                 (nrec, t_rec, x_rec, s_rec, counters, status), _ = interruptible(
                     lambda o=opts: loop(*args, sched, o), opts.interrupt)
         if status != Status.FULL:  # cap holds every row (the lean loop never grows it)

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import contextlib
 import re
-import sys
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -62,28 +61,6 @@ def typing_errors(plan: Plan) -> Iterator[None]:
                            f"follows:\n{text}") from None
 
 
-def _raise_marked(plan: Plan, prep: Prepared, marks: tuple[np.ndarray, np.ndarray] | None,
-                  exc: BaseException | None = None) -> None:
-    """Raise the exception of a fused run's kernel as a BlockRuntimeError naming the block
-    and the time that the run marked before calling it (nothing when there is no mark)."""
-    if marks is None or prep.wiring is not None:
-        return
-    pv, pi = marks
-    k = int(pi[prep.layout.ni]) if pi.size > prep.layout.ni else -1
-    if not 0 <= k < len(plan.entries):
-        return
-    e, t = plan.entries[k], float(pv[prep.layout.nv])
-    raised = sys.exc_info()[1] if exc is None else exc
-    args = list(getattr(raised, "args", ()))
-    if args and isinstance(args[0], str):  # a message, then the values it is about
-        text = args[0] + (" " + ", ".join(str(a) for a in args[1:]) if args[1:] else "")
-    else:
-        text = ", ".join(str(a) for a in args) or type(raised).__name__
-    raise BlockRuntimeError(f"block '{e.name}' ({e.kind}): its compiled kernel raised "
-                            f"{type(raised).__name__}: {text} at t={t:.6g} s", block=e.name,
-                            time=t) from None
-
-
 def kernel_result_problems(plan: Plan, only: str | None = None) -> list[str]:
     """Each block whose compiled ``output``/``deriv``/``update`` kernel, called once from
     Python at t = 0 (its initial state, zero inputs of its ports' shapes), returns another
@@ -125,36 +102,56 @@ def kernel_result_problems(plan: Plan, only: str | None = None) -> list[str]:
 
 
 @contextlib.contextmanager
-def entry_errors(plan: Plan, prep: Prepared,
-                  marks: tuple[np.ndarray, np.ndarray] | None = None) -> Iterator[None]:
-    """A block entry that failed (its kernel raised) as a BlockRuntimeError naming the block
-    and the time: on the wired tier from the entry's failure code, on the fused tier from
-    ``marks`` (the run's ``pv``, ``pi``: where the run was, in their last slots)."""
+def entry_errors(plan: Plan, prep: Prepared) -> Iterator[None]:
+    """A block whose kernel failed as a BlockRuntimeError naming the block and the time: on
+    the wired tier from the entry's failure code, on the fused tier from the
+    :class:`~blocksim.engine.compiled.loop.KernelFailed` its code raises around each call; a
+    kernel whose result has too few values is named as the interpreted dry run names it."""
     try:
         yield
     except IndexError:  # the fused tier: a kernel's result indexed past its end?
         problems = kernel_result_problems(plan)
-        if problems:
-            name = problems[0].split("'")[1]
-            raise BlockRuntimeError(problems[0], block=name, time=0.0) from None
-        _raise_marked(plan, prep, marks)
-        raise
-    except (ValueError, ArithmeticError, AssertionError, KeyError) as exc:
-        _raise_marked(plan, prep, marks, exc)
+        if not problems:
+            raise
+        name = problems[0].split("'")[1]
+        raise BlockRuntimeError(problems[0], block=name, time=0.0) from None
+    except (ValueError, ArithmeticError, AssertionError) as exc:  # the fused tier
+        _raise_named(plan, exc)
         raise
     except RuntimeError as exc:
         if prep.wiring is None or not exc.args or exc.args[0] != ENTRY_FAILED:
             raise
-        e = plan.entries[prep.wiring.entry_of(int(exc.args[1]))]
-        t = float(exc.args[2])
-        problems = kernel_result_problems(plan, e.name)
-        if problems:
-            raise BlockRuntimeError(problems[0], block=e.name, time=t) from None
-        raise BlockRuntimeError(
-            f"block '{e.name}' ({e.kind}): its compiled kernel raised an exception at "
-            f"t={t:.6g} s (the data-wired tier cannot show the kernel's message: run the "
-            f"diagram with backend='interpreted', or fuse=True, to see it)",
-            block=e.name, time=t) from None
+        _raise_failed(plan, prep.wiring.entry_of(int(exc.args[1])), float(exc.args[2]))
+
+
+def _raise_named(plan: Plan, exc: BaseException) -> None:
+    """A fused run's kernel exception as a BlockRuntimeError when its message names the kind
+    of exactly one block of the diagram ("EKF: landmark id ..."): the fused code calls the
+    kernels with no bookkeeping (any, per call, cost 4x on a small diagram), so the block is
+    known only from the message, and the time not at all; otherwise the exception stays."""
+    args = list(exc.args)
+    if not args or not isinstance(args[0], str):
+        return
+    kind = args[0].split(":", 1)[0].strip()
+    named = [e for e in plan.entries if e.kind == kind]
+    if len(named) != 1:
+        return
+    text = args[0] + (" " + ", ".join(str(a) for a in args[1:]) if args[1:] else "")
+    raise BlockRuntimeError(f"block '{named[0].name}' ({kind}): its compiled kernel raised "
+                            f"{type(exc).__name__}: {text} (run the diagram with fuse=False "
+                            f"to learn the time)", block=named[0].name) from None
+
+
+def _raise_failed(plan: Plan, entry: int, t: float) -> None:
+    """Raise the BlockRuntimeError of the plan entry ``entry`` whose kernel raised at ``t``."""
+    e = plan.entries[entry]
+    problems = kernel_result_problems(plan, e.name)
+    if problems:
+        raise BlockRuntimeError(problems[0], block=e.name, time=t) from None
+    raise BlockRuntimeError(
+        f"block '{e.name}' ({e.kind}): its compiled kernel raised an exception at t={t:.6g} s "
+        f"(compiled code cannot show the kernel's message: run the diagram with "
+        f"backend='interpreted' to see it)", block=e.name, time=t) from None
 
 
 def member_error(plan: Plan, program: ir.Program, status: Status, t: float,

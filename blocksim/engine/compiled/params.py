@@ -63,13 +63,9 @@ def param_layout(params: list[tuple[Any, ...]]) -> ParamLayout:
 
 def pack_params(params: list[tuple[Any, ...]], layout: ParamLayout) -> tuple[np.ndarray,
                                                                              np.ndarray]:
-    """The flat (pv, pi) vectors of ``params`` (same structure as ``layout``), each with one
-    more slot at the end (``pv[layout.nv]``, ``pi[layout.ni]``): where a fused run is, the
-    time and the entry whose kernel it calls (-1 before any), so that a kernel that raises is
-    named with its block and time (:func:`blocksim.engine.compiled.render.render`)."""
-    pv = np.zeros(layout.nv + 1)
-    pi = np.zeros(layout.ni + 1, dtype=np.int64)
-    pi[layout.ni] = -1
+    """The flat (pv, pi) vectors of ``params`` (same structure as ``layout``)."""
+    pv = np.zeros(max(layout.nv, 1))
+    pi = np.zeros(max(layout.ni, 1), dtype=np.int64)
     for tup, block_items in zip(params, layout.items):
         pack_block(tup, block_items, pv, pi)
     return pv, pi

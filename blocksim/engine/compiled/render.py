@@ -132,15 +132,10 @@ class _Writer:
     def call(self, c: Call) -> str:
         return f"{self.kernel_alias[c.kernel]}({self.args(c)})"
 
-    def mark(self, c: Call) -> str:
-        """Where the run is, before a kernel call: its entry and the time, in the slots after
-        the parameters (a kernel that raises is then named with its block and time)."""
-        return f"pi[{self.layout.ni}] = {c.entry}; pv[{self.layout.nv}] = t"
-
     def compute(self, s: Statement) -> list[str]:
         """Assign the statement's outputs (no stores)."""
         if isinstance(s, Call):
-            return [self.mark(s), f"{', '.join(self.sig(o) for o in s.outs)} = {self.call(s)}"]
+            return [f"{', '.join(self.sig(o) for o in s.outs)} = {self.call(s)}"]
         out = self.p.signals[s.out]
         if len(s.pieces) == 1 and s.pieces[0][1] is None:
             src = self.p.signals[s.pieces[0][0]]
@@ -233,8 +228,7 @@ def _derivative_lines(w: _Writer, have: set[int]) -> list[str]:
     lines = [w.load(i) for i in held_reads(list(w.p.derivatives), have)]
     for c in w.p.derivatives:
         assert c.state is not None
-        lines += [w.mark(c), f"d = {w.call(c)}",
-                  f"for i in range({c.state.stop - c.state.start}):",
+        lines += [f"d = {w.call(c)}", f"for i in range({c.state.stop - c.state.start}):",
                   f"    dx[{c.state.start} + i] = d[i]"]
     return lines
 
@@ -252,8 +246,7 @@ def _update_body(w: _Writer) -> list[str]:
     for c in ups:
         assert c.state is not None
         n = c.state.stop - c.state.start
-        body += [f"if fired[{c.clock}]:", f"    {w.mark(c)}", f"    d = {w.call(c)}",
-                 f"    for i in range({n}):",
+        body += [f"if fired[{c.clock}]:", f"    d = {w.call(c)}", f"    for i in range({n}):",
                  f"        xd_new[{c.state.start} + i] = d[i]"]
     return body
 
@@ -262,7 +255,7 @@ def _crossings_body(w: _Writer) -> list[str]:
     calls = [c.call for c in w.p.crossings]
     body = w.unpack(params_used(calls)) + [w.load(i) for i in held_reads(calls)]
     for c in w.p.crossings:
-        body += [w.mark(c.call), f"c = {w.call(c.call)}", f"for i in range({c.count}):",
+        body += [f"c = {w.call(c.call)}", f"for i in range({c.count}):",
                  f"    g[{c.offset} + i] = c[i]"]
     return body
 
@@ -280,7 +273,7 @@ def _fire_body(w: _Writer) -> list[str]:
             assert h.state is not None
             target = "xd_new" if h.state.vector == "xd" else "x_new"
             body += [f"for i in range({c.count}):", f"    if mask[{c.offset} + i]:",
-                     f"        {w.mark(h)}", f"        d = {w.call(h)[:-1]}, i)",
+                     f"        d = {w.call(h)[:-1]}, i)",
                      f"        for j in range({h.state.stop - h.state.start}):",
                      f"            {target}[{h.state.start} + j] = d[j]"]
     return [*body, "return stop"]

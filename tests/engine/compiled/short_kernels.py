@@ -17,7 +17,7 @@ def two_deriv_short(t, x, params):
 @njit(cache=True)
 def raising_output(t, x, params):
     if t >= params[0]:
-        raise ValueError("the input left its range", t)
+        raise ValueError("Fragile: the input left its range", t)
     return x[0]
 
 
