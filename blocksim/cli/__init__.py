@@ -43,9 +43,9 @@ def parser() -> argparse.ArgumentParser:
         epilog="Run `blocksim COMMAND --help` for a command's options.")
     p.add_argument("--version", action=_Version, help="show the version and exit")
     sub = p.add_subparsers(title="commands", metavar="COMMAND")
-    from blocksim.cli import blocks, check, compare, draw, hw, run, sweep, warmup
+    from blocksim.cli import blocks, check, compare, draw, edit, hw, run, sweep, warmup
 
-    for module in (run, check, draw, blocks, compare, warmup, sweep, hw):
+    for module in (run, check, draw, blocks, compare, warmup, sweep, hw, edit):
         module.add_parser(sub)
     return p
 

@@ -1,0 +1,14 @@
+"""The diagram editor's server: ``blocksim edit``.
+
+:mod:`blocksim.web.session` holds the document being edited and does what the editor asks
+through the command line's own code (load, check, save confined to the editor's folder);
+:mod:`blocksim.web.runs` runs diagrams in worker processes; :mod:`blocksim.web.server` is the
+HTTP server and its JSON API (token, Host and Origin checks). This package sits on top: it may
+import io, engine, cli and viz; nothing below imports it. The API is described in
+``docs/editor.md``.
+"""
+
+from blocksim.web.server import EditorServer, make_server
+from blocksim.web.session import EditorSession
+
+__all__ = ["EditorServer", "EditorSession", "make_server"]
