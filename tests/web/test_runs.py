@@ -68,7 +68,8 @@ def test_bad_run_options_are_refused_before_a_worker_starts(editor):
 
 def test_a_long_run_stops_with_its_partial_result(editor):
     client, _ = editor
-    run_id = _run(client, {"T": 600.0, "realtime": 1.0, "solver": "rk4", "dt": 0.01})  # ten minutes of wall time
+    # ten minutes of wall time
+    run_id = _run(client, {"T": 600.0, "realtime": 1.0, "solver": "rk4", "dt": 0.01})
     time.sleep(3)
     status, body = client.call("POST", f"/api/run/{run_id}/stop")
     assert status == 200

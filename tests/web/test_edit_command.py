@@ -1,0 +1,38 @@
+"""`blocksim edit` as a process: the URL with its token first on stdout, the API answering
+there, and Ctrl-C ending it with one line (no traceback)."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+from ..processes import sigint_default
+
+ROOT = Path(__file__).parents[2]
+
+
+def test_blocksim_edit_prints_its_url_serves_and_stops_on_ctrl_c(tmp_path):
+    env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "blocksim.cli", "edit", "--no-browser", "--port", "0"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path, env=env,
+        preexec_fn=sigint_default)
+    try:
+        url = proc.stdout.readline().decode().strip()
+        assert url.startswith("http://127.0.0.1:") and "token=" in url, url
+        base, token = url.split("/?token=")
+        with urllib.request.urlopen(f"{base}/api/diagram?token={token}", timeout=30) as r:
+            doc = json.loads(r.read())
+        assert doc["blocksim"] == 1 and doc["blocks"] == {}
+        t0 = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+    text = (out + err).decode()
+    assert proc.returncode in (0, 130), text
+    assert "Traceback" not in text and time.monotonic() - t0 < 30
