@@ -59,7 +59,7 @@ def _worker(text: str, name: str, folder: str, options: dict[str, Any], npz: str
 
     try:
         _run_in_worker(text, name, folder, options, Path(npz), send, stop)
-    except BaseException as exc:  # noqa: BLE001 - reported, never re-raised in a worker
+    except BaseException as exc:
         send("end", state="failed", error=f"{type(exc).__name__}: {exc}", final={},
              signals=[], npz=False)
     finally:

@@ -125,7 +125,7 @@ class _Handler(BaseHTTPRequestHandler):
     server_version = "blocksim-edit"
     sys_version = ""
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - http.server's
+    def log_message(self, format: str, *args: Any) -> None:
         pass  # quiet: the terminal shows the URL line and nothing per request
 
     # -- dispatch ---------------------------------------------------------------------
@@ -151,7 +151,7 @@ class _Handler(BaseHTTPRequestHandler):
             self._route(method, url.path)
         except HttpError as exc:
             self._json({"error": exc.message, **exc.extra}, exc.status)
-        except Exception as exc:  # noqa: BLE001 - one line, the server keeps serving
+        except Exception as exc:
             print(f"blocksim edit: {method} {urlsplit(self.path).path}: "
                   f"{type(exc).__name__}: {exc}", file=sys.stderr)
             self._json({"error": f"internal error: {type(exc).__name__}: {exc}"}, 500)

@@ -3,7 +3,8 @@
 An :class:`EditorSession` holds one diagram document (the JSON format of
 ``docs/diagram-format.md``) and the folder the editor was started in. Everything it does goes
 through the same code as the command line: :func:`blocksim.io.loads` with the folder of the
-document's file as ``base_dir`` (the schema, the safe expression parser, the path confinement of file loading),
+document's file as ``base_dir`` (the schema, the safe expression parser, the path
+confinement of file loading),
 the checks of ``blocksim check`` (:func:`check_text`), and :mod:`blocksim.confine` for saving
 (:func:`~blocksim.confine.confine_output` under a :class:`~blocksim.confine.Confinement` of
 the folder, :func:`~blocksim.confine.replacing`).
