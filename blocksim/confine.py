@@ -216,6 +216,60 @@ def typed_path(value: PathArg, what: str, allow: Sequence[PathArg] = ()) -> Path
     return p
 
 
+class NotRegularFile(ValueError):
+    """A file to read is a device, pipe or socket (a folder raises IsADirectoryError)."""
+
+
+class FileTooLarge(ValueError):
+    """A file to read has more bytes than its reader's limit (``limit``)."""
+
+    def __init__(self, limit: int):
+        super().__init__(f"more than {limit} bytes")
+        self.limit = limit
+
+
+def read_regular(path: PathArg, limit: int) -> bytes:
+    """The bytes of the regular file ``path``: the one bounded reader of every file a diagram
+    names (diagrams, data, maps, URDF models, session logs). The open does not block (a FIFO
+    is refused, not waited on), the kind of file is checked on the open descriptor, the size
+    before reading, and at most ``limit + 1`` bytes are read whatever the file system says.
+
+    Raises
+    ------
+    FileNotFoundError, PermissionError, OSError
+        As ``open``.
+    IsADirectoryError
+        A folder.
+    NotRegularFile
+        A device, pipe or socket.
+    FileTooLarge
+        More than ``limit`` bytes.
+    """
+    flags = (os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
+             | getattr(os, "O_CLOEXEC", 0))
+    fd = os.open(path, flags)
+    try:
+        st = os.fstat(fd)
+        if stat.S_ISDIR(st.st_mode):
+            raise IsADirectoryError(21, "Is a directory", os.fspath(path))
+        if not stat.S_ISREG(st.st_mode):
+            raise NotRegularFile(f"{os.fspath(path)!r} is not a regular file")
+        if st.st_size > limit:
+            raise FileTooLarge(limit)
+        chunks, size = [], 0
+        while size <= limit:
+            chunk = os.read(fd, min(1 << 20, limit + 1 - size))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+    finally:
+        os.close(fd)
+    if size > limit:  # it grew while being read
+        raise FileTooLarge(limit)
+    return b"".join(chunks)
+
+
 @contextlib.contextmanager
 def replacing(path: PathArg) -> Iterator[Path]:
     """Write ``path`` as a new file: yield a temporary name in the same folder (same suffix,
@@ -237,6 +291,8 @@ def replacing(path: PathArg) -> Iterator[Path]:
 
 __all__ = [
     "Confinement",
+    "FileTooLarge",
+    "NotRegularFile",
     "PathArg",
     "PathRefused",
     "check_writable",
@@ -246,6 +302,7 @@ __all__ = [
     "current",
     "input_path",
     "output_path",
+    "read_regular",
     "replacing",
     "typed_path",
 ]

@@ -21,10 +21,11 @@ import base64
 import binascii
 import json
 import os
-import stat
 from pathlib import Path
 from typing import Any
 
+from blocksim.confine import FileTooLarge, NotRegularFile
+from blocksim.confine import read_regular as read_bounded
 from blocksim.hardware.errors import ReplayError
 
 __all__ = [
@@ -63,32 +64,15 @@ def read_regular(path: str | os.PathLike[str], limit: int = MAX_BYTES) -> bytes:
     RecordingError
         Cannot open, not a regular file, or too large.
     """
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    too_big = f"larger than {limit} bytes: not a session log this reader accepts"
     try:
-        fd = os.open(path, flags)
+        return read_bounded(path, limit)
+    except (NotRegularFile, IsADirectoryError):
+        raise RecordingError(path, "not a regular file (a session log is a JSON file)") from None
+    except FileTooLarge:
+        raise RecordingError(path, too_big) from None
     except OSError as exc:
         raise RecordingError(path, f"cannot open the session log ({exc.strerror})") from None
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            raise RecordingError(path, "not a regular file (a session log is a JSON file)")
-        too_big = f"larger than {limit} bytes: not a session log this reader accepts"
-        if st.st_size > limit:
-            raise RecordingError(path, too_big)
-        chunks, total = [], 0
-        while total <= limit:
-            chunk = os.read(fd, min(2**20, limit + 1 - total))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            total += len(chunk)
-        if total > limit:  # it grew while being read
-            raise RecordingError(path, too_big)
-        return b"".join(chunks)
-    except OSError as exc:
-        raise RecordingError(path, f"cannot read the session log ({exc.strerror})") from None
-    finally:
-        os.close(fd)
 
 
 def _depth_ok(value: Any, limit: int) -> bool:

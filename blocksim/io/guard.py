@@ -25,14 +25,20 @@ import contextlib
 import contextvars
 import io
 import os
-import stat
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from blocksim.confine import Confinement, PathRefused, confine_input
+from blocksim.confine import (
+    Confinement,
+    FileTooLarge,
+    NotRegularFile,
+    PathRefused,
+    confine_input,
+    read_regular,
+)
 from blocksim.engine.errors import suggestion_budget
 
 #: largest diagram file [bytes]
@@ -139,32 +145,16 @@ def read_limited(path: Path, limit: int = MAX_FILE_BYTES) -> bytes:
     GuardError
         Not a regular file, or too large.
     """
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
-    st = os.stat(path)
-    if stat.S_ISDIR(st.st_mode):
-        raise IsADirectoryError(21, "is a directory", str(path))
-    if not stat.S_ISREG(st.st_mode):
+    try:
+        return read_regular(path, limit)
+    except NotRegularFile:
         raise GuardError(
             "not a regular file (a device, pipe or socket); only regular files are read"
-        )
-    fd = os.open(path, flags)
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):  # replaced since the stat
-            raise GuardError("not a regular file")
-        chunks, size = [], 0
-        while size <= limit:
-            chunk = os.read(fd, min(1 << 20, limit + 1 - size))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            size += len(chunk)
-    finally:
-        os.close(fd)
-    if size > limit:
+        ) from None
+    except FileTooLarge:
         raise GuardError(
             f"the file has more than {limit} bytes; diagram files are limited to {limit}"
-        )
-    return b"".join(chunks)
+        ) from None
 
 
 def decode(data: bytes) -> str:

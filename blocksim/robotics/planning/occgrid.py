@@ -29,29 +29,16 @@ MAX_MAP_CELLS = 4_000_000
 
 def _read_map_bytes(path: Path) -> bytes:
     """The bytes of the regular file ``path`` (no pipes or devices; at most
-    :data:`MAX_MAP_BYTES` + 1 read); errors name the file, never its content."""
-    import os
-    import stat
+    :data:`MAX_MAP_BYTES` read: :func:`blocksim.confine.read_regular`); errors name the file,
+    never its content."""
+    from blocksim.confine import FileTooLarge, NotRegularFile, read_regular
 
-    st = os.stat(path)
-    if not stat.S_ISREG(st.st_mode):
-        raise ValueError(f"{path.name}: not a regular file (a folder, device or pipe)")
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise ValueError(f"{path.name}: not a regular file")
-        chunks, size = [], 0
-        while size <= MAX_MAP_BYTES:
-            chunk = os.read(fd, min(1 << 20, MAX_MAP_BYTES + 1 - size))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            size += len(chunk)
-    finally:
-        os.close(fd)
-    if size > MAX_MAP_BYTES:
-        raise ValueError(f"{path.name}: a map file is limited to {MAX_MAP_BYTES} bytes")
-    return b"".join(chunks)
+        return read_regular(path, MAX_MAP_BYTES)
+    except (NotRegularFile, IsADirectoryError):
+        raise ValueError(f"{path.name}: not a regular file (a folder, device or pipe)") from None
+    except FileTooLarge:
+        raise ValueError(f"{path.name}: a map file is limited to {MAX_MAP_BYTES} bytes") from None
 
 
 def _check_cells(shape: Sequence[int], name: str) -> None:

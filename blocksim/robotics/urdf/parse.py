@@ -30,12 +30,13 @@ from __future__ import annotations
 
 import math
 import os
-import stat
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from blocksim.confine import FileTooLarge, NotRegularFile, read_regular
 
 from .model import FIXED, PRISMATIC, REVOLUTE, Body, TreeModel, transform
 
@@ -314,30 +315,16 @@ def _tree(name: str, links: dict, joints: dict, children: dict, doc: _Doc) -> Tr
 
 
 def _read_regular(path: Path, limit: int) -> bytes:
-    """The bytes of the regular file ``path`` (at most ``limit + 1`` read)."""
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
-    fd = os.open(path, flags)  # non-blocking: a FIFO does not hang the open
+    """The bytes of the regular file ``path`` (:func:`blocksim.confine.read_regular`)."""
     try:
-        mode = os.fstat(fd).st_mode
-        if stat.S_ISDIR(mode):
-            raise IsADirectoryError(21, "Is a directory")
-        if not stat.S_ISREG(mode):
-            raise URDFError(f"URDF file {str(path)!r} is not a regular file (a device, pipe "
-                            f"or socket); only regular files are read")  # fmt: skip
-        chunks, size = [], 0
-        while size <= limit:
-            chunk = os.read(fd, min(1 << 20, limit + 1 - size))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            size += len(chunk)
-    finally:
-        os.close(fd)
-    if size > limit:
+        return read_regular(path, limit)
+    except NotRegularFile:
+        raise URDFError(f"URDF file {str(path)!r} is not a regular file (a device, pipe "
+                        f"or socket); only regular files are read") from None  # fmt: skip
+    except FileTooLarge:
         raise URDFError(f"URDF file {str(path)!r} has more than MAX_URDF_BYTES = {limit} "
                         f"bytes (blocksim.robotics.urdf.parse.MAX_URDF_BYTES: raise it in "
-                        f"Python for a larger robot)")  # fmt: skip
-    return b"".join(chunks)
+                        f"Python for a larger robot)") from None  # fmt: skip
 
 
 def read_urdf(path: str | os.PathLike, *, check_inertia: bool = True) -> TreeModel:
