@@ -115,6 +115,7 @@ def test_the_progress_bar_is_drawn_on_a_terminal_that_reports_no_width():
     """A pseudo-terminal nobody sized reports 0 columns; tqdm would draw nothing there."""
     import os
     import pty
+    import select
 
     from blocksim.cli.run import Progress
 
@@ -123,7 +124,14 @@ def test_the_progress_bar_is_drawn_on_a_terminal_that_reports_no_width():
         bar = Progress(10.0, enabled=True, delay=0.0, file=term)
         bar(5.0)
         bar.close()
-        os.set_blocking(master, False)
-        drawn = os.read(master, 65536).decode(errors="replace")
+    drawn = ""
+    while select.select([master], [], [], 1.0)[0]:  # everything the bar wrote, in chunks
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:  # the terminal's other end is closed
+            break
+        if not chunk:
+            break
+        drawn += chunk.decode(errors="replace")
     os.close(master)
     assert "50%|" in drawn, drawn
