@@ -28,6 +28,7 @@ from blocksim.cli.common import (
 from blocksim.engine.config import RunConfig
 from blocksim.engine.limits import RunLimitError, check_limits
 from blocksim.engine.plan import Plan
+from blocksim.io.load import DiagramFile
 
 
 def add_parser(sub: Any) -> None:
@@ -71,6 +72,21 @@ def check(args: argparse.Namespace) -> int:
         for line in exc.lines:
             echo(line)
         return FAILED
+    lines, plan = check_loaded(df, args)
+    for line in lines:
+        echo(line)
+    if plan is None:
+        return FAILED
+    if args.verbose:
+        echo(plan.describe())
+    return OK
+
+
+def check_loaded(df: DiagramFile, args: argparse.Namespace) -> tuple[list[str], Plan | None]:
+    """What ``blocksim check`` prints for the loaded file ``df`` (``args``: its run options,
+    ``args.file`` its name as given): every problem of its settings, its compile and its run
+    limits, or the one ``OK`` line; and the plan, None when there are problems (the editor's
+    check says the same, :func:`blocksim.web.session.check_text`)."""
     config, problems = None, []
     try:
         config = run_settings(args, df.simulation)
@@ -86,19 +102,14 @@ def check(args: argparse.Namespace) -> int:
         if config is not None and (p := limit_problem(df.source.name, plan, config)):
             problems.append(p)
     if problems:
-        for line in problem_report(df.source.name, problems):
-            echo(line)
-        return FAILED
+        return problem_report(df.source.name, problems), None
     n_sub = sum(1 for e in plan.entries if "/" in e.name)
-    echo(
+    return [
         f"{args.file}: OK - {len(plan.entries)} blocks"
         f"{f' ({n_sub} inside subsystems)' if n_sub else ''}, {len(plan.signal_names)} "
         f"signals, {plan.nx} continuous and {plan.xd0.size} discrete states, "
         f"{len(plan.clocks)} clock{'s' if len(plan.clocks) != 1 else ''}"
-    )
-    if args.verbose:
-        echo(plan.describe())
-    return OK
+    ], plan
 
 
 def limit_problem(file: str, plan: Plan, config: RunConfig) -> str | None:

@@ -22,8 +22,8 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from blocksim.cli.check import limit_problem
-from blocksim.cli.common import CliError, compile_file, problem_report, run_settings
+from blocksim.cli.check import check_loaded
+from blocksim.cli.common import problem_report
 from blocksim.confine import Confinement, PathRefused, confine_output, replacing
 from blocksim.io.errors import DiagramFileError
 from blocksim.io.load import DiagramFile, loads
@@ -79,27 +79,7 @@ def check_text(text: str, name: str, folder: Path) -> list[str]:
         df = loads(text, name, base_dir=folder)
     except DiagramFileError as exc:
         return problem_report(name, exc.problems)
-    config, problems = None, []
-    try:
-        config = run_settings(_settings_args(name), df.simulation)
-    except CliError as exc:
-        problems.append(exc.lines[0].replace(f"{name}: ", f"{df.source.name}: simulation: ", 1))
-    try:
-        plan = compile_file(df)
-    except CliError as exc:
-        problems = [line.strip() for line in exc.lines[1:]] + problems
-    else:
-        if config is not None and (p := limit_problem(df.source.name, plan, config)):
-            problems.append(p)
-    if problems:
-        return problem_report(df.source.name, problems)
-    n_sub = sum(1 for e in plan.entries if "/" in e.name)
-    return [
-        f"{name}: OK - {len(plan.entries)} blocks"
-        f"{f' ({n_sub} inside subsystems)' if n_sub else ''}, {len(plan.signal_names)} "
-        f"signals, {plan.nx} continuous and {plan.xd0.size} discrete states, "
-        f"{len(plan.clocks)} clock{'s' if len(plan.clocks) != 1 else ''}"
-    ]
+    return check_loaded(df, _settings_args(name))[0]
 
 
 class EditorSession:
