@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from blocksim import Diagram, SimResult, simulate
-from blocksim.blocks.vehicle import EstimationPlot, add_ekf_rig, add_pose_scope
+from blocksim.blocks.vehicle import add_ekf_rig, add_estimation_plot, add_pose_scope
 
 V = (0.02**2, np.deg2rad(0.5) ** 2)
 W = (0.1**2, np.deg2rad(1.0) ** 2)
@@ -37,14 +37,7 @@ def build(file: str | Path | None = None, show: bool = False, seed: int = 0,
     d = Diagram("ekf_dead_reckoning")
     add_ekf_rig(d, "dead_reckoning", V, W, P0, LANDMARKS, seed)
     add_pose_scope(d, "EKF dead reckoning of a car-like vehicle", file=file, show=show)
-    d.add(
-        EstimationPlot(title="EKF dead reckoning: paths, error and 3σ bounds",
-                       file=figure, show=show),
-        name="estimate",
-    )  # fmt: skip
-    d.connect("veh.pose", "estimate.pose")
-    d.connect("ekf.x", "estimate.x")
-    d.connect("ekf.P", "estimate.P")
+    add_estimation_plot(d, "EKF dead reckoning: paths, error and 3σ bounds", file=figure, show=show)
     return d
 
 

@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from blocksim import Diagram, SimResult, simulate
-from blocksim.blocks.vehicle import EstimationPlot, add_ekf_rig, add_pose_scope
+from blocksim.blocks.vehicle import add_ekf_rig, add_estimation_plot, add_pose_scope
 
 V = (0.02**2, np.deg2rad(0.5) ** 2)
 W = (0.1**2, np.deg2rad(1.0) ** 2)
@@ -46,14 +46,10 @@ def build(
     if not plot:
         return d
     add_pose_scope(d, "EKF map-based localisation of a car-like vehicle", file=file, show=show)
-    d.add(
-        EstimationPlot(LANDMARKS, title="EKF localisation: map, paths, error and 3σ bounds",
-                       file=figure, show=show),
-        name="estimate",
-    )  # fmt: skip
-    d.connect("veh.pose", "estimate.pose")
-    d.connect("ekf.x", "estimate.x")
-    d.connect("ekf.P", "estimate.P")
+    add_estimation_plot(
+        d, "EKF localisation: map, paths, error and 3σ bounds", LANDMARKS,
+        file=figure, show=show,
+    )
     return d
 
 

@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from blocksim import Diagram, SimResult, simulate
-from blocksim.blocks.vehicle import EstimationPlot, add_ekf_rig, add_pose_scope
+from blocksim.blocks.vehicle import add_ekf_rig, add_estimation_plot, add_pose_scope
 
 V = (0.02**2, np.deg2rad(0.5) ** 2)
 W = (0.1**2, np.deg2rad(1.0) ** 2)
@@ -46,14 +46,10 @@ def build(file: str | Path | None = None, show: bool = False, seed: int = 0,
         file=file,
         show=show,
     )
-    d.add(
-        EstimationPlot(LANDMARKS, title="EKF map building: landmarks and 3σ ellipses",
-                       file=figure, show=show),
-        name="estimate",
-    )  # fmt: skip
-    d.connect("veh.pose", "estimate.pose")
-    d.connect("ekf.x", "estimate.x")
-    d.connect("ekf.P", "estimate.P")
+    add_estimation_plot(
+        d, "EKF map building: landmarks and 3σ ellipses", LANDMARKS,
+        file=figure, show=show,
+    )
     return d
 
 

@@ -23,7 +23,7 @@ import numpy as np
 
 from blocksim import Diagram, SimResult, simulate
 from blocksim.blocks import Selector
-from blocksim.blocks.vehicle import EstimationPlot, add_ekf_rig, add_pose_scope
+from blocksim.blocks.vehicle import add_ekf_rig, add_estimation_plot, add_pose_scope
 
 V = (0.02**2, np.deg2rad(0.5) ** 2)
 W = (0.1**2, np.deg2rad(1.0) ** 2)
@@ -49,14 +49,10 @@ def build(
     d.add(Selector(index=[0, 1, 2]), name="est_pose")
     d.connect("ekf.x", "est_pose")
     add_pose_scope(d, "EKF SLAM of a car-like vehicle", "est_pose", file=file, show=show)
-    d.add(
-        EstimationPlot(LANDMARKS, title="EKF SLAM: maps, paths, error and 3σ bounds",
-                       file=figure, show=show),
-        name="estimate",
-    )  # fmt: skip
-    d.connect("veh.pose", "estimate.pose")
-    d.connect("ekf.x", "estimate.x")
-    d.connect("ekf.P", "estimate.P")
+    add_estimation_plot(
+        d, "EKF SLAM: maps, paths, error and 3σ bounds", LANDMARKS,
+        file=figure, show=show,
+    )
     return d
 
 

@@ -23,11 +23,11 @@ import numpy as np
 from blocksim import Diagram, SimResult, simulate
 from blocksim.blocks import Scope
 from blocksim.blocks.vehicle import (
-    EstimationPlot,
     ParticleFilter,
     RandomPath,
     RangeBearingSensor,
     Vehicle,
+    add_estimation_plot,
 )
 
 V = (0.02**2, np.deg2rad(0.5) ** 2)
@@ -65,14 +65,10 @@ def build(file: str | Path | None = None, show: bool = False, seed: int = 0,
     d.connect("veh.pose", "scope.u0")
     d.connect("pf.x", "scope.u1")
     d.connect("pf.std", "scope.u2")
-    d.add(
-        EstimationPlot(LANDMARKS, title="Particle filter: map, paths, error and 3σ bounds",
-                       file=figure, show=show),
-        name="estimate",
-    )  # fmt: skip
-    d.connect("veh.pose", "estimate.pose")
-    d.connect("pf.x", "estimate.x")
-    d.connect("pf.std", "estimate.P")
+    add_estimation_plot(
+        d, "Particle filter: map, paths, error and 3σ bounds", LANDMARKS,
+        file=figure, show=show, estimator="pf", covariance="std",
+    )
     return d
 
 

@@ -17,7 +17,7 @@ from blocksim.blocks.vehicle.drivers import (
 )
 from blocksim.blocks.vehicle.estimators import EKF, ParticleFilter, RangeBearingSensor
 from blocksim.blocks.vehicle.plot import EstimationPlot, VehiclePlot
-from blocksim.blocks.vehicle.rig import EKFRig, add_ekf_rig, add_pose_scope
+from blocksim.blocks.vehicle.rig import EKFRig, add_ekf_rig, add_estimation_plot, add_pose_scope
 from blocksim.blocks.vehicle.vehicles import Bicycle, DiffSteer, PioneerDynamics, Unicycle, Vehicle
 
 __all__ = [
@@ -41,5 +41,6 @@ __all__ = [
     "Vehicle",
     "VehiclePlot",
     "add_ekf_rig",
+    "add_estimation_plot",
     "add_pose_scope",
 ]

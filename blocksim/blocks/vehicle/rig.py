@@ -16,12 +16,13 @@ from typing import Any, NamedTuple
 from blocksim.blocks.sinks import Scope
 from blocksim.blocks.vehicle.drivers import RandomPath
 from blocksim.blocks.vehicle.estimators import EKF, MODES, RangeBearingSensor
+from blocksim.blocks.vehicle.plot import EstimationPlot
 from blocksim.blocks.vehicle.vehicles import Vehicle
 from blocksim.engine.block import Block
 from blocksim.engine.diagram import Diagram
 from blocksim.engine.errors import BlockParameterError
 
-__all__ = ["EKFRig", "add_ekf_rig", "add_pose_scope"]
+__all__ = ["EKFRig", "add_ekf_rig", "add_estimation_plot", "add_pose_scope"]
 
 
 class EKFRig(NamedTuple):
@@ -146,3 +147,39 @@ def add_pose_scope(
     d.connect("veh.pose", "scope.u0")
     d.connect(estimate, "scope.u1")
     return scope
+
+
+def add_estimation_plot(
+    d: Diagram,
+    title: str,
+    landmarks: Any = None,
+    file: str | Path | None = None,
+    show: bool = False,
+    estimator: str = "ekf",
+    covariance: str = "P",
+) -> Block:
+    """Add the figure ``estimate`` (:class:`EstimationPlot`: the map, the true and estimated
+    paths with 3-sigma ellipses, the error inside its 3-sigma bounds) of ``veh.pose`` against
+    ``<estimator>.x`` and its covariance ``<estimator>.<covariance>`` (a particle filter's
+    ``std`` works too).
+
+    Parameters
+    ----------
+    d : Diagram
+        Where the figure is added (it must hold ``veh`` and the estimator).
+    title : str
+        The figure's title.
+    landmarks : array_like, shape (M, 2), optional
+        The true landmark positions [m] to draw (none for dead reckoning).
+    file : str or Path, optional
+        Where the figure is saved after the run.
+    show : bool
+        Show the figure.
+    estimator, covariance : str
+        The estimator block's name and the output that holds its uncertainty.
+    """
+    plot = d.add(EstimationPlot(landmarks, title=title, file=file, show=show), name="estimate")
+    d.connect("veh.pose", "estimate.pose")
+    d.connect(f"{estimator}.x", "estimate.x")
+    d.connect(f"{estimator}.{covariance}", "estimate.P")
+    return plot
