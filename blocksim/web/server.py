@@ -4,7 +4,8 @@
 around an :class:`~blocksim.web.session.EditorSession`; ``server.url`` is the address to
 open, with its access token. Every request is refused (403, one line) unless
 
-* it carries the token (query ``token=...`` or header ``Authorization: token ...``),
+* it carries the token (query ``token=...``, header ``Authorization: token ...``, or the
+  cookie a ``GET /`` with the token sets: :mod:`blocksim.web.assets`),
 * its ``Host`` header is ``127.0.0.1:PORT`` or ``localhost:PORT`` (or the address it was bound
   to), so a foreign name resolving to this machine (DNS rebinding) reaches nothing,
 * its ``Origin`` header, when it has one, is this server's own origin (a page of another site
@@ -13,7 +14,8 @@ open, with its access token. Every request is refused (403, one line) unless
 The routes (bodies JSON, at most :data:`MAX_BODY` bytes; bad JSON is a 400 with one line):
 
 ==========================================  ===============================================
-``GET /``                                   a page saying what the server offers
+``GET /``                                   the editor's page (``static/index.html``)
+``GET /assets/<name>``                      its files (``static/assets/<name>``)
 ``GET /api/blocks``                         the block catalog (``blocksim blocks --json``)
 ``GET /api/diagram``                        the current document (``docs/diagram-format.md``)
 ``PUT /api/diagram``                        replace it: ``{"ok", "problems"}`` of loading it
@@ -44,6 +46,18 @@ from urllib.parse import parse_qs, urlsplit
 from blocksim.cli.common import CliError
 from blocksim.io.errors import DiagramFileError
 from blocksim.io.guard import MAX_FILE_BYTES
+from blocksim.web.assets import (
+    API_CSP,
+    PAGE_CSP,
+    SECURITY_HEADERS,
+    STATIC_DIR,
+    asset_file,
+    content_type,
+    given_token,
+    index_file,
+    token_cookie,
+    token_ok,
+)
 from blocksim.web.runs import Runs
 from blocksim.web.session import EditorSession, SaveRefused, _settings_args, parse_document
 
@@ -54,7 +68,7 @@ MAX_BODY = MAX_FILE_BYTES
 RUN_OPTIONS = ("T", "solver", "dt", "rtol", "atol", "record_dt", "realtime", "overrun",
                "backend", "fuse", "max_steps", "max_memory", "max_wall")
 
-_RUN_PATH = re.compile(r"^/api/run/([0-9a-f]{16})(/stop|/result\.npz)?$")
+_RUN_PATH = re.compile(r"^/api/run/([0-9a-f]{16})(/stop|/result\.npz|/traces)?$")
 
 
 class HttpError(Exception):
@@ -74,9 +88,11 @@ class EditorServer(ThreadingHTTPServer):
     daemon_threads = True
 
     def __init__(self, session: EditorSession, host: str = "127.0.0.1", port: int = 0,
-                 token: str | None = None):
+                 token: str | None = None, static_dir: Path | None = STATIC_DIR):
         super().__init__((host, port), _Handler)
         self.session = session
+        #: the built front end (``index.html``, ``assets/``); ``None``: none
+        self.static_dir = static_dir
         self.token = token or secrets.token_hex(24)
         self.port = self.server_address[1]
         self.host = host
@@ -114,10 +130,12 @@ class EditorServer(ThreadingHTTPServer):
 
 
 def make_server(session: EditorSession, host: str = "127.0.0.1", port: int = 0,
-                token: str | None = None) -> EditorServer:
-    """An :class:`EditorServer` listening on ``host:port`` (``port`` 0: a free one); serve
-    it with ``serve_forever()`` and end it with ``shutdown()`` then ``server_close()``."""
-    return EditorServer(session, host, port, token)
+                token: str | None = None, static_dir: Path | None = STATIC_DIR
+                ) -> EditorServer:
+    """An :class:`EditorServer` listening on ``host:port`` (``port`` 0: a free one), its page
+    and files from ``static_dir``; serve it with ``serve_forever()`` and end it with
+    ``shutdown()`` then ``server_close()``."""
+    return EditorServer(session, host, port, token, static_dir)
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -164,22 +182,29 @@ class _Handler(BaseHTTPRequestHandler):
         origin = self.headers.get("Origin")
         if origin is not None and origin not in self.server.allowed_origins:
             raise HttpError(403, f"forbidden: cross-origin request from {origin!r}")
-        given = None
-        auth = self.headers.get("Authorization", "")
-        if auth.lower().startswith("token "):
-            given = auth[6:].strip()
-        else:
-            values = parse_qs(query).get("token")
-            given = values[0] if values else None
-        if not given or not secrets.compare_digest(given.encode(), self.server.token.encode()):
+        values = parse_qs(query).get("token")
+        given, _ = given_token(self.headers.get("Authorization"),
+                               values[0] if values else None, self.headers.get("Cookie"),
+                               self.server.port)
+        if not token_ok(given, self.server.token):
             raise HttpError(403, "forbidden: missing or wrong token (open the URL "
                                  "`blocksim edit` printed)")
 
     def _route(self, method: str, path: str) -> None:
         s = self.server
         if path in ("/", "/index.html") and method in ("GET", "HEAD"):
-            self._send(_page(s).encode(), "text/html; charset=utf-8", 200,
-                       head_only=method == "HEAD")
+            index = index_file(s.static_dir)
+            page = index.read_bytes() if index is not None else _page(s).encode()
+            self._send(page, "text/html; charset=utf-8", 200, head_only=method == "HEAD",
+                       headers={"Set-Cookie": token_cookie(s.port, s.token)}, csp=PAGE_CSP)
+            return
+        if path.startswith("/assets/") and method in ("GET", "HEAD"):
+            name = path[len("/assets/"):]
+            found = asset_file(s.static_dir, name)
+            if found is None:
+                raise HttpError(404, f"{path}: no such file")
+            self._send(found.read_bytes(), content_type(name), 200,
+                       head_only=method == "HEAD", csp=PAGE_CSP)
             return
         if path == "/api/blocks" and method == "GET":
             self._json(s.catalog())
@@ -255,6 +280,21 @@ class _Handler(BaseHTTPRequestHandler):
             self._body(optional=True)
             self.server.runs.stop(run)
             self._json(run.describe())
+        elif tail == "/traces" and method == "GET":
+            # GET /api/run/<id>/traces[?signals=a.y,b.u]: the recorded traces as JSON
+            # (blocksim.web.traces), for the page's plots
+            if not run.finished:
+                raise HttpError(409, f"run {run_id} is still {run.state}")
+            if not run.has_npz or not run.npz.exists():
+                raise HttpError(404, f"run {run_id} recorded no result ({run.state})")
+            from blocksim.web.traces import TraceError, traces
+
+            asked = parse_qs(urlsplit(self.path).query).get("signals")
+            names = [n for n in asked[0].split(",") if n] if asked else None
+            try:
+                self._json(traces(run.npz, names))
+            except TraceError as exc:
+                raise HttpError(400, str(exc)) from None
         elif tail == "/result.npz" and method == "GET":
             if not run.finished:
                 raise HttpError(409, f"run {run_id} is still {run.state}")
@@ -301,17 +341,13 @@ class _Handler(BaseHTTPRequestHandler):
         self._send(data, "application/json", status, headers=headers)
 
     def _send(self, data: bytes, ctype: str, status: int, head_only: bool = False,
-              headers: dict[str, str] | None = None) -> None:
+              headers: dict[str, str] | None = None, csp: str = API_CSP) -> None:
         self.send_response(status)
         self.send_header("Content-Type", ctype)
         self.send_header("Content-Length", str(len(data)))
-        self.send_header("Cache-Control", "no-store")
-        self.send_header("X-Content-Type-Options", "nosniff")
-        self.send_header("Referrer-Policy", "no-referrer")  # the token is in the page's URL
-        self.send_header("X-Frame-Options", "DENY")
-        self.send_header("Content-Security-Policy",
-                         "default-src 'none'; style-src 'unsafe-inline'; "
-                         "frame-ancestors 'none'")
+        for k, v in SECURITY_HEADERS.items():
+            self.send_header(k, v)
+        self.send_header("Content-Security-Policy", csp)
         for k, v in (headers or {}).items():
             self.send_header(k, v)
         self.end_headers()

@@ -47,8 +47,11 @@ class Client:
         return status, content
 
 
-def start(folder: Path, file: str | None = None) -> tuple[Any, Client]:
-    server = make_server(EditorSession(folder, file), "127.0.0.1", 0)
+def start(folder: Path, file: str | None = None, static_dir: Path | None = None
+          ) -> tuple[Any, Client]:
+    """A server of ``folder`` (``file`` opened), its page and files from ``static_dir``
+    (default: none, so the tests do not depend on the front end's build)."""
+    server = make_server(EditorSession(folder, file), "127.0.0.1", 0, static_dir=static_dir)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server, Client(server)
 
