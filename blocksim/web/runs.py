@@ -88,8 +88,10 @@ def _run_in_worker(text: str, name: str, folder: str, options: dict[str, Any], n
     except (CliError, RunLimitError) as exc:
         send("end", state="failed", error=str(exc), final={}, signals=[], npz=False)
         return
+    from blocksim.web.traces import scopes_of
+
     T = float(config.T)
-    send("started", T=T)
+    send("started", T=T, scopes=scopes_of(plan))
     last = [0.0]
 
     def progress(t: float) -> None:
@@ -139,6 +141,7 @@ class Run:
         self.has_npz = False
         self.status: str | None = None
         self.message: str | None = None
+        self.scopes: list[dict[str, Any]] = []
         self.started = time.time()
         self.ended: float | None = None
         self.process: Any = None
@@ -157,11 +160,13 @@ class Run:
             "id": self.id, "state": self.state, "done": self.finished, "t": self.t,
             "T": self.T, "progress": frac, "error": self.error,
             "pid": self.process.pid if self.process is not None else None,
+            "scopes": self.scopes,
         }
         if self.finished:
             out.update(final=self.final, signals=self.signals, status=self.status,
                        message=self.message,
-                       result=f"/api/run/{self.id}/result.npz" if self.has_npz else None)
+                       result=f"/api/run/{self.id}/result.npz" if self.has_npz else None,
+                       traces=f"/api/run/{self.id}/traces" if self.has_npz else None)
         return out
 
 
@@ -241,7 +246,7 @@ class Runs:
                 except (EOFError, OSError):
                     break
                 if kind == "started":
-                    run.T = data["T"]
+                    run.T, run.scopes = data["T"], data.get("scopes", [])
                 elif kind == "progress":
                     run.t = data["t"]
                 elif kind == "end":
