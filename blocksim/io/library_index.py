@@ -105,6 +105,7 @@ LIBRARY_INDEX: dict[str, str] = {
     "Selector": "blocksim.blocks",
     "Sign": "blocksim.blocks",
     "Sine": "blocksim.blocks",
+    "StateFeedback": "blocksim.blocks.control",
     "StateSpace": "blocksim.blocks",
     "Step": "blocksim.blocks",
     "Stop": "blocksim.blocks",

@@ -44,6 +44,7 @@ FAMILIES = (
     "blocksim.blocks.floating",
     "blocksim.blocks.vehicle",
     "blocksim.blocks.planning",
+    "blocksim.blocks.control",
 )
 
 

@@ -222,6 +222,10 @@ CASES.update({  # the vehicle family
     "EstimationPlot": [(dict(landmarks=[[1.0, 2.0], [3.0, 4.0]], nsigma=2.0, every=10,
                              title="ekf", file="ekf.png", figsize=[8.0, 4.0], dpi=50.0), None)],
 })
+CASES.update({  # the control-design family
+    "StateFeedback": [(dict(K=[[1.0, 2.0]], N=[[0.5]], x_ref=[0.1, 0.0]), [v2, 1.0]),
+                      (dict(K=[[1.0, 2.0, 3.0], [0.0, 1.0, 0.5]]), [v3])],
+})
 # not representable (Function, BraitenbergField: Python callables) or round-tripped through
 # its inner diagram (Subsystem)
 SPECIAL = {"Function", "Subsystem", "BraitenbergField", *ROBOT_CASES}

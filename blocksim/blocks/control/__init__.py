@@ -1,0 +1,10 @@
+"""Control-design blocks: :class:`StateFeedback`, :class:`KalmanFilter`,
+:class:`UnscentedKalmanFilter` and :class:`MPC`, each with compiled kernels.
+
+The numerics are in :mod:`blocksim.robotics.control`; gains are designed with python-control
+(``control.lqr``, ``control.dlqr``, ``control.dlqe``) and given to the blocks.
+"""
+
+from blocksim.blocks.control.feedback import StateFeedback
+
+__all__ = ["StateFeedback"]
