@@ -58,6 +58,7 @@ from blocksim.web.assets import (
     token_cookie,
     token_ok,
 )
+from blocksim.web.marks import annotate
 from blocksim.web.runs import Runs
 from blocksim.web.session import EditorSession, SaveRefused, _settings_args, parse_document
 
@@ -212,16 +213,18 @@ class _Handler(BaseHTTPRequestHandler):
             self._json(s.session.document(), headers={"X-Blocksim-File": s.session.name})
         elif path == "/api/diagram" and method == "PUT":
             try:
-                problems = s.session.replace(self._body())
+                problems, loaded = s.session.replace_loaded(self._body())
             except ValueError as exc:
                 raise HttpError(400, str(exc)) from None
-            self._json({"ok": not problems, "problems": problems})
+            self._json({"ok": not problems, "problems": problems,
+                        **annotate(s.session, s.catalog(), problems, loaded)})
         elif path == "/api/check" and method == "POST":
             self._body(optional=True)
             report = s.session.check()
             ok = ": OK" in report[0]
-            self._json({"ok": ok, "report": report,
-                        "problems": [] if ok else [line.strip() for line in report[1:]]})
+            problems = [] if ok else [line.strip() for line in report[1:]]
+            self._json({"ok": ok, "report": report, "problems": problems,
+                        **annotate(s.session, s.catalog(), problems)})
         elif path == "/api/run" and method == "POST":
             self._start_run(self._body(optional=True))
         elif path == "/api/save" and method == "POST":

@@ -151,17 +151,22 @@ class EditorSession:
         """Make ``doc`` the current document; the problems :func:`blocksim.io.loads` finds in
         it (empty: it loads). A document with problems is kept (an editor holds unfinished
         diagrams) but cannot be saved."""
+        return self.replace_loaded(doc)[0]
+
+    def replace_loaded(self, doc: Any) -> tuple[list[str], DiagramFile | None]:
+        """:meth:`replace`, also giving the document loaded (``None`` when it does not)."""
         if not isinstance(doc, dict):
             raise ValueError("the diagram document must be a JSON object")
         text = format_document(doc)
+        loaded: DiagramFile | None = None
         try:
-            self.load(text)
+            loaded = self.load(text)
             problems: list[str] = []
         except DiagramFileError as exc:
             problems = list(exc.problems)
         with self._lock:
             self._doc, self._text = json.loads(json.dumps(doc)), text
-        return problems
+        return problems, loaded
 
     def check(self) -> list[str]:
         """The report of ``blocksim check`` on the current document (:func:`check_text`)."""

@@ -61,7 +61,9 @@ def test_put_then_get_gives_the_same_document(editor):
     assert doc == json.loads((folder / "first_order_loop.json").read_text())
     doc["parameters"]["K"] = 3.5
     doc["layout"]["blocks"]["x"] = {"x": 400, "y": 40}
-    assert client.call("PUT", "/api/diagram", doc) == (200, {"ok": True, "problems": []})
+    status, body = client.call("PUT", "/api/diagram", doc)
+    assert status == 200 and body["ok"] is True and body["problems"] == body["marks"] == []
+    assert set(body["ports"]) == set(doc["blocks"])
     assert client.call("GET", "/api/diagram") == (200, doc)
 
 
@@ -74,6 +76,10 @@ def test_put_reports_the_problems_of_loading(editor):
     assert status == 200 and body["ok"] is False and len(body["problems"]) == 2
     assert all(p.startswith("first_order_loop.json:") for p in body["problems"])
     assert any("'Step'" in p for p in body["problems"])  # did you mean
+    assert [m["message"] for m in body["marks"]] == body["problems"]
+    assert {m["block"]: m["param"] for m in body["marks"]} == {"ref": None, "gain": "K"}
+    assert "ref" not in body["ports"]  # an unknown type
+    assert body["ports"]["gain"] == {"inputs": ["u"], "outputs": ["y"]}  # the catalog's
     assert client.call("GET", "/api/diagram")[1] == doc  # kept: an editor holds unfinished work
     status, body = client.call("POST", "/api/save")
     assert status == 422 and len(body["problems"]) == 3  # header + both problems
@@ -122,11 +128,15 @@ def test_check_gives_the_messages_of_blocksim_check(tmp_path):
         assert cli.returncode == 1
         assert body["report"] == cli.stdout.splitlines()
         assert len(body["problems"]) >= 3  # T, err.u1 and lonely.u unconnected, all at once
+        marks = {(m["block"], m["port"]) for m in body["marks"]}
+        assert {("err", "u1"), ("lonely", "u"), (None, None)} <= marks
+        assert [m["message"] for m in body["marks"]] == body["problems"]
         # after an edit, the messages are those of the file a save writes
         _, doc = client.call("GET", "/api/diagram")
         doc["wires"] += [{"from": "gain", "to": "lonely"}, {"from": "lonely", "to": "err.u1"}]
         doc["simulation"] = {"T": 1}
-        assert client.call("PUT", "/api/diagram", doc)[1]["ok"]
+        body = client.call("PUT", "/api/diagram", doc)[1]
+        assert body["ok"] and body["ports"]["err"] == {"inputs": ["u0", "u1"], "outputs": ["y"]}
         assert client.call("POST", "/api/save", {"path": "fixed.json"})[0] == 200
         status, body = client.call("POST", "/api/check")
         cli = _blocksim("check", "fixed.json", cwd=tmp_path)
