@@ -67,6 +67,7 @@ LIBRARY_INDEX: dict[str, str] = {
     "JacobDot": "blocksim.blocks.arm",
     "Jacobian": "blocksim.blocks.arm",
     "JointMotor": "blocksim.blocks.arm",
+    "KalmanFilter": "blocksim.blocks.control",
     "LSPB": "blocksim.blocks.arm",
     "MSTraj": "blocksim.blocks.arm",
     "MTraj": "blocksim.blocks.arm",

@@ -225,6 +225,11 @@ CASES.update({  # the vehicle family
 CASES.update({  # the control-design family
     "StateFeedback": [(dict(K=[[1.0, 2.0]], N=[[0.5]], x_ref=[0.1, 0.0]), [v2, 1.0]),
                       (dict(K=[[1.0, 2.0, 3.0], [0.0, 1.0, 0.5]]), [v3])],
+    "KalmanFilter": [(dict(A=[[1.0, 0.1], [0.0, 1.0]], B=[[0.005], [0.1]], C=[[1.0, 0.0]],
+                           Q=[[0.01]], R=[[0.04]], x0=[0.5, 0.0], P0=[1.0, 2.0], dt=0.1,
+                           G=[[0.005], [0.1]]), [1.0, 0.3]),
+                     (dict(A=[[1.0, 0.1], [0.0, 1.0]], B=None, C=[[1.0, 0.0]], Q=[1e-3, 1e-2],
+                           R=0.04, dt=Clock(0.1, 0.05), steady_state=True), [0.3])],
 })
 # not representable (Function, BraitenbergField: Python callables) or round-tripped through
 # its inner diagram (Subsystem)

@@ -6,5 +6,6 @@ The numerics are in :mod:`blocksim.robotics.control`; gains are designed with py
 """
 
 from blocksim.blocks.control.feedback import StateFeedback
+from blocksim.blocks.control.kalman import KalmanFilter
 
-__all__ = ["StateFeedback"]
+__all__ = ["KalmanFilter", "StateFeedback"]

@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from blocksim.blocks.continuous.params import _real_array
+from blocksim.engine.clock import Clock, as_clock
 from blocksim.engine.errors import BlockParameterError, plain
 
 
@@ -125,6 +126,21 @@ def positive(owner: str, name: str, value: Any) -> float:
         raise BlockParameterError(f"{owner}: parameter '{name}' must be a number > 0, got "
                                   f"{plain(value)}")
     return v
+
+
+def sample_clock(owner: str, dt: Any) -> Clock:
+    """The clock of a discrete block from its parameter ``dt``: a period [s], a (period,
+    offset) pair or a :class:`~blocksim.engine.clock.Clock`; required."""
+    if dt is None:
+        raise BlockParameterError(
+            f"{owner}: parameter 'dt' is required: the sample period in seconds, a (period, "
+            f"offset) pair or a Clock, e.g. dt=0.01")
+    clock = as_clock(dt, owner)
+    assert clock is not None
+    if not (clock.period > 0.0 and math.isfinite(clock.period)):
+        raise BlockParameterError(f"{owner}: parameter 'dt' must be a period > 0, got "
+                                  f"{plain(dt)}")
+    return clock
 
 
 def port_shape(k: int) -> tuple[int, ...]:
