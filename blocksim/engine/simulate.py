@@ -44,6 +44,7 @@ import math
 import time
 import warnings
 from collections.abc import Callable
+from typing import Any
 
 from blocksim.engine.compile import compile_diagram
 from blocksim.engine.compile_notice import watching
@@ -69,7 +70,7 @@ def simulate(diagram: Diagram | Plan, T: float | RunConfig | None = None,
              max_steps: int = MAX_STEPS,
              max_memory: float = MAX_MEMORY, max_wall: float = MAX_WALL,
              config: RunConfig | None = None, progress: Callable[[float], None] | None = None,
-             specialize: bool | None = None) -> SimResult:
+             specialize: bool | None = None, x0: Any = None) -> SimResult:
     """Simulate ``diagram`` from t = 0 to ``T``.
 
     The options are checked once, as a :class:`~blocksim.engine.config.RunConfig`, before
@@ -132,6 +133,11 @@ def simulate(diagram: Diagram | Plan, T: float | RunConfig | None = None,
     specialize : bool, optional
         Deprecated and ignored (a :class:`DeprecationWarning`): the compiled back-end always
         specialises now.
+    x0 : object, optional
+        Where to start instead of the blocks' initial states: any object with a method
+        ``as_initial_state(plan) -> Plan`` (duck typed: the engine does not import its
+        class), e.g. a :class:`blocksim.analysis.OperatingPoint`, which sets the states and
+        the root inputs' (Constant) values.
 
     Returns
     -------
@@ -159,7 +165,18 @@ def simulate(diagram: Diagram | Plan, T: float | RunConfig | None = None,
         solver=solver, rtol=rtol, atol=atol, max_step=max_step, dt=dt, record_dt=record_dt,
         event_tol=event_tol, realtime=realtime, overrun=overrun, backend=backend, fuse=fuse,
         max_steps=max_steps, max_memory=max_memory, max_wall=max_wall))
+    if x0 is not None:
+        diagram = initial_state(diagram, x0)
     return run_config(diagram, config, progress)
+
+
+def initial_state(diagram: Diagram | Plan, x0: Any) -> Plan:
+    """The plan of ``diagram`` started at ``x0``: ``x0.as_initial_state(plan)``."""
+    start = getattr(x0, "as_initial_state", None)
+    if not callable(start):
+        raise TypeError(f"x0 must have an as_initial_state(plan) method (e.g. a "
+                        f"blocksim.analysis.OperatingPoint), got {type(x0).__name__}")
+    return start(diagram if isinstance(diagram, Plan) else compile_diagram(diagram))
 
 
 def warn_specialize(specialize: bool | None, stacklevel: int = 3) -> None:
