@@ -42,6 +42,7 @@ LIBRARY_INDEX: dict[str, str] = {
     "EstimationPlot": "blocksim.blocks.vehicle",
     "EulToTr": "blocksim.blocks.arm",
     "FKine": "blocksim.blocks.arm",
+    "FMU": "blocksim.blocks.fmi",
     "FlexibleJoint": "blocksim.blocks.arm",
     "FloatingBaseDynamics": "blocksim.blocks.floating",
     "FloatingBaseKinematics": "blocksim.blocks.floating",

@@ -45,6 +45,7 @@ FAMILIES = (
     "blocksim.blocks.vehicle",
     "blocksim.blocks.planning",
     "blocksim.blocks.control",
+    "blocksim.blocks.fmi",
 )
 
 
