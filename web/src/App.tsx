@@ -415,7 +415,7 @@ function Editor() {
     if (!cur) return;
     const changed = moved.filter((n) => {
       const p = positionOf(cur, layoutKey(path, n.id));
-      return !p || Math.round(p.x) !== Math.round(n.position.x) || Math.round(p.y) !== Math.round(n.position.y);
+      return !p || Math.abs(p.x - n.position.x) > 1 || Math.abs(p.y - n.position.y) > 1;
     });
     if (!changed.length) return;
     edit((d) => setPositions(d, Object.fromEntries(changed.map((n) => [layoutKey(path, n.id), n.position]))));

@@ -18,7 +18,7 @@ export interface BlockData extends Record<string, unknown> {
 }
 export type BlockNodeType = Node<BlockData, "block">;
 
-export const NODE_WIDTH = 170;
+export const NODE_WIDTH = 150;
 export function nodeHeight(nin: number, nout: number): number {
   return Math.max(64, 26 + 20 * Math.max(nin, nout));
 }

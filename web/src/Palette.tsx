@@ -4,6 +4,10 @@
 import { useMemo, useState } from "react";
 import { family, type CatalogEntry } from "./model";
 
+/** the families most diagrams use, listed first (the others follow alphabetically) */
+const FIRST = ["sources", "math", "continuous", "discrete", "sinks", "routing", "nonlinear",
+  "subsystems", "lookup", "events", "control"];
+
 interface Props {
   catalog: CatalogEntry[];
   armed: string | null;
@@ -13,7 +17,8 @@ interface Props {
 export function Palette({ catalog, armed, onPress }: Props) {
   const [query, setQuery] = useState("");
   const [shown, setShown] = useState<CatalogEntry | null>(null);
-  const [closed, setClosed] = useState<Set<string>>(new Set());
+  const [closed, setClosed] = useState<Set<string>>(
+    () => new Set(["arm", "vehicle", "quadrotor", "hardware", "floating", "planning", "vision"]));
   const groups = useMemo(() => {
     const q = query.trim().toLowerCase();
     const out = new Map<string, CatalogEntry[]>();
@@ -25,7 +30,8 @@ export function Palette({ catalog, armed, onPress }: Props) {
       if (!out.has(f)) out.set(f, []);
       out.get(f)!.push(e);
     }
-    return [...out.entries()].sort((a, b) => a[0].localeCompare(b[0]));
+    const rank = (f: string) => { const i = FIRST.indexOf(f); return i < 0 ? FIRST.length : i; };
+    return [...out.entries()].sort((a, b) => rank(a[0]) - rank(b[0]) || a[0].localeCompare(b[0]));
   }, [catalog, query]);
   return (
     <aside className="palette">

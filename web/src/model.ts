@@ -60,9 +60,14 @@ export function layoutBlocks(doc: Doc): { [k: string]: Obj } {
   return b as { [k: string]: Obj };
 }
 
+/** Positions in the layout section are in layout units; the canvas draws them this much
+ * larger (a block is about 100 units wide in the file's terms, 160 pixels on the canvas). */
+export const LAYOUT_SCALE = 1.6;
+
 export function positionOf(doc: Doc, key: string): { x: number; y: number } | null {
   const p = layoutBlocks(doc)[key];
-  if (p && typeof p.x === "number" && typeof p.y === "number") return { x: p.x, y: p.y };
+  if (p && typeof p.x === "number" && typeof p.y === "number")
+    return { x: p.x * LAYOUT_SCALE, y: p.y * LAYOUT_SCALE };
   return null;
 }
 
@@ -74,7 +79,7 @@ export function setPositions(doc: Doc, pos: { [key: string]: { x: number; y: num
   const blocks = lay.blocks as { [k: string]: Obj };
   for (const [k, p] of Object.entries(pos)) {
     const old = blocks[k] && typeof blocks[k] === "object" ? blocks[k] : {};
-    blocks[k] = { ...old, x: Math.round(p.x), y: Math.round(p.y) };
+    blocks[k] = { ...old, x: Math.round(p.x / LAYOUT_SCALE), y: Math.round(p.y / LAYOUT_SCALE) };
   }
 }
 
