@@ -72,6 +72,7 @@ if TYPE_CHECKING:
         Time,
         Waveform,
     )
+    from blocksim.blocks.sources.bag import BagSource
     from blocksim.engine.subsystem import Inport, Outport, Subsystem
 
 #: name -> the module that defines it (a family package, or the engine for the subsystem ports)
@@ -119,6 +120,7 @@ _EXPORTS: dict[str, str] = {
     "Record": "blocksim.blocks.sinks",
     "Scope": "blocksim.blocks.sinks",
     "XYGraph": "blocksim.blocks.sinks",
+    "BagSource": "blocksim.blocks.sources.bag",
     "BandLimitedWhiteNoise": "blocksim.blocks.sources",
     "Constant": "blocksim.blocks.sources",
     "Ramp": "blocksim.blocks.sources",
@@ -149,6 +151,7 @@ __all__ = [
     "PID",
     "ZOH",
     "Backlash",
+    "BagSource",
     "BandLimitedWhiteNoise",
     "Concatenate",
     "Constant",

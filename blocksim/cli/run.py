@@ -30,7 +30,7 @@ from blocksim.cli.common import (
     output_path,
     run_settings,
 )
-from blocksim.confine import replacing
+from blocksim.confine import PathRefused, replacing, typed_path
 from blocksim.engine.compile_notice import watching
 from blocksim.engine.config import RunConfig
 from blocksim.engine.errors import BlocksimError, SimulationError
@@ -61,6 +61,9 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--out", metavar="RUN.npz", help="save the recorded result (.npz)")
     p.add_argument("--plot", metavar="OUT.png",
                    help="save the diagram's scope figures (or a plot of every signal)")
+    p.add_argument("--bag", metavar="DIR",
+                   help="write the recorded signals as a ROS 2 bag (rosbag2, MCAP) into the "
+                        "new folder DIR, stamped with the simulation time (docs/interop.md)")
     p.add_argument("--quiet", action="store_true", help="no progress bar and no summary")
     p.set_defaults(command=run)
 
@@ -209,7 +212,7 @@ def prepare(args: argparse.Namespace) -> tuple[DiagramFile, RunConfig, Plan]:
         prewarm.start(config.solver)
     # the dry run calls the blocks' numerics: a cold numba compile there is announced
     with watching(f"diagram '{df.diagram.name}'"):
-        plan = compile_file(df)
+        plan = compile_file(df, config)
     try:
         check_limits(plan, config)
     except RunLimitError as exc:
@@ -222,6 +225,7 @@ def run(args: argparse.Namespace) -> int:
     out = output_path(args.out, "--out", (".npz",), args.allow_dir) if args.out else None
     plot = (output_path(args.plot, "--plot", _FIGURE_SUFFIXES, args.allow_dir)
             if args.plot else None)
+    bag = bag_folder(args.bag, args.allow_dir) if args.bag else None
     with notice_status(not args.quiet):  # a cold dry run compiles the blocks' numerics
         _, config, plan = prepare(args)
     T = config.T
@@ -250,6 +254,8 @@ def run(args: argparse.Namespace) -> int:
     finally:
         bar.close()
     written = write_outputs(result, out, plot, plan.name)
+    if bag is not None and result is not None:
+        written += write_run_bag(result, bag, plan)
     if interrupted is not None:
         when = float(result.t[-1]) if result is not None and len(result.t) else 0.0
         echo(f"{args.file}: interrupted at t = {when:.6g} s", sys.stderr)
@@ -290,6 +296,37 @@ def write_outputs(result: SimResult | None, out: Path | None, plot: Path | None,
     except KeyboardInterrupt:
         pass
     return written
+
+
+def bag_folder(path: str, allow: list[str] | None) -> Path:
+    """``--bag DIR``: a new folder in an existing one, that does not leave the working folder
+    through a symbolic link found there (unless into an ``--allow-dir`` folder), as ``--out``
+    (:func:`blocksim.confine.typed_path`)."""
+    p = Path(path)
+    if p.exists() or p.is_symlink():
+        raise CliError(BAD_INPUT, [f"--bag {path!r}: exists; name a new folder"])
+    if not p.parent.is_dir():
+        raise CliError(BAD_INPUT, [f"--bag {path!r}: directory {str(p.parent)!r} does not "
+                                   f"exist"])
+    try:
+        return typed_path(p, "--bag", allow or ())
+    except PathRefused as exc:
+        raise CliError(BAD_INPUT, [str(exc)]) from None
+
+
+def write_run_bag(result: SimResult, folder: Path, plan: Plan) -> list[str]:
+    """Write ``result`` (complete or partial) as a ROS 2 bag in ``folder``: every signal, its
+    message type chosen by the diagram's block types (:func:`blocksim.bags.write_bag`); the
+    folder written, or nothing after a second Ctrl-C. A failure ends with :data:`BAD_INPUT`."""
+    from blocksim.bags import BagError, write_bag
+
+    try:
+        write_bag(result, folder, blocks={e.name: e.block for e in plan.entries})
+    except KeyboardInterrupt:
+        return []
+    except BagError as exc:
+        raise CliError(BAD_INPUT, [f"--bag {str(folder)!r}: {exc}"]) from None
+    return [str(folder)]
 
 
 def save_plots(result: SimResult, path: Path, name: str) -> list[Path]:

@@ -113,6 +113,22 @@ class SimResult:
         with replacing(path) as tmp:  # a link at ``path`` is replaced, not written through
             np.savez_compressed(tmp, **arrays)
 
+    def to_rosbag(self, path: str | Path, topics: dict[str, Any] | None = None,
+                  blocks: Any = None, **options: Any) -> Path:
+        """Write the recorded signals as a ROS 2 bag (rosbag2, MCAP), stamped with the
+        simulation time: :func:`blocksim.bags.write_bag` (``topics``: which signals on which
+        topics as which message types; ``blocks``: the diagram, whose block types choose
+        Odometry and JointState). Needs the ``rosbags`` package (``blocksim[ros]``).
+
+        Returns
+        -------
+        Path
+            The bag folder.
+        """
+        from blocksim.bags.write import write_bag  # below the engine: imports only confine
+
+        return write_bag(self, path, topics, blocks, **options)
+
     @classmethod
     def load(cls, path: str | Path, max_memory: float | None = None) -> SimResult:
         """Load a result written by :meth:`save`.

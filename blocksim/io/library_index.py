@@ -12,6 +12,7 @@ LIBRARY_INDEX: dict[str, str] = {
     "ArmPlot": "blocksim.blocks.sinks.animations",
     "AttitudeController": "blocksim.blocks.quadrotor",
     "Backlash": "blocksim.blocks",
+    "BagSource": "blocksim.blocks",
     "BandLimitedWhiteNoise": "blocksim.blocks",
     "Bicycle": "blocksim.blocks.vehicle",
     "Braitenberg": "blocksim.blocks.vehicle",
