@@ -1,5 +1,5 @@
 """The ``blocksim`` command: run, check and draw diagram files, list blocks, compare runs,
-precompile the kernels (warmup).
+precompile the kernels (warmup), trim and linearize (analysis).
 
 ``main(argv)`` returns the exit status (0 success, 1 the task failed: simulation failure,
 problems found, signals differ; 2 bad input: unreadable or invalid file, bad arguments), so
@@ -43,9 +43,20 @@ def parser() -> argparse.ArgumentParser:
         epilog="Run `blocksim COMMAND --help` for a command's options.")
     p.add_argument("--version", action=_Version, help="show the version and exit")
     sub = p.add_subparsers(title="commands", metavar="COMMAND")
-    from blocksim.cli import blocks, check, compare, draw, edit, hw, run, sweep, warmup
+    from blocksim.cli import (
+        blocks,
+        check,
+        compare,
+        draw,
+        edit,
+        hw,
+        linearize,
+        run,
+        sweep,
+        warmup,
+    )
 
-    for module in (run, check, draw, blocks, compare, warmup, sweep, hw, edit):
+    for module in (run, check, draw, blocks, compare, warmup, sweep, hw, edit, linearize):
         module.add_parser(sub)
     return p
 
