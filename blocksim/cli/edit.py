@@ -2,7 +2,7 @@
 
 The first line on stdout is the address to open, with its access token (as Jupyter prints
 it); the browser opens it unless ``--no-browser``. Ctrl-C stops the server (status 130, one
-line on stderr).
+line on stderr). The server (starlette + uvicorn) is the ``editor`` extra.
 """
 
 from __future__ import annotations
@@ -47,7 +47,14 @@ def _port(text: str) -> int:
 def edit(args: argparse.Namespace) -> int:
     """Serve the editor until Ctrl-C."""
     from blocksim.io.errors import DiagramFileError
-    from blocksim.web.server import make_server
+
+    try:
+        from blocksim.web.server import make_server
+    except ImportError as exc:  # starlette or uvicorn missing
+        missing = (exc.name or "starlette").split(".")[0]
+        raise CliError(BAD_INPUT, [f"blocksim edit needs the editor extra ({missing} is not "
+                                   f"installed): python -m pip install 'blocksim[editor]'"]
+                       ) from None
     from blocksim.web.session import EditorSession, SaveRefused
 
     if args.file is not None and Path(args.file).is_dir():

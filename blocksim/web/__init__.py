@@ -2,10 +2,12 @@
 
 :mod:`blocksim.web.session` holds the document being edited and does what the editor asks
 through the command line's own code (load, check, save confined to the editor's folder);
-:mod:`blocksim.web.runs` runs diagrams in worker processes; :mod:`blocksim.web.server` is the
-HTTP server and its JSON API (token, Host and Origin checks). This package sits on top: it may
-import io, engine, cli and viz; nothing below imports it. The API is described in
-``docs/editor.md``.
+:mod:`blocksim.web.runs` runs diagrams in worker processes; :mod:`blocksim.web.marks` says
+where each problem is and which ports each block has; :mod:`blocksim.web.server` is the HTTP
+server (starlette + uvicorn, the ``editor`` extra) and its JSON API (token, Host and Origin
+checks), serving the built page and its files (:mod:`blocksim.web.assets`). This package sits
+on top: it may import io, engine, cli and viz; nothing below imports it. The API is described
+in ``docs/editor.md``.
 """
 
 from blocksim.web.server import EditorServer, make_server

@@ -130,8 +130,7 @@ def _remove(doc: dict[str, Any], full: str) -> bool:
     return False
 
 
-def document_ports(doc: Any, load: Any, catalog: list[dict[str, Any]],
-                   loaded: Any = None) -> Ports:
+def document_ports(doc: Any, load: Any, catalog: Any, loaded: Any = None) -> Ports:
     """Port names of every block of ``doc`` (see the module's description).
 
     Parameters
@@ -142,8 +141,9 @@ def document_ports(doc: Any, load: Any, catalog: list[dict[str, Any]],
         ``load(text)`` -> :class:`~blocksim.io.load.DiagramFile` (raises
         :class:`~blocksim.io.DiagramFileError`): the session's own loading, so subsystem files
         are found where the document's file is.
-    catalog : list
-        The block catalog (:func:`blocksim.io.catalog.catalog`).
+    catalog : list or callable
+        The block catalog (:func:`blocksim.io.catalog.catalog`), or a function giving it
+        (called only when a block's ports come from it).
     loaded : DiagramFile, optional
         ``doc`` already loaded.
     """
@@ -171,9 +171,10 @@ def document_ports(doc: Any, load: Any, catalog: list[dict[str, Any]],
                     break
     if loaded is not None:
         _loaded_ports(loaded.diagram, doc, "", out)
-    by_type = catalog_ports(catalog)
+    missing = [full for full in specs if full not in out]
+    by_type = catalog_ports(catalog() if callable(catalog) else catalog) if missing else {}
     for full, spec in specs.items():
-        if full not in out:
+        if full in missing:
             found = _fallback(full, spec, by_type)
             if found is not None:
                 out[full] = found
@@ -318,10 +319,11 @@ def problem_marks(problems: list[str], doc: Any, name: str, ports: Ports,
     return out
 
 
-def annotate(session: Any, catalog: list[dict[str, Any]], problems: list[str],
-             loaded: Any = None) -> dict[str, Any]:
+def annotate(session: Any, catalog: Any, problems: list[str], loaded: Any = None
+             ) -> dict[str, Any]:
     """``{"marks", "ports"}`` of the :class:`~blocksim.web.session.EditorSession`'s document
-    and its ``problems`` (``loaded``: the document already loaded, when it loads)."""
+    and its ``problems`` (``catalog`` as :func:`document_ports` takes it; ``loaded``: the
+    document already loaded, when it loads)."""
     doc = session.document()
     ports = document_ports(doc, session.load, catalog, loaded)
     return {"marks": problem_marks(problems, doc, session.name, ports, session.base_dir),

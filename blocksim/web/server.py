@@ -1,8 +1,11 @@
-"""The HTTP server of ``blocksim edit``: the editor's JSON API on a local port.
+"""The HTTP server of ``blocksim edit``: the editor's page and JSON API on a local port.
 
-:func:`make_server` builds an :class:`EditorServer` (a :class:`http.server.ThreadingHTTPServer`)
-around an :class:`~blocksim.web.session.EditorSession`; ``server.url`` is the address to
-open, with its access token. Every request is refused (403, one line) unless
+A starlette application served by uvicorn (the ``editor`` extra). :func:`make_server` builds
+an :class:`EditorServer` around an :class:`~blocksim.web.session.EditorSession` and binds its
+socket (so ``server.port`` and ``server.url``, the address to open with its access token, are
+known before it serves); ``serve_forever()`` serves in the calling thread, ``shutdown()`` (from
+another thread) ends it, ``server_close()`` stops the runs and frees the socket. Every request
+is refused (403, one line) unless
 
 * it carries the token (query ``token=...``, header ``Authorization: token ...``, or the
   cookie a ``GET /`` with the token sets: :mod:`blocksim.web.assets`),
@@ -18,30 +21,38 @@ The routes (bodies JSON, at most :data:`MAX_BODY` bytes; bad JSON is a 400 with 
 ``GET /assets/<name>``                      its files (``static/assets/<name>``)
 ``GET /api/blocks``                         the block catalog (``blocksim blocks --json``)
 ``GET /api/diagram``                        the current document (``docs/diagram-format.md``)
-``PUT /api/diagram``                        replace it: ``{"ok", "problems"}`` of loading it
-``POST /api/check``                         ``{"ok", "report", "problems"}`` as ``blocksim check``
+``PUT /api/diagram``                        replace it: ``{"ok", "problems", "marks", "ports"}``
+``POST /api/check``                         ``{"ok", "report", "problems", "marks", "ports"}``
 ``POST /api/run``                           ``{"T", "solver", "backend", ...}`` -> ``{"id"}``
 ``GET /api/run/<id>``                       state, progress, at the end the final values
 ``POST /api/run/<id>/stop``                 stop it (its partial result is kept)
 ``GET /api/run/<id>/result.npz``            the recorded result (``SimResult.load``)
+``GET /api/run/<id>/traces``                its signals for plotting (``?signals=a.y,b.y``)
 ``POST /api/save``                          ``{"path": "name.json"}`` (optional) -> ``{"path"}``
 ==========================================  ===============================================
+
+Endpoints that call blocking code (loading, checking, starting a worker, reading files) run it
+in starlette's thread pool, so one slow request does not hold the others.
 """
 
 from __future__ import annotations
 
-import html
 import json
-import re
 import secrets
 import shutil
+import socket
 import sys
 import tempfile
 import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs, urlsplit
+
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
 
 from blocksim.cli.common import CliError
 from blocksim.io.errors import DiagramFileError
@@ -59,6 +70,7 @@ from blocksim.web.assets import (
     token_ok,
 )
 from blocksim.web.marks import annotate
+from blocksim.web.page import explanatory_page
 from blocksim.web.runs import Runs
 from blocksim.web.session import EditorSession, SaveRefused, _settings_args, parse_document
 
@@ -69,7 +81,11 @@ MAX_BODY = MAX_FILE_BYTES
 RUN_OPTIONS = ("T", "solver", "dt", "rtol", "atol", "record_dt", "realtime", "overrun",
                "backend", "fuse", "max_steps", "max_memory", "max_wall")
 
-_RUN_PATH = re.compile(r"^/api/run/([0-9a-f]{16})(/stop|/result\.npz|/traces)?$")
+#: seconds ``shutdown()`` lets requests under way finish
+GRACE = 5
+
+_KNOWN = ("/", "/index.html", "/api/blocks", "/api/diagram", "/api/check", "/api/run",
+          "/api/save")
 
 
 class HttpError(Exception):
@@ -83,20 +99,28 @@ class HttpError(Exception):
         self.extra = extra
 
 
-class EditorServer(ThreadingHTTPServer):
-    """The editor's server: its session, runs, token and the hosts it answers to."""
+def _json(value: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
+    return Response(json.dumps(value, allow_nan=False), status, headers=headers,
+                    media_type="application/json")
 
-    daemon_threads = True
+
+def _error(exc: HttpError) -> Response:
+    headers = {"Connection": "close"} if exc.status == 413 else None
+    return _json({"error": exc.message, **exc.extra}, exc.status, headers)
+
+
+class EditorServer:
+    """The editor's server: its session, runs, token, socket and the hosts it answers to."""
 
     def __init__(self, session: EditorSession, host: str = "127.0.0.1", port: int = 0,
                  token: str | None = None, static_dir: Path | None = STATIC_DIR):
-        super().__init__((host, port), _Handler)
         self.session = session
         #: the built front end (``index.html``, ``assets/``); ``None``: none
         self.static_dir = static_dir
         self.token = token or secrets.token_hex(24)
-        self.port = self.server_address[1]
         self.host = host
+        self.socket = _listen(host, port)
+        self.port = self.socket.getsockname()[1]
         names = {"127.0.0.1", "localhost", host}
         if ":" in host:
             names.add(f"[{host}]")
@@ -104,8 +128,13 @@ class EditorServer(ThreadingHTTPServer):
         self.allowed_origins = {f"http://{h}" for h in self.allowed_hosts}
         self.scratch = Path(tempfile.mkdtemp(prefix="blocksim-edit-"))
         self.runs = Runs(self.scratch)
+        self.app = build_app(self)
         self._catalog: list[dict[str, Any]] | None = None
         self._catalog_lock = threading.Lock()
+        self._uvicorn: Any = None
+        self._serving = threading.Event()
+        self._stopped = threading.Event()
+        self._closed = False
 
     @property
     def url(self) -> str:
@@ -116,6 +145,7 @@ class EditorServer(ThreadingHTTPServer):
         return f"http://{shown}:{self.port}/?token={self.token}"
 
     def catalog(self) -> list[dict[str, Any]]:
+        """The block catalog (built once)."""
         with self._catalog_lock:
             if self._catalog is None:
                 from blocksim.io.catalog import catalog
@@ -123,11 +153,54 @@ class EditorServer(ThreadingHTTPServer):
                 self._catalog = catalog()
             return self._catalog
 
+    def serve_forever(self) -> None:
+        """Serve in the calling thread until :meth:`shutdown` (or, in the main thread,
+        Ctrl-C: then ``KeyboardInterrupt`` is raised once the server has stopped)."""
+        import uvicorn
+
+        config = uvicorn.Config(
+            self.app, log_level="warning", access_log=False, log_config=None,
+            lifespan="off", http="h11", ws="none", server_header=False,
+            timeout_graceful_shutdown=GRACE)
+        self._uvicorn = uvicorn.Server(config)
+        self._serving.set()
+        try:
+            self._uvicorn.run(sockets=[self.socket])
+        finally:
+            self._stopped.set()
+
+    def shutdown(self) -> None:
+        """Ask :meth:`serve_forever` to end and wait until it has (from another thread)."""
+        if not self._serving.is_set():
+            return
+        self._uvicorn.should_exit = True
+        self._stopped.wait()
+
     def server_close(self) -> None:
         """Stop the runs, remove their files, close the socket."""
+        if self._closed:
+            return
+        self._closed = True
         self.runs.close()
         shutil.rmtree(self.scratch, ignore_errors=True)
-        super().server_close()
+        self.socket.close()
+
+
+def _listen(host: str, port: int) -> socket.socket:
+    """A socket bound to ``host:port`` and listening (``OSError`` when it cannot)."""
+    info = socket.getaddrinfo(host or None, port, type=socket.SOCK_STREAM,
+                              flags=socket.AI_PASSIVE)
+    family, kind, proto, _, address = info[0]
+    sock = socket.socket(family, kind, proto)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(address)
+        sock.listen(128)
+    except OSError:
+        sock.close()
+        raise
+    sock.set_inheritable(False)
+    return sock
 
 
 def make_server(session: EditorSession, host: str = "127.0.0.1", port: int = 0,
@@ -139,117 +212,193 @@ def make_server(session: EditorSession, host: str = "127.0.0.1", port: int = 0,
     return EditorServer(session, host, port, token, static_dir)
 
 
-class _Handler(BaseHTTPRequestHandler):
-    server: EditorServer
-    server_version = "blocksim-edit"
-    sys_version = ""
+# -- access and headers: every request, every answer -------------------------------------
+class Guard:
+    """ASGI middleware: the Host, Origin and token checks before anything else, the security
+    headers on every answer, and a failure of the application as one 500 line."""
 
-    def log_message(self, format: str, *args: Any) -> None:
-        pass  # quiet: the terminal shows the URL line and nothing per request
+    def __init__(self, app: Any, server: EditorServer):
+        self.app = app
+        self.server = server
 
-    # -- dispatch ---------------------------------------------------------------------
-    def do_GET(self) -> None:
-        self._handle("GET")
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            return
+        started = False
 
-    def do_PUT(self) -> None:
-        self._handle("PUT")
+        async def send_with_headers(message: dict[str, Any]) -> None:
+            nonlocal started
+            if message["type"] == "http.response.start":
+                started = True
+                present = {k.lower() for k, _ in message.get("headers", [])}
+                extra = [(k.lower().encode(), v.encode()) for k, v in SECURITY_HEADERS.items()
+                         if k.lower().encode() not in present]
+                if b"content-security-policy" not in present:
+                    extra.append((b"content-security-policy", API_CSP.encode()))
+                message = {**message, "headers": [*message.get("headers", []), *extra]}
+            await send(message)
 
-    def do_POST(self) -> None:
-        self._handle("POST")
-
-    def do_DELETE(self) -> None:
-        self._handle("DELETE")
-
-    def do_HEAD(self) -> None:
-        self._handle("HEAD")
-
-    def _handle(self, method: str) -> None:
+        request = Request(scope)
         try:
-            url = urlsplit(self.path)
-            self._guard(url.query)
-            self._route(method, url.path)
+            self.check(request)
         except HttpError as exc:
-            self._json({"error": exc.message, **exc.extra}, exc.status)
-        except Exception as exc:
-            print(f"blocksim edit: {method} {urlsplit(self.path).path}: "
-                  f"{type(exc).__name__}: {exc}", file=sys.stderr)
-            self._json({"error": f"internal error: {type(exc).__name__}: {exc}"}, 500)
+            await _error(exc)(scope, receive, send_with_headers)
+            return
+        try:
+            await self.app(scope, receive, send_with_headers)
+        except Exception as exc:  # answered by _internal_error (starlette re-raises it)
+            print(f"blocksim edit: {scope['method']} {scope['path']}: "
+                  f"{_one_line(exc)}", file=sys.stderr)
+            if not started:
+                await _internal_error(request, exc)(scope, receive, send_with_headers)
 
-    def _guard(self, query: str) -> None:
-        host = self.headers.get("Host", "")
-        if host not in self.server.allowed_hosts:
+    def check(self, request: Request) -> None:
+        s = self.server
+        host = request.headers.get("host", "")
+        if host not in s.allowed_hosts:
             raise HttpError(403, f"forbidden: Host {host!r} is not this server "
-                                 f"(use 127.0.0.1:{self.server.port})")
-        origin = self.headers.get("Origin")
-        if origin is not None and origin not in self.server.allowed_origins:
+                                 f"(use 127.0.0.1:{s.port})")
+        origin = request.headers.get("origin")
+        if origin is not None and origin not in s.allowed_origins:
             raise HttpError(403, f"forbidden: cross-origin request from {origin!r}")
-        values = parse_qs(query).get("token")
-        given, _ = given_token(self.headers.get("Authorization"),
-                               values[0] if values else None, self.headers.get("Cookie"),
-                               self.server.port)
-        if not token_ok(given, self.server.token):
+        given, _ = given_token(request.headers.get("authorization"),
+                               request.query_params.get("token"),
+                               request.headers.get("cookie"), s.port)
+        if not token_ok(given, s.token):
             raise HttpError(403, "forbidden: missing or wrong token (open the URL "
                                  "`blocksim edit` printed)")
 
-    def _route(self, method: str, path: str) -> None:
-        s = self.server
-        if path in ("/", "/index.html") and method in ("GET", "HEAD"):
-            index = index_file(s.static_dir)
-            page = index.read_bytes() if index is not None else _page(s).encode()
-            self._send(page, "text/html; charset=utf-8", 200, head_only=method == "HEAD",
-                       headers={"Set-Cookie": token_cookie(s.port, s.token)}, csp=PAGE_CSP)
-            return
-        if path.startswith("/assets/") and method in ("GET", "HEAD"):
-            name = path[len("/assets/"):]
-            found = asset_file(s.static_dir, name)
-            if found is None:
-                raise HttpError(404, f"{path}: no such file")
-            self._send(found.read_bytes(), content_type(name), 200,
-                       head_only=method == "HEAD", csp=PAGE_CSP)
-            return
-        if path == "/api/blocks" and method == "GET":
-            self._json(s.catalog())
-        elif path == "/api/diagram" and method == "GET":
-            self._json(s.session.document(), headers={"X-Blocksim-File": s.session.name})
-        elif path == "/api/diagram" and method == "PUT":
+
+async def _http_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, HttpError)
+    return _error(exc)
+
+
+def _one_line(exc: Exception) -> str:
+    lines = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {lines[0] if lines else ''}"
+
+
+def _internal_error(request: Request, exc: Exception) -> Response:
+    return _error(HttpError(500, f"internal error: {_one_line(exc)}"))
+
+
+async def _starlette_error(request: Request, exc: Exception) -> Response:
+    """Starlette's own 404 and 405, worded as the rest."""
+    assert isinstance(exc, HTTPException)
+    method, path = request.method, request.url.path
+    if exc.status_code == 405 or path in _KNOWN:
+        return _error(HttpError(405, f"{method} {path}: method not allowed"))
+    if path.startswith("/api/") or path == "/":
+        return _error(HttpError(exc.status_code, f"{method} {path}: no such resource"))
+    return _error(HttpError(exc.status_code, f"{path}: no such resource"))
+
+
+# -- bodies -------------------------------------------------------------------------------
+async def read_body(request: Request, optional: bool = False) -> Any:
+    """The request's JSON body: at most :data:`MAX_BODY` bytes (refused from its
+    Content-Length before reading, or as soon as a chunked body passes it)."""
+    length_text = request.headers.get("content-length")
+    if length_text is not None:
+        try:
+            length = int(length_text)
+        except ValueError:
+            raise HttpError(400, f"bad Content-Length {length_text!r}") from None
+        if length < 0:
+            raise HttpError(400, f"bad Content-Length {length_text!r}")
+        if length > MAX_BODY:
+            raise HttpError(413, f"request body of {length} bytes is over the limit of "
+                                 f"{MAX_BODY} bytes")
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > MAX_BODY:
+            raise HttpError(413, f"request body is over the limit of {MAX_BODY} bytes")
+        chunks.append(chunk)
+    raw = b"".join(chunks)
+    if not raw.strip():
+        if optional:
+            return None
+        raise HttpError(400, "a JSON body is needed")
+    try:
+        return parse_document(raw.decode("utf-8-sig"))
+    except UnicodeDecodeError:
+        raise HttpError(400, "bad JSON: the body is not UTF-8") from None
+    except RecursionError:
+        raise HttpError(400, "bad JSON: nested too deeply") from None
+    except ValueError as exc:
+        raise HttpError(400, f"bad JSON: {exc}") from None
+
+
+# -- the application ----------------------------------------------------------------------
+def build_app(server: EditorServer) -> Any:
+    """The editor's ASGI application for ``server``."""
+    s = server
+
+    def page(request: Request) -> Response:
+        index = index_file(s.static_dir)
+        body = index.read_bytes() if index is not None else explanatory_page(
+            s.session.name, str(s.session.folder)).encode()
+        return Response(body, media_type="text/html; charset=utf-8", headers={
+            "Set-Cookie": token_cookie(s.port, s.token), "Content-Security-Policy": PAGE_CSP})
+
+    def asset(request: Request) -> Response:
+        name = request.path_params["name"]
+        found = asset_file(s.static_dir, name)
+        if found is None:
+            raise HttpError(404, f"{request.url.path}: no such file")
+        return Response(found.read_bytes(), media_type=content_type(name),
+                        headers={"Content-Security-Policy": PAGE_CSP})
+
+    def blocks(request: Request) -> Response:
+        return _json(s.catalog())
+
+    def get_diagram(request: Request) -> Response:
+        return _json(s.session.document(), headers={"X-Blocksim-File": s.session.name})
+
+    async def put_diagram(request: Request) -> Response:
+        body = await read_body(request)
+
+        def work() -> dict[str, Any]:
             try:
-                problems, loaded = s.session.replace_loaded(self._body())
+                problems, loaded = s.session.replace_loaded(body)
             except ValueError as exc:
                 raise HttpError(400, str(exc)) from None
-            self._json({"ok": not problems, "problems": problems,
-                        **annotate(s.session, s.catalog(), problems, loaded)})
-        elif path == "/api/check" and method == "POST":
-            self._body(optional=True)
+            return {"ok": not problems, "problems": problems,
+                    **annotate(s.session, s.catalog, problems, loaded)}
+
+        return _json(await run_in_threadpool(work))
+
+    async def check(request: Request) -> Response:
+        await read_body(request, optional=True)
+
+        def work() -> dict[str, Any]:
             report = s.session.check()
             ok = ": OK" in report[0]
             problems = [] if ok else [line.strip() for line in report[1:]]
-            self._json({"ok": ok, "report": report, "problems": problems,
-                        **annotate(s.session, s.catalog(), problems)})
-        elif path == "/api/run" and method == "POST":
-            self._start_run(self._body(optional=True))
-        elif path == "/api/save" and method == "POST":
-            body = self._body(optional=True) or {}
-            if not isinstance(body, dict) or set(body) - {"path"}:
-                raise HttpError(400, 'save takes {"path": "name.json"} (optional)')
+            return {"ok": ok, "report": report, "problems": problems,
+                    **annotate(s.session, s.catalog, problems)}
+
+        return _json(await run_in_threadpool(work))
+
+    async def save(request: Request) -> Response:
+        body = await read_body(request, optional=True) or {}
+        if not isinstance(body, dict) or set(body) - {"path"}:
+            raise HttpError(400, 'save takes {"path": "name.json"} (optional)')
+
+        def work() -> dict[str, Any]:
             try:
                 target = s.session.save(body.get("path"))
             except SaveRefused as exc:
                 status = 422 if len(exc.problems) > 1 else 400
                 raise HttpError(status, exc.problems[0], problems=exc.problems) from None
-            self._json({"ok": True, "path": str(target.relative_to(s.session.folder))})
-        elif m := _RUN_PATH.match(path):
-            self._run_route(method, m.group(1), m.group(2) or "")
-        elif path.startswith("/api/") or path == "/":
-            raise HttpError(405 if _known(path) else 404,
-                            f"{method} {path}: " + ("method not allowed" if _known(path)
-                                                    else "no such resource"))
-        else:
-            raise HttpError(404, f"{path}: no such resource")
+            return {"ok": True, "path": str(target.relative_to(s.session.folder))}
 
-    # -- runs -------------------------------------------------------------------------
-    def _start_run(self, body: Any) -> None:
-        s = self.server
-        options = body or {}
+        return _json(await run_in_threadpool(work))
+
+    async def start_run(request: Request) -> Response:
+        options = await read_body(request, optional=True) or {}
         if not isinstance(options, dict):
             raise HttpError(400, "run takes an object of run options, e.g. "
                                  '{"T": 10, "solver": "RK45", "backend": "interpreted"}')
@@ -259,142 +408,80 @@ class _Handler(BaseHTTPRequestHandler):
                                  f"{', '.join(RUN_OPTIONS)}")
         if "fuse" in options:
             options["fuse"] = {"yes": True, "no": False}.get(options["fuse"], options["fuse"])
-        try:
-            df = s.session.load()
-        except DiagramFileError as exc:
-            raise HttpError(422, exc.problems[0] if exc.problems else str(exc),
-                            problems=list(exc.problems)) from None
-        try:
-            from blocksim.cli.common import run_settings
+        run = await run_in_threadpool(_start_run, s, options)
+        return _json({"id": run.id, "url": f"/api/run/{run.id}"}, 202)
 
-            run_settings(_settings_args(s.session.name, options), df.simulation)
-        except CliError as exc:
-            raise HttpError(400, exc.lines[0]) from None
-        run = s.runs.start(s.session.text(), s.session.name, s.session.base_dir, options)
-        self._json({"id": run.id, "url": f"/api/run/{run.id}"}, 202)
-
-    def _run_route(self, method: str, run_id: str, tail: str) -> None:
-        run = self.server.runs.get(run_id)
+    def run_of(request: Request) -> Any:
+        run_id = request.path_params["run_id"]
+        run = s.runs.get(run_id)
         if run is None:
             raise HttpError(404, f"no run {run_id!r}")
-        if tail == "" and method == "GET":
-            self._json(run.describe())
-        elif tail == "/stop" and method == "POST":
-            self._body(optional=True)
-            self.server.runs.stop(run)
-            self._json(run.describe())
-        elif tail == "/traces" and method == "GET":
-            # GET /api/run/<id>/traces[?signals=a.y,b.u]: the recorded traces as JSON
-            # (blocksim.web.traces), for the page's plots
-            if not run.finished:
-                raise HttpError(409, f"run {run_id} is still {run.state}")
-            if not run.has_npz or not run.npz.exists():
-                raise HttpError(404, f"run {run_id} recorded no result ({run.state})")
-            from blocksim.web.traces import TraceError, traces
+        return run
 
-            asked = parse_qs(urlsplit(self.path).query).get("signals")
-            names = [n for n in asked[0].split(",") if n] if asked else None
-            try:
-                self._json(traces(run.npz, names))
-            except TraceError as exc:
-                raise HttpError(400, str(exc)) from None
-        elif tail == "/result.npz" and method == "GET":
-            if not run.finished:
-                raise HttpError(409, f"run {run_id} is still {run.state}")
-            if not run.has_npz or not run.npz.exists():
-                raise HttpError(404, f"run {run_id} recorded no result ({run.state})")
-            data = run.npz.read_bytes()
-            self._send(data, "application/octet-stream", 200, headers={
-                "Content-Disposition": f'attachment; filename="run-{run_id}.npz"'})
-        else:
-            raise HttpError(405, f"{method} {self.path.split('?')[0]}: method not allowed")
+    def run_state(request: Request) -> Response:
+        return _json(run_of(request).describe())
 
-    # -- bodies and responses ---------------------------------------------------------
-    def _body(self, optional: bool = False) -> Any:
-        if self.headers.get("Transfer-Encoding"):
-            raise HttpError(411, "send the body with a Content-Length (no chunked encoding)")
-        length_text = self.headers.get("Content-Length")
+    async def stop_run(request: Request) -> Response:
+        run = run_of(request)
+        await read_body(request, optional=True)
+        s.runs.stop(run)
+        return _json(run.describe())
+
+    def finished_npz(request: Request) -> Any:
+        run = run_of(request)
+        if not run.finished:
+            raise HttpError(409, f"run {run.id} is still {run.state}")
+        if not run.has_npz or not run.npz.exists():
+            raise HttpError(404, f"run {run.id} recorded no result ({run.state})")
+        return run
+
+    def result(request: Request) -> Response:
+        run = finished_npz(request)
+        return Response(run.npz.read_bytes(), media_type="application/octet-stream", headers={
+            "Content-Disposition": f'attachment; filename="run-{run.id}.npz"'})
+
+    def run_traces(request: Request) -> Response:
+        from blocksim.web.traces import TraceError, traces
+
+        run = finished_npz(request)
+        wanted = [n for v in request.query_params.getlist("signals") for n in v.split(",")
+                  if n]
         try:
-            length = int(length_text) if length_text is not None else 0
-        except ValueError:
-            raise HttpError(400, f"bad Content-Length {length_text!r}") from None
-        if length < 0:
-            raise HttpError(400, f"bad Content-Length {length_text!r}")
-        if length > MAX_BODY:
-            self.close_connection = True
-            raise HttpError(413, f"request body of {length} bytes is over the limit of "
-                                 f"{MAX_BODY} bytes")
-        raw = self.rfile.read(length) if length else b""
-        if not raw.strip():
-            if optional:
-                return None
-            raise HttpError(400, "a JSON body is needed")
-        try:
-            return parse_document(raw.decode("utf-8-sig"))
-        except UnicodeDecodeError:
-            raise HttpError(400, "bad JSON: the body is not UTF-8") from None
-        except RecursionError:
-            raise HttpError(400, "bad JSON: nested too deeply") from None
-        except ValueError as exc:
-            raise HttpError(400, f"bad JSON: {exc}") from None
+            return _json(traces(run.npz, wanted or None))
+        except TraceError as exc:
+            raise HttpError(400, str(exc)) from None
 
-    def _json(self, value: Any, status: int = 200, headers: dict[str, str] | None = None
-              ) -> None:
-        data = json.dumps(value, allow_nan=False).encode()
-        self._send(data, "application/json", status, headers=headers)
-
-    def _send(self, data: bytes, ctype: str, status: int, head_only: bool = False,
-              headers: dict[str, str] | None = None, csp: str = API_CSP) -> None:
-        self.send_response(status)
-        self.send_header("Content-Type", ctype)
-        self.send_header("Content-Length", str(len(data)))
-        for k, v in SECURITY_HEADERS.items():
-            self.send_header(k, v)
-        self.send_header("Content-Security-Policy", csp)
-        for k, v in (headers or {}).items():
-            self.send_header(k, v)
-        self.end_headers()
-        if not head_only:
-            self.wfile.write(data)
+    routes = [
+        Route("/", page, methods=["GET"]),
+        Route("/index.html", page, methods=["GET"]),
+        Route("/assets/{name}", asset, methods=["GET"]),
+        Route("/api/blocks", blocks, methods=["GET"]),
+        Route("/api/diagram", get_diagram, methods=["GET"]),
+        Route("/api/diagram", put_diagram, methods=["PUT"]),
+        Route("/api/check", check, methods=["POST"]),
+        Route("/api/run", start_run, methods=["POST"]),
+        Route("/api/run/{run_id}", run_state, methods=["GET"]),
+        Route("/api/run/{run_id}/stop", stop_run, methods=["POST"]),
+        Route("/api/run/{run_id}/result.npz", result, methods=["GET"]),
+        Route("/api/run/{run_id}/traces", run_traces, methods=["GET"]),
+        Route("/api/save", save, methods=["POST"]),
+    ]
+    app = Starlette(routes=routes, exception_handlers={
+        HttpError: _http_error, HTTPException: _starlette_error, Exception: _internal_error})
+    return Guard(app, server)
 
 
-def _known(path: str) -> bool:
-    return path in ("/", "/api/blocks", "/api/diagram", "/api/check", "/api/run",
-                    "/api/save")
+def _start_run(s: EditorServer, options: dict[str, Any]) -> Any:
+    """Check the document and the options as ``blocksim run`` would, then start a worker."""
+    try:
+        df = s.session.load()
+    except DiagramFileError as exc:
+        raise HttpError(422, exc.problems[0] if exc.problems else str(exc),
+                        problems=list(exc.problems)) from None
+    try:
+        from blocksim.cli.common import run_settings
 
-
-def _page(server: EditorServer) -> str:
-    """The page at ``/`` until the editor's front end is built: what the server is and its
-    API, nothing that pretends to edit."""
-    rows = "\n".join(
-        f"<tr><td><code>{html.escape(m)}</code></td><td>{html.escape(w)}</td></tr>"
-        for m, w in (
-            ("GET /api/blocks", "the block catalog (as blocksim blocks --json)"),
-            ("GET /api/diagram", "the current diagram document"),
-            ("PUT /api/diagram", "replace the document; returns the problems of loading it"),
-            ("POST /api/check", "every problem, as blocksim check prints them"),
-            ("POST /api/run", 'start a run: {"T": ..., "solver": ..., "backend": ...}'),
-            ("GET /api/run/<id>", "its progress, at the end the final value of every signal"),
-            ("POST /api/run/<id>/stop", "stop it"),
-            ("GET /api/run/<id>/result.npz", "the recorded result"),
-            ("POST /api/save", 'save the document: {"path": "name.json"} (optional)'),
-        ))
-    name = html.escape(server.session.name)
-    folder = html.escape(str(server.session.folder))
-    return f"""<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>blocksim edit: {name}</title>
-<style>body{{font-family:sans-serif;max-width:50em;margin:2em auto}}
-td{{padding:.2em 1em .2em 0;vertical-align:top}}</style></head>
-<body>
-<h1>blocksim edit</h1>
-<p><strong>The editor page is not built yet.</strong> This server already offers the
-editor's JSON API, which the page will use; it can be called from scripts and tests.</p>
-<p>Document: <code>{name}</code> in <code>{folder}</code> (saving writes only inside this
-folder).</p>
-<p>Every request needs the token: the <code>token</code> query parameter of this page's
-address, or the header <code>Authorization: token ...</code>.</p>
-<table>
-{rows}
-</table>
-</body></html>
-"""
+        run_settings(_settings_args(s.session.name, options), df.simulation)
+    except CliError as exc:
+        raise HttpError(400, exc.lines[0]) from None
+    return s.runs.start(s.session.text(), s.session.name, s.session.base_dir, options)

@@ -34,5 +34,19 @@ def test_blocksim_edit_prints_its_url_serves_and_stops_on_ctrl_c(tmp_path):
     finally:
         proc.kill()
     text = (out + err).decode()
-    assert proc.returncode in (0, 130), text
-    assert "Traceback" not in text and time.monotonic() - t0 < 30
+    assert proc.returncode == 130, text
+    assert err.decode() == "blocksim edit: stopped\n", text  # one line, nothing of uvicorn
+    assert out == b""  # the URL line (read above) was all
+    assert time.monotonic() - t0 < 30
+
+
+def test_blocksim_edit_without_the_editor_extra_says_how_to_install_it(tmp_path):
+    env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    code = ("import sys; sys.modules['starlette'] = None; from blocksim.cli import main; "
+            "sys.exit(main(['edit', '--no-browser']))")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          cwd=tmp_path, env=env, timeout=120)
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr.splitlines() == [
+        "blocksim edit needs the editor extra (starlette is not installed): "
+        "python -m pip install 'blocksim[editor]'"]
