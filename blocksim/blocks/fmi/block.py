@@ -13,10 +13,12 @@ import math
 import os
 import re
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from blocksim.blocks.fmi.build import SHIPPED_FMUS, BuildError, shipped_fmu
 from blocksim.blocks.fmi.instance import FMUError, FMUFile, Instance, fmi_error
 from blocksim.confine import PathRefused, input_path
 from blocksim.engine.block import Block, Port
@@ -64,7 +66,10 @@ class FMU(Block):
     ----------
     fmu : str or path
         The ``.fmu`` file. In a diagram file, a path relative to the file's folder, confined
-        to it like every data file. Read when the block is made: the archive is checked, its
+        to it like every data file. Or the name of an FMU blocksim ships as C source
+        (``"linear_plant"``: FMI 3.0 model exchange, ``"linear_plant_cs"``: FMI 2.0
+        co-simulation; see :mod:`blocksim.blocks.fmi.build`), built with gcc on first use
+        into a cache folder. Read when the block is made: the archive is checked, its
         ``modelDescription.xml`` validated (fmpy), and the FMU must hold a binary for this
         machine's platform, else a clear error lists the platforms it has.
     parameters : dict or list of [name, value], optional
@@ -117,11 +122,7 @@ class FMU(Block):
                  tolerance: float | None = None) -> None:
         super().__init__()
         owner = "FMU"
-        try:
-            self.path = input_path(fmu, "parameter 'fmu'")
-        except PathRefused as exc:
-            raise BlockParameterError(f"{owner}: {exc}") from None
-        assert self.path is not None
+        self.path = self._resolve(owner, fmu)
         try:
             self.file = FMUFile(self.path)
         except FMUError as exc:
@@ -188,6 +189,26 @@ class FMU(Block):
         self._T = math.inf
 
     # ------------------------------------------------------------------ description
+    @staticmethod
+    def _resolve(owner: str, fmu: Any) -> Path:
+        """The FMU file: a shipped FMU's build (a name of ``SHIPPED_FMUS``), or the file
+        ``fmu`` names (confined in a diagram file's load)."""
+        if isinstance(fmu, str) and fmu in SHIPPED_FMUS:
+            try:
+                return shipped_fmu(fmu)
+            except (BuildError, OSError) as exc:
+                raise BlockParameterError(
+                    f"{owner}: parameter 'fmu': the shipped FMU {fmu!r} is built from C "
+                    f"source on first use, which failed: {exc}") from None
+        try:
+            path = input_path(fmu, "parameter 'fmu'")
+        except PathRefused as exc:
+            raise BlockParameterError(f"{owner}: {exc}") from None
+        if path is None:
+            raise BlockParameterError(f"{owner}: parameter 'fmu' is required (an .fmu file, "
+                                      f"or a shipped FMU: {', '.join(SHIPPED_FMUS)})")
+        return path
+
     def _kind(self, owner: str, kind: str | None, sample_time: float | None) -> str:
         provided = self.file.provided
         if kind is None:

@@ -252,11 +252,17 @@ def build_fmu(spec: ModelSpec, out: str | os.PathLike[str], fmi_version: str = "
         if proc.returncode != 0:
             raise BuildError(f"gcc could not compile {spec.source}:\n{proc.stderr.strip()}")
         out.parent.mkdir(parents=True, exist_ok=True)
-        part = out.with_name(f".{out.name}.part")
-        with zipfile.ZipFile(part, "w", zipfile.ZIP_DEFLATED) as z:
-            z.writestr("modelDescription.xml", xml)
-            z.write(lib, f"{BINARY_FOLDER[fmi_version]}/{spec.identifier}.so")
-        os.replace(part, out)
+        fd, part = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".part", dir=out.parent)
+        os.close(fd)
+        try:  # written aside and renamed: a concurrent build of the same file is harmless
+            with zipfile.ZipFile(part, "w", zipfile.ZIP_DEFLATED) as z:
+                z.writestr("modelDescription.xml", xml)
+                z.write(lib, f"{BINARY_FOLDER[fmi_version]}/{spec.identifier}.so")
+            os.chmod(part, 0o644)
+            os.replace(part, out)
+        except BaseException:
+            Path(part).unlink(missing_ok=True)
+            raise
     return out
 
 
@@ -299,10 +305,21 @@ def cache_folder() -> Path:
     return Path(base) / "blocksim" / "fmus"
 
 
+#: the FMUs blocksim ships as C source, by name: (FMI version, interface); a diagram names
+#: one as ``"fmu": "linear_plant"`` and it is built on first use (:func:`shipped_fmu`)
+SHIPPED_FMUS = {"linear_plant": ("3.0", "ME"), "linear_plant_cs": ("2.0", "CS")}
+
+
 def example_fmu(folder: str | os.PathLike[str] | None = None, fmi_version: str = "3.0",
                 kind: str = "ME") -> Path:
     """The linear plant FMU, built into ``folder`` (default :func:`cache_folder`) unless a
-    build of the same sources is already there; its name carries the sources' hash."""
+    build of the same sources is already there; its name carries the sources' hash.
+
+    Raises
+    ------
+    BuildError
+        No gcc (the message says how to install it), or the build failed.
+    """
     spec = LINEAR_PLANT
     digest = hashlib.sha256()
     for p in (spec.source, CSRC / "frame.h", CSRC / "fmi2_frame.c", CSRC / "fmi3_frame.c",
@@ -317,6 +334,12 @@ def example_fmu(folder: str | os.PathLike[str] | None = None, fmi_version: str =
     return target
 
 
-__all__ = ["BINARY_FOLDER", "LINEAR_PLANT", "BuildError", "ModelSpec", "Variable",
-           "build_fmu", "cache_folder", "compiler", "example_fmu", "fmi_headers",
-           "model_description"]
+def shipped_fmu(name: str, folder: str | os.PathLike[str] | None = None) -> Path:
+    """The shipped FMU ``name`` (a key of :data:`SHIPPED_FMUS`), built if needed."""
+    version, kind = SHIPPED_FMUS[name]
+    return example_fmu(folder, version, kind)
+
+
+__all__ = ["BINARY_FOLDER", "LINEAR_PLANT", "SHIPPED_FMUS", "BuildError", "ModelSpec",
+           "Variable", "build_fmu", "cache_folder", "compiler", "example_fmu", "fmi_headers",
+           "model_description", "shipped_fmu"]
