@@ -126,6 +126,7 @@ LIBRARY_INDEX: dict[str, str] = {
     "TransferFunction": "blocksim.blocks",
     "Unicycle": "blocksim.blocks.vehicle",
     "UnitDelay": "blocksim.blocks",
+    "UnscentedKalmanFilter": "blocksim.blocks.control",
     "Vehicle": "blocksim.blocks.vehicle",
     "VehiclePlot": "blocksim.blocks.vehicle",
     "VelocityPI": "blocksim.blocks.arm",

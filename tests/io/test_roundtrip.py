@@ -233,6 +233,14 @@ CASES.update({  # the control-design family
                            G=[[0.005], [0.1]]), [1.0, 0.3]),
                      (dict(A=[[1.0, 0.1], [0.0, 1.0]], B=None, C=[[1.0, 0.0]], Q=[1e-3, 1e-2],
                            R=0.04, dt=Clock(0.1, 0.05), steady_state=True), [0.3])],
+    "UnscentedKalmanFilter": [
+        (dict(model="pendulum", Q=[1e-4, 1e-3], R=0.01, x0=[0.3, 0.0], P0=[0.5, 1.0],
+              dt=0.05, model_params=[9.81, 0.5, 2.0, 0.1], alpha=0.5, beta=2.0, kappa=1.0),
+         [0.2, 0.25]),
+        (dict(model="linear", Q=[1e-3, 1e-2], R=[[0.04]], dt=0.1, A=[[1.0, 0.1], [0.0, 1.0]],
+              B=[[0.005], [0.1]], C=[[1.0, 0.0]], D=[[0.5]]), [1.0, 0.3]),
+        (dict(model="unicycle", Q=[1e-3, 1e-3, 1e-4], R=[0.01, 0.01], dt=0.1),
+         [np.array([1.0, 0.2]), np.array([0.1, 0.0])])],
 })
 CASES.update({  # the FMI family: the shipped FMUs (built from C with gcc on first use)
     "FMU": [(dict(fmu="linear_plant", parameters={"A21": -2.0, "x1": 0.5}, outputs=["y1"]),

@@ -1,0 +1,60 @@
+"""Compiled kernels of :class:`~blocksim.blocks.control.UnscentedKalmanFilter` (its
+interpreted methods call them too, so both back-ends agree bitwise).
+
+Params ``(kind, mp, Q (n, n), R (p, p), Wm (2n+1,), Wc (2n+1,), gamma, dt, nu)``: the model
+id and parameter vector of :mod:`blocksim.robotics.control.ukf_models`, the noise
+covariances, the sigma-point weights and scale, the period [s] and the number of inputs.
+
+State: the prediction ``x[k|k-1]`` (n) and ``P[k|k-1]`` (n*n, row-major). Output at a hit:
+the corrected ``(x[k|k], P[k|k])``; update: the prediction of the next hit (the correction
+is computed by both, so they never disagree).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from blocksim.blocks.control.feedback_kernels import as_vector
+from blocksim.robotics.control.ukf import ukf_correct, ukf_predict
+
+
+@njit(cache=True, error_model="numpy")
+def ukf_step(x, u, z, p):
+    """``(x[k|k], P[k|k], next state)`` with the inputs ``u`` (nu,) and ``z`` (p,)."""
+    kind, mp, Q, R, Wm, Wc, gamma, dt, _nu = p
+    n = Q.shape[0]
+    xp = x[:n].copy()
+    Pp = x[n:].copy().reshape((n, n))
+    xf, Pf, _ok = ukf_correct(xp, Pp, u, z, R, kind, mp, Wm, Wc, gamma)
+    xn, Pn, _ok = ukf_predict(xf, Pf, u, Q, kind, mp, dt, Wm, Wc, gamma)
+    out = np.empty(n + n * n)
+    out[:n] = xn
+    out[n:] = Pn.reshape(-1)
+    return xf, Pf, out
+
+
+@njit(cache=True, error_model="numpy")
+def ukf_output(t, x, u, z, p):
+    """``(xhat (n,), P (n, n))``, the corrected estimate and covariance."""
+    xf, Pf, _xn = ukf_step(x, as_vector(u, p[8]), as_vector(z, p[3].shape[0]), p)
+    return xf, Pf
+
+
+@njit(cache=True, error_model="numpy")
+def ukf_update(t, x, u, z, p):
+    """The next state: the prediction."""
+    return ukf_step(x, as_vector(u, p[8]), as_vector(z, p[3].shape[0]), p)[2]
+
+
+@njit(cache=True, error_model="numpy")
+def ukf_output_z(t, x, z, p):
+    """:func:`ukf_output` of a model without input."""
+    xf, Pf, _xn = ukf_step(x, np.zeros(0), as_vector(z, p[3].shape[0]), p)
+    return xf, Pf
+
+
+@njit(cache=True, error_model="numpy")
+def ukf_update_z(t, x, z, p):
+    """:func:`ukf_update` of a model without input."""
+    return ukf_step(x, np.zeros(0), as_vector(z, p[3].shape[0]), p)[2]
