@@ -4,7 +4,7 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import {
   Background, Controls, MarkerType, ReactFlow, ReactFlowProvider, applyNodeChanges,
-  useReactFlow, type Connection, type EdgeChange, type Node, type NodeChange,
+  useNodesInitialized, useReactFlow, type Connection, type EdgeChange, type Node, type NodeChange,
 } from "@xyflow/react";
 import { api, type CheckAnswer, type PutAnswer } from "./api";
 import { BlockNode, NODE_WIDTH, nodeHeight, type BlockData } from "./BlockNode";
@@ -52,6 +52,18 @@ function Editor() {
   const canvas = useRef<HTMLDivElement>(null);
   const docRef = useRef<Doc | null>(null);
   docRef.current = doc;
+
+  const fitted = useRef<string | null>(null);
+  const nodesReady = useNodesInitialized();
+  const fit = () => flow.fitView({ padding: 0.15, maxZoom: 1.1 });
+  useEffect(() => {
+    // each level is fitted into the view once, when its blocks have been measured
+    const level = path.join("/");
+    if (nodesReady && nodes.length && fitted.current !== level) {
+      fitted.current = level;
+      window.setTimeout(fit, 0);
+    }
+  });
 
   // -- opening -------------------------------------------------------------------------
   useEffect(() => {
@@ -135,7 +147,7 @@ function Editor() {
       const next: Record<string, XY> = { ...autoPos };
       for (const n of missing) if (pos[n]) next[layoutKey(path, n)] = pos[n];
       setAutoPos(next);
-      window.setTimeout(() => flow.fitView({ padding: 0.15 }), 50);
+      window.setTimeout(() => fit(), 50);
     });
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [doc, path]);
@@ -251,13 +263,13 @@ function Editor() {
     setNodes([]);
     setSelEdges(new Set());
     setPath((p) => [...p, name]);
-    window.setTimeout(() => flow.fitView({ padding: 0.15 }), 80);
+
   };
   const goUp = (depth: number) => {
     setNodes([]);
     setSelEdges(new Set());
     setPath((p) => p.slice(0, depth));
-    window.setTimeout(() => flow.fitView({ padding: 0.15 }), 80);
+
   };
 
   const addBlock = (type: string, at: XY) => {
@@ -336,7 +348,7 @@ function Editor() {
     const pos = await runLayout(null);
     if (!pos) return;
     edit((d) => setPositions(d, Object.fromEntries(Object.entries(pos).map(([n, p]) => [layoutKey(path, n), p]))));
-    window.setTimeout(() => flow.fitView({ padding: 0.15 }), 50);
+    window.setTimeout(() => fit(), 50);
   };
 
   const doCheck = async () => {
@@ -515,7 +527,7 @@ function Editor() {
           onNodeDragStop={onNodeDragStop} onPaneClick={onPaneClick}
           isValidConnection={(c) => c.source !== c.target || c.sourceHandle !== c.targetHandle}
           deleteKeyCode={null} selectionKeyCode="Shift" multiSelectionKeyCode="Shift"
-          fitView fitViewOptions={{ padding: 0.15 }} minZoom={0.1} maxZoom={3}
+          minZoom={0.1} maxZoom={3}
           proOptions={{ hideAttribution: true }} connectionRadius={24}
         >
           <Background gap={20} size={1} />

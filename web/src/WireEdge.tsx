@@ -24,7 +24,8 @@ export function WireEdge(props: EdgeProps<WireEdgeType>) {
        className={`wire${selected ? " selected" : ""}${problem ? " problem" : ""}`}>
       <BaseEdge path={path} markerEnd={markerEnd} interactionWidth={14} />
       {problem && (
-        <text x={lx} y={ly - 6} className="wire-problem" textAnchor="middle">{problems[0]}</text>
+        <text x={lx} y={ly - 6} className="wire-problem" textAnchor="middle">
+          {problems[0].length > 48 ? problems[0].slice(0, 47) + "…" : problems[0]}</text>
       )}
       <title>{problem ?? data?.wire}</title>
     </g>

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
+from selenium.common.exceptions import TimeoutException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
@@ -51,7 +52,15 @@ class Page:
         self.driver, self.server, self.client, self.folder = driver, server, client, folder
 
     def wait(self, cond: Any, timeout: float = 10.0) -> Any:
-        return WebDriverWait(self.driver, timeout, poll_frequency=0.05).until(cond)
+        """cond's value once it is true; on a timeout a screenshot of the page is left in
+        the test's folder (failure.png) and the browser's messages are in the error."""
+        try:
+            return WebDriverWait(self.driver, timeout, poll_frequency=0.05).until(cond)
+        except TimeoutException:
+            self.driver.save_screenshot(str(self.folder / "failure.png"))
+            raise TimeoutException(f"page still not as expected after {timeout} s "
+                                   f"(screenshot {self.folder / 'failure.png'}); browser: "
+                                   f"{self.driver.get_log('browser')}") from None
 
     def find(self, css: str, timeout: float = 10.0) -> Any:
         return self.wait(lambda d: d.find_element(By.CSS_SELECTOR, css), timeout)

