@@ -58,7 +58,7 @@ def linearize(diagram: Diagram | Plan, inputs: str | Sequence[str],
               outputs: str | Sequence[str],
               op: OperatingPoint | None = None, t: float | None = None,
               open: str | Sequence[str] = (), method: str | None = None,
-              name: str | None = None) -> Any:
+              name: str | None = None, reduce: bool = True) -> Any:
     """The linear model of ``diagram`` from the ``inputs`` points to the ``outputs`` points.
 
     Parameters
@@ -82,9 +82,18 @@ def linearize(diagram: Diagram | Plan, inputs: str | Sequence[str],
         the readers, an output point there measures the signal before the cut.
     method : {None, "zoh"}
         ``"zoh"`` for a diagram with continuous states and one discrete rate: the sampled-data
-        model at the clock's period; refused (None) otherwise.
+        model at the clock's period; such a diagram is refused without it. No effect on a
+        purely continuous or purely discrete diagram. Only the rates of the blocks that
+        matter count (those with states, or on a path from an input point or a state to an
+        output point or a state): a clocked noise source is not one.
     name : str, optional
         Name of the system (default the diagram's).
+    reduce : bool
+        Block reduction, as Simulink's default: only the blocks on a path from an input
+        point to an output point (through the wires, loops included) are linearized, so the
+        model's states are theirs (a clocked noise source or a filter off the path adds
+        none). ``False`` keeps every state of the diagram (the transfer functions are the
+        same; the extra modes are uncontrollable or unobservable).
 
     Returns
     -------
@@ -102,7 +111,8 @@ def linearize(diagram: Diagram | Plan, inputs: str | Sequence[str],
     import control  # lazily: a slow import, only for analysis
 
     plan = as_plan(diagram)
-    model = linear_model(plan, _names(inputs), _names(outputs), op, t, _names(open), method)
+    model = linear_model(plan, _names(inputs), _names(outputs), op, t, _names(open), method,
+                         reduce)
     A, B, C, D, dt, states, ins, outs = model
     sysname = _label(name or plan.name).replace(":", "_") or "diagram"
     sys = control.ss(A, B, C, D, dt, states=states, inputs=[_label(n) for n in ins],
@@ -121,7 +131,8 @@ def _label(name: str) -> str:
 
 def linear_model(plan: Plan, inputs: list[str], outputs: list[str],
                  op: OperatingPoint | None = None, t: float | None = None,
-                 opened: Sequence[str] = (), method: str | None = None) -> tuple[Any, ...]:
+                 opened: Sequence[str] = (), method: str | None = None,
+                 reduce: bool = True) -> tuple[Any, ...]:
     """``(A, B, C, D, dt, state names, input names, output names)`` of :func:`linearize`
     (numpy arrays; the names with the plan's dots)."""
     lay = Layout(plan)
@@ -129,10 +140,14 @@ def linear_model(plan: Plan, inputs: list[str], outputs: list[str],
     if method is not None and method not in METHODS:
         raise AnalysisError(f"linearize: unknown method {method!r}; choose one of "
                             f"{', '.join(METHODS)} (or None)")
-    clock = clock_of(plan)
-    if clock is not None and lay.n_continuous and method is None:
-        names = [lay.plan.entries[k].name for k in lay.dynamic
-                 if not lay.plan.entries[k].discrete]
+    keep = _relevant(lay, pts, reduce)
+    # the rates of the blocks that matter (a clocked noise source feeding a continuous plant
+    # does not make its model sampled)
+    clock = clock_of(plan, keep)
+    continuous = [plan.entries[k].name for k in lay.dynamic
+                  if k in keep and not plan.entries[k].discrete]
+    if clock is not None and continuous and method is None:
+        names = continuous
         raise AnalysisError(
             f"linearize: diagram '{plan.name}' mixes continuous states ({', '.join(names[:5])}"
             f"{', ...' if len(names) > 5 else ''}) with a discrete rate (a clock of "
@@ -144,14 +159,14 @@ def linear_model(plan: Plan, inputs: list[str], outputs: list[str],
     t = op.t if t is None else float(t)
     x, xd = op.vectors(plan)
     sig = evaluate_signals(plan, t, x, xd, op.overrides(plan))
-    stack = _Stack(lay, pts, t, x, xd, sig)
-    if clock is not None and lay.n_continuous:
+    stack = _Stack(lay, pts, keep, t, x, xd, sig)
+    if clock is not None and continuous:
         A, B, C, D = stack.sampled(clock.period)
         dt: float = clock.period
     else:
         A, B, C, D = stack.compose(stack.open_s, stack.open_p)
         dt = clock.period if clock is not None else 0
-    return (A, B, C, D, dt, list(lay.state_names), pts.in_labels, pts.out_labels)
+    return (A, B, C, D, dt, stack.state_names, pts.in_labels, pts.out_labels)
 
 
 class _Points:
@@ -165,12 +180,13 @@ class _Points:
             seen = set()
             for n in names:
                 try:
-                    lay.signal(n, what)
+                    key = self._canonical(n, what)
                 except AnalysisError as exc:
                     problems.append(str(exc))
-                if n in seen:
+                    continue
+                if key in seen:
                     problems.append(f"{what} '{n}' is given twice")
-                seen.add(n)
+                seen.add(key)
         if not inputs and not problems:
             problems.append("linearize needs at least one input point (inputs=['block.port'])")
         if not outputs and not problems:
@@ -178,9 +194,18 @@ class _Points:
                             "(outputs=['block.port'])")
         if problems:
             raise AnalysisError("linearize: " + "; ".join(problems))
-        self.inputs, self.outputs, self.opened = inputs, outputs, opened
+        # internally: an output port's signal name or an input port's name
+        self.inputs = [self._canonical(n, "") for n in inputs]
+        self.outputs = [self._canonical(n, "") for n in outputs]
+        self.opened = [self._canonical(n, "") for n in opened]
         self.in_labels = [lab for n in inputs for lab in self._labels(n)]
         self.out_labels = [lab for n in outputs for lab in self._labels(n)]
+
+    def _canonical(self, name: str, what: str) -> str:
+        """``name`` as an output port's signal name or an input port's name."""
+        if name in self.lay.by_name or name in self.lay.inport:
+            return name
+        return self.lay.signal(name, what).name
 
     def _labels(self, name: str) -> list[str]:
         s = self.lay.signal(name, "point")
@@ -190,17 +215,16 @@ class _Points:
 
     def is_port(self, name: str) -> bool:
         """Whether ``name`` is an input port (not an output port's signal)."""
-        return name not in self.lay.by_name
+        return name in self.lay.inport and name not in self.lay.by_name
 
 
 class _Stack:
     """The stacked block Jacobians of the relevant blocks and the routing matrices."""
 
-    def __init__(self, lay: Layout, pts: _Points, t: float, x: np.ndarray, xd: np.ndarray,
-                 sig: list[Any]):
+    def __init__(self, lay: Layout, pts: _Points, keep: list[int], t: float, x: np.ndarray,
+                 xd: np.ndarray, sig: list[Any]):
         plan = lay.plan
         self.lay, self.pts = lay, pts
-        keep = _relevant(lay, pts)
         # signal rows: the outputs of the kept blocks and every point's signal
         slots = sorted({s for k in keep for s in plan.entries[k].out_slots}
                        | {lay.signal(n, "point").slot
@@ -220,7 +244,17 @@ class _Stack:
                 self.col[(k, p)] = at
                 at += int(np.prod(plan.signal_shapes[s], dtype=int))
         M = at
-        n = lay.n
+        # the linear states of the kept blocks
+        kept = set(keep)
+        self.dynamic = [k for k in lay.dynamic if k in kept]
+        self.offset, self.state_names = {}, []
+        for k in self.dynamic:
+            e = plan.entries[k]
+            self.offset[k] = len(self.state_names)
+            self.state_names += lay.state_names[lay.state_offset[k]:
+                                                lay.state_offset[k] + e.states.stop -
+                                                e.states.start]
+        n = self.n = len(self.state_names)
         self.Ab, self.Bb = np.zeros((n, n)), np.zeros((n, M))
         self.Cb, self.Db = np.zeros((N, n)), np.zeros((N, M))
         self.P = np.zeros((M, N))
@@ -234,8 +268,8 @@ class _Stack:
             r0 = self.row[e.out_slots[0]] if e.out_slots else 0
             ry = slice(r0, r0 + jac.C.shape[0])
             self.Db[ry, cu] = jac.D
-            if k in lay.state_offset and jac.A.size:
-                o = lay.state_offset[k]
+            if k in self.offset and jac.A.size:
+                o = self.offset[k]
                 xs = slice(o, o + jac.A.shape[0])
                 self.Ab[xs, xs] = jac.A
                 self.Bb[xs, cu] = jac.B
@@ -289,7 +323,7 @@ class _Stack:
                 f"unique solution at the operating point (its feedthrough Jacobian I - D is "
                 f"singular); open the loop at a port (open=[...]) or move the operating "
                 f"point") from None
-        n = self.lay.n
+        n = self.n
         Gx, Gu = G[:, :n], G[:, n:]
         Ux, Uu = route @ Gx, route @ Gu + feed
         A = self.Ab + self.Bb @ Ux
@@ -321,8 +355,8 @@ class _Stack:
         """The sampled-data model at period ``T`` [s] (``method="zoh"``)."""
         from scipy.linalg import expm
 
-        lay, plan = self.lay, self.lay.plan
-        cont = np.array([not plan.entries[k].discrete for k in lay.dynamic
+        plan = self.lay.plan
+        cont = np.array([not plan.entries[k].discrete for k in self.dynamic
                          for _ in range(plan.entries[k].states.stop -
                                         plan.entries[k].states.start)], dtype=bool)
         # at a hit: every signal from (xc, xd, du), the discrete updates, the measurements
@@ -373,7 +407,7 @@ class _Stack:
         feed = Op[:, None] * (self.P @ self.Es) + self.Ep
         Mmat = np.eye(self.N) - self.Db @ route
         G = np.linalg.solve(Mmat, np.hstack([self.Cb, self.Db @ feed]))
-        n = self.lay.n
+        n = self.n
         cut = Os[held, None]  # a held signal opened there: its readers see only du
         return cut * G[held, :n], cut * G[held, n:] + self.Es[held]
 
@@ -386,9 +420,10 @@ def _held(plan: Plan, slot: int) -> bool:
     return isinstance(e.rate, Clock)
 
 
-def _relevant(lay: Layout, pts: _Points) -> list[int]:
-    """Entries that matter: those with linear states, and those both reached from a state or
-    an input point and reaching a state or an output point (by the wires)."""
+def _relevant(lay: Layout, pts: _Points, reduce: bool = True) -> list[int]:
+    """Entries that matter: those both reached from an input point and reaching an output
+    point by the wires (``reduce``); without ``reduce`` also every block with linear states,
+    and those between states and points."""
     plan = lay.plan
     producer = {s: k for k, e in enumerate(plan.entries) for s in e.out_slots}
     succ: dict[int, set[int]] = {k: set() for k in range(len(plan.entries))}
@@ -400,7 +435,7 @@ def _relevant(lay: Layout, pts: _Points) -> list[int]:
     for a, bs in succ.items():
         for b in bs:
             pred[b].add(a)
-    states = set(lay.dynamic)
+    states = set() if reduce else set(lay.dynamic)
     start = set(states)
     end = set(states)
     for n in pts.inputs:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -35,7 +35,7 @@ from blocksim.analysis.points import (
 from blocksim.engine.clock import Clock
 from blocksim.engine.compile import compile_diagram
 from blocksim.engine.diagram import Diagram
-from blocksim.engine.errors import listing, plain, suggest
+from blocksim.engine.errors import DiagramError, listing, plain, suggest
 from blocksim.engine.plan import Plan
 
 #: the format tag and version of a saved operating point
@@ -43,6 +43,26 @@ FORMAT = "blocksim-operating-point"
 VERSION = 1
 #: largest operating-point file read [bytes]
 MAX_FILE_BYTES = 50_000_000
+
+
+class Names(dict):  # type: ignore[type-arg]
+    """A dict by signal or state name that also answers to a block's name alone: ``"tau"``
+    for ``"tau.y"`` (the block's only output), ``"theta"`` for ``"theta.x"`` (its only
+    state)."""
+
+    def __missing__(self, key: Any) -> Any:
+        if isinstance(key, str) and "." not in key:
+            mine = [k for k in self if k.rsplit(".", 1)[0] == key]
+            if len(mine) == 1:
+                return self[mine[0]]
+        raise KeyError(key)
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        """``self[key]``, or ``default`` when there is no such name."""
+        try:
+            return self[key]
+        except KeyError:
+            return default
 
 
 @dataclass
@@ -53,7 +73,8 @@ class OperatingPoint:
     ----------
     states : dict of str to float
         Every state by name (``"block.x0"``, as ``plan.state_names`` and
-        ``plan.discrete_state_names``), in the state's unit.
+        ``plan.discrete_state_names``), in the state's unit. The three dicts also answer to
+        a block's name alone when it has one state or output (``op.inputs["tau"]``).
     inputs : dict of str to float or list
         Every root input by signal name (``"torque.y"``): a float, or a nested list for an
         array value.
@@ -77,6 +98,11 @@ class OperatingPoint:
     success: bool = True
     t: float = 0.0
     message: str = ""
+
+    def __post_init__(self) -> None:
+        self.states = Names(self.states)
+        self.inputs = Names(self.inputs)
+        self.outputs = Names(self.outputs)
 
     # ------------------------------------------------------------------ use
     def vectors(self, plan: Plan) -> tuple[np.ndarray, np.ndarray]:
@@ -244,12 +270,24 @@ def _numbers(v: Any) -> bool:
 
 # ---------------------------------------------------------------------- computing points
 def as_plan(diagram: Diagram | Plan) -> Plan:
-    """The compiled plan of ``diagram`` (compiled here unless it is one already)."""
+    """The compiled plan of ``diagram`` (compiled here unless it is one already; with its
+    algebraic loops solved where it has some and the engine can solve them)."""
     if isinstance(diagram, Plan):
         return diagram
     if not isinstance(diagram, Diagram):
         raise TypeError(f"expected a Diagram or a Plan, got {type(diagram).__name__}")
-    return compile_diagram(diagram)
+    try:
+        return compile_diagram(diagram)
+    except DiagramError as exc:
+        # a diagram whose only problems are algebraic loops: compiled with them solved, when
+        # the engine can (compile_diagram(diagram, algebraic="solve"))
+        if not exc.problems or not all(p.startswith("algebraic loop") for p in exc.problems):
+            raise
+        import inspect
+
+        if "algebraic" not in inspect.signature(compile_diagram).parameters:
+            raise
+        return compile_diagram(diagram, algebraic="solve")  # type: ignore[call-arg]
 
 
 def root_inputs(plan: Plan) -> dict[str, int]:
@@ -299,7 +337,7 @@ def operating_point(diagram: Diagram | Plan, x0: Mapping[str, Any] | OperatingPo
     x, xd = op.vectors(plan)
     sig = evaluate_signals(plan, t, x, xd, op.overrides(plan))
     r = steady_residuals(plan, layout, t, x, xd, sig)
-    op.outputs = {n: _jsonable(v) for n, v in zip(plan.signal_names, sig)}
+    op.outputs = Names({n: _jsonable(v) for n, v in zip(plan.signal_names, sig)})
     op.residual = float(np.max(np.abs(r))) if r.size else 0.0
     op.message = "the diagram's initial state" if x0 is None else "the given state"
     return op
@@ -351,9 +389,11 @@ def _root_values(plan: Plan, roots: Mapping[str, int]) -> dict[str, Any]:
     return out
 
 
-def clock_of(plan: Plan) -> Clock | None:
-    """The one discrete clock of the plan's blocks, None without; AnalysisError for several."""
-    rates = {e.rate for e in plan.entries if isinstance(e.rate, Clock)}
+def clock_of(plan: Plan, entries: Iterable[int] | None = None) -> Clock | None:
+    """The one discrete clock of the plan's blocks (or of the blocks ``entries``), None
+    without; an AnalysisError for several."""
+    pick = range(len(plan.entries)) if entries is None else entries
+    rates = {plan.entries[k].rate for k in pick if isinstance(plan.entries[k].rate, Clock)}
     if len(rates) > 1:
         periods = sorted(f"{c.period:g} s" for c in rates)
         raise AnalysisError(f"diagram '{plan.name}' has several sample rates ({', '.join(periods)})"

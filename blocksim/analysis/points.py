@@ -121,12 +121,18 @@ class Layout:
         return len(self.state_names)
 
     def signal(self, name: str, what: str) -> Signal:
-        """The signal named ``name`` (an output port ``block.port``, or an input port, meaning
-        the signal that drives it), or an :class:`AnalysisError` naming ``what``."""
+        """The signal named ``name`` (an output port ``block.port``; an input port, meaning
+        the signal that drives it; a subsystem's port ``sub.port``, meaning the signal of its
+        Inport or Outport block ``sub/port``), or an :class:`AnalysisError` naming
+        ``what``."""
         slot = self.by_name.get(name)
         if slot is None and name in self.inport:
             k, p = self.inport[name]
             slot = self.plan.entries[k].in_slots[p]
+        if slot is None and isinstance(name, str) and "." in name:
+            # a subsystem's port: its Inport/Outport block inside ("sub.u" -> "sub/u.y")
+            sub, _, port = name.rpartition(".")
+            slot = self.by_name.get(f"{sub}/{port}.y")
         if slot is None:
             raise AnalysisError(self.unknown(name, what))
         return self.signals[slot]
@@ -189,6 +195,11 @@ def resolve_states(plan: Plan, names: Iterable[str], what: str) -> list[tuple[bo
     return out
 
 
+#: Newton iterations and tolerance of an algebraic loop solved while evaluating signals
+LOOP_ITERATIONS = 50
+LOOP_TOL = 1e-12
+
+
 def evaluate_signals(plan: Plan, t: float, x: np.ndarray, xd: np.ndarray,
                      overrides: Mapping[int, Any] | None = None) -> list[Any]:
     """Every signal of ``plan`` at time ``t`` [s], continuous state ``x`` (nx,) and discrete
@@ -202,21 +213,71 @@ def evaluate_signals(plan: Plan, t: float, x: np.ndarray, xd: np.ndarray,
     """
     over = overrides or {}
     sig: list[Any] = [np.zeros(s) if s else 0.0 for s in plan.signal_shapes]
-    for step in plan.order:
-        e = plan.entries[step.entry]
-        u = [sig[s] for s in e.in_slots]
-        xb = (xd if e.discrete else x)[e.states]
-        try:
-            y = e.block.output(t, xb, u)
-        except Exception as exc:
-            raise AnalysisError(f"block '{e.name}' ({e.kind}): output() raised "
-                                f"{type(exc).__name__}: {exc} at t={t:g} s; its inputs were "
-                                f"{_show_inputs(e, u)}") from exc
-        for k in step.ports:
-            s = e.out_slots[k]
-            v = over[s] if s in over else y[k]
-            sig[s] = float(v) if plan.signal_shapes[s] == () else np.asarray(v, dtype=float)
+    loops = {lp.first: lp for lp in getattr(plan, "loops", ())}
+    i = 0
+    while i < len(plan.order):
+        lp = loops.get(i)
+        if lp is not None:
+            _solve_loop(plan, lp, t, x, xd, over, sig)
+            i = lp.stop
+            continue
+        _run_step(plan, plan.order[i], t, x, xd, over, sig)
+        i += 1
     return sig
+
+
+def _run_step(plan: Plan, step: Any, t: float, x: np.ndarray, xd: np.ndarray,
+              over: Mapping[int, Any], sig: list[Any]) -> None:
+    e = plan.entries[step.entry]
+    u = [sig[s] for s in e.in_slots]
+    xb = (xd if e.discrete else x)[e.states]
+    try:
+        y = e.block.output(t, xb, u)
+    except Exception as exc:
+        raise AnalysisError(f"block '{e.name}' ({e.kind}): output() raised "
+                            f"{type(exc).__name__}: {exc} at t={t:g} s; its inputs were "
+                            f"{_show_inputs(e, u)}") from exc
+    for k in step.ports:
+        s = e.out_slots[k]
+        v = over[s] if s in over else y[k]
+        sig[s] = float(v) if plan.signal_shapes[s] == () else np.asarray(v, dtype=float)
+
+
+def _solve_loop(plan: Plan, lp: Any, t: float, x: np.ndarray, xd: np.ndarray,
+                over: Mapping[int, Any], sig: list[Any]) -> None:
+    """Solve an algebraic loop of the plan (steps ``lp.first:lp.stop`` from the torn slots
+    ``lp.torn``: z = g(z)) by Newton's method with a central-difference Jacobian, leaving
+    the solution's signals in ``sig``."""
+    shapes = [plan.signal_shapes[s] for s in lp.torn]
+    cuts = np.cumsum([0, *[int(np.prod(sh, dtype=int)) for sh in shapes]])
+    steps = plan.order[lp.first:lp.stop]
+
+    def g(z: np.ndarray) -> np.ndarray:
+        for j, s in enumerate(lp.torn):
+            sig[s] = as_value(z[cuts[j]:cuts[j + 1]], shapes[j])
+        for step in steps:
+            _run_step(plan, step, t, x, xd, over, sig)
+        return np.concatenate([flat(sig[s]) for s in lp.torn]) - z
+
+    z = np.concatenate([flat(sig[s]) for s in lp.torn])
+    for _ in range(LOOP_ITERATIONS):
+        r = g(z)
+        if np.max(np.abs(r), initial=0.0) <= LOOP_TOL * (1.0 + np.max(np.abs(z), initial=0.0)):
+            g(z)
+            return
+        J = np.empty((z.size, z.size))
+        for j in range(z.size):
+            h = 1e-6 * max(1.0, abs(z[j]))
+            zp, zm = z.copy(), z.copy()
+            zp[j] += h
+            zm[j] -= h
+            J[:, j] = (g(zp) - g(zm)) / (zp[j] - zm[j])
+        try:
+            z = z - np.linalg.solve(J, r)
+        except np.linalg.LinAlgError:
+            break
+    raise AnalysisError(f"the algebraic loop {lp.text} did not converge at t={t:g} s "
+                        f"(Newton's method, {LOOP_ITERATIONS} iterations)")
 
 
 def _show_inputs(e: BlockEntry, u: Sequence[Any]) -> str:
