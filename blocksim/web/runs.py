@@ -13,18 +13,30 @@ Stopping sets an event the worker checks at every progress call (the interpreted
 calls it at every major step): the run ends as after Ctrl-C, its partial result kept. A worker
 that does not stop within :data:`STOP_GRACE` seconds (a compiled kernel does not call back
 until it ends) is terminated.
+
+A real-time run (``realtime``) is paced at its major times only: the engine integrates up to
+the next major time, then sleeps until the wall clock reaches it. A diagram without clocks has
+no major time between 0 and T, so the whole run was one sleep before ``t = T``: its progress
+stood at 0 and a stop could only terminate it (no partial result). In the worker, the pacer
+reports while it waits (:func:`reporting_pacer`): the time the wall clock stands for, at least
+every :data:`PROGRESS_EVERY` seconds, and a stop ends the wait; the partial result is cut
+at that time (what the run had shown in real time).
 """
 
 from __future__ import annotations
 
+import contextlib
 import math
 import multiprocessing
 import secrets
 import signal
 import threading
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 #: seconds a stopped worker has to end on its own before it is terminated
 STOP_GRACE = 5.0
@@ -44,6 +56,51 @@ def jsonable(value: Any) -> Any:
     if isinstance(value, complex):
         return [jsonable(value.real), jsonable(value.imag)]
     return value
+
+
+@contextlib.contextmanager
+def reporting_pacer(progress: Callable[[float], None], stopped_at: list[float | None]
+                    ) -> Iterator[None]:
+    """Within it, a real-time run's waits for the wall clock call ``progress`` with the time
+    the wall clock stands for (every :data:`PROGRESS_EVERY` / 2 seconds at least); when
+    ``progress`` raises (a stop), ``stopped_at[0]`` is that time. For the worker process only
+    (it replaces the pacer class :mod:`blocksim.engine.simulate` builds, and restores it)."""
+    from blocksim.engine import simulate as engine
+
+    base = engine.Pacer
+
+    class ReportingPacer(base):  # type: ignore[misc, valid-type]
+        def wait(self, t: float) -> None:
+            target = self.wall0 + t / self.rate
+            while (now := time.perf_counter()) < target:
+                standing = min(t, max(0.0, (now - self.wall0) * self.rate))
+                try:
+                    progress(standing)
+                except KeyboardInterrupt:
+                    stopped_at[0] = standing
+                    raise
+                time.sleep(min(target - now, PROGRESS_EVERY / 2))
+
+    engine.Pacer = ReportingPacer
+    try:
+        yield
+    finally:
+        engine.Pacer = base
+
+
+def cut(result: Any, t: float) -> Any:
+    """``result`` (a :class:`~blocksim.engine.record.SimResult`) without its samples after
+    ``t``."""
+    from blocksim.engine.record import SimResult
+
+    k = int(np.searchsorted(result.t, t, side="right"))
+    if k >= len(result.t):
+        return result
+    out = SimResult(result.t[:k], result.x[:k], {n: result[n][:k] for n in result.signals},
+                    result.state_names, result.stats, dict(getattr(result, "_aliases", {})),
+                    result.status, result.message)
+    out.block_paths = dict(result.block_paths)
+    return out
 
 
 def _worker(text: str, name: str, folder: str, options: dict[str, Any], npz: str,
@@ -103,10 +160,15 @@ def _run_in_worker(text: str, name: str, folder: str, options: dict[str, Any], n
             send("progress", t=float(t))
 
     state, error, result = "finished", None, None
+    stopped_at: list[float | None] = [None]
     try:
-        result = run_config(plan, config, progress=progress)
+        with reporting_pacer(progress, stopped_at) if config.realtime else \
+                contextlib.nullcontext():
+            result = run_config(plan, config, progress=progress)
     except KeyboardInterrupt as exc:
         state, result = "stopped", getattr(exc, "result", None)
+        if result is not None and stopped_at[0] is not None:
+            result = cut(result, stopped_at[0])
     except SimulationError as exc:
         state, error, result = "failed", str(exc), exc.result
     except BlocksimError as exc:

@@ -11,6 +11,7 @@ import time
 import numpy as np
 
 import blocksim
+from blocksim.engine.record import SimResult
 from blocksim.io import load
 
 from .conftest import start
@@ -66,15 +67,43 @@ def test_bad_run_options_are_refused_before_a_worker_starts(editor):
     assert client.call("GET", "/api/run/0123456789abcdef")[0] == 404
 
 
-def test_a_long_run_stops_with_its_partial_result(editor):
+def _running_until(client, run_id, t_min, timeout=30.0):
+    """Poll a running run until its progress passes ``t_min``; its last state."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        body = client.call("GET", f"/api/run/{run_id}")[1]
+        assert body["state"] == "running", body
+        if body["t"] > t_min:
+            return body
+        time.sleep(0.05)
+    raise AssertionError(f"run {run_id} made no progress past t = {t_min}: {body}")
+
+
+def test_a_long_real_time_run_shows_progress_and_stops_with_its_partial_result(editor):
     client, _ = editor
-    # ten minutes of wall time
-    run_id = _run(client, {"T": 600.0, "realtime": 1.0, "solver": "rk4", "dt": 0.01})
-    time.sleep(3)
+    # ten minutes of wall time: a diagram without clocks, paced only at 0 and T
+    T = 600.0
+    run_id = _run(client, {"T": T, "realtime": 1.0, "solver": "rk4", "dt": 0.01,
+                           "backend": "interpreted"})
+    first = _running_until(client, run_id, 0.0)
+    later = _running_until(client, run_id, first["t"] + 0.3)
+    assert 0 < first["t"] < later["t"] < 60 and 0 < later["progress"] < 0.1
+    t0 = time.monotonic()
     status, body = client.call("POST", f"/api/run/{run_id}/stop")
     assert status == 200
     body = _wait(client, run_id, timeout=30)
-    assert body["state"] == "stopped" and body["t"] < 600
+    assert time.monotonic() - t0 < 3.0  # stopped by the worker itself, not terminated
+    assert body["state"] == "stopped" and body["error"] is None, body
+    assert later["t"] <= body["t"] < 60
+    status, data = client.call("GET", body["result"])
+    assert status == 200
+    path = client.server.scratch / "downloaded.npz"
+    path.write_bytes(data)
+    result = SimResult.load(path)
+    # the partial result, up to where the run stood in real time
+    assert 0 < result.t[-1] < T and abs(result.t[-1] - body["t"]) < 0.05
+    assert np.allclose(result["x.y"], 1 - np.exp(-2 * result.t), atol=1e-6)
+    assert body["final"]["x.y"] == result["x.y"][-1]
     assert client.call("GET", "/api/diagram")[0] == 200
 
 
@@ -90,9 +119,7 @@ def test_a_failing_run_leaves_the_server_serving(editor):
 def test_a_crashing_worker_leaves_the_server_serving(editor):
     client, _ = editor
     run_id = _run(client, {"T": 600.0, "realtime": 1.0, "solver": "rk4", "dt": 0.01})
-    time.sleep(3)
-    body = client.call("GET", f"/api/run/{run_id}")[1]
-    assert body["state"] == "running"
+    body = _running_until(client, run_id, 0.0)
     os.kill(body["pid"], signal.SIGKILL)  # as a segfault in a block's native code would
     body = _wait(client, run_id, timeout=30)
     assert body["state"] == "crashed" and "exit code" in body["error"]
