@@ -17,9 +17,10 @@ function walk(dir: string): string[] {
   });
 }
 
-/** sha256 over (relative path, NUL, content, NUL) of every source file, sorted by path. */
+/** sha256 over (relative path, NUL, content, NUL) of every source file, sorted by path
+ * (tests/web/test_static_build.py computes the same). */
 export function sourceHash(): { sha256: string; files: string[] } {
-  const top = ["package.json", "package-lock.json", "vite.config.ts", "index.html"];
+  const top = ["package.json", "package-lock.json", "tsconfig.json", "vite.config.ts", "index.html"];
   const files = [...top.map((f) => join(root, f)), ...walk(join(root, "src"))]
     .map((f) => relative(root, f).split(sep).join("/"))
     .sort();
