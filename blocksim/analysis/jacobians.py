@@ -12,7 +12,8 @@ around the operating point. Two ways, as Simulink's ``linearize`` does it:
   ``J[:, j] = f(e_j) - f(0)``, which for a linear map gives its matrix with no truncation
   error (the entries are the block's own coefficients, to rounding of one product). Linear
   are the library blocks listed in :data:`LINEAR_BLOCKS` (Gain, Sum, Integrator,
-  TransferFunction, StateSpace, PID, the discrete linear blocks, the routing blocks, ...) when
+  TransferFunction, StateSpace, PID, StateFeedback, the discrete linear blocks, the routing
+  blocks, ...) when
   they have no finite output limits, and any block of your own whose class sets
   ``linear = True`` (its ``output``, ``deriv``/``update`` must then be linear in x and u);
 * **central differences** for every other block: column j of the Jacobian is
@@ -42,7 +43,7 @@ LINEAR_BLOCKS = frozenset({
     "SecondOrderIntegrator", "DiscreteTransferFunction", "DiscreteStateSpace", "UnitDelay",
     "ZOH", "RateTransition", "DiscreteIntegrator", "DiscreteDerivative", "DiscretePID",
     "Mux", "Demux", "Selector", "Concatenate", "Reshape", "Index", "Terminator", "Inport",
-    "Outport", "Constant",
+    "Outport", "Constant", "StateFeedback",
 })
 
 #: relative step of the central differences: eps ** (1/3), the step that balances the

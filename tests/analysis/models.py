@@ -40,18 +40,20 @@ def mass_spring_damper(m: float = 2.0, c: float = 0.5, k: float = 3.0) -> Diagra
 
 
 def pendulum(m: float = 0.5, L: float = 0.8, b: float = 0.1, tau: float = 0.0,
-             theta0: float = 0.0) -> Diagram:
-    """m L^2 theta'' = tau - b theta' - m g L sin(theta); tau a Constant named "tau"."""
+             theta0: float = 0.0, torque: bool = True) -> Diagram:
+    """m L^2 theta'' = tau - b theta' - m g L sin(theta); tau a Constant named "tau" (left
+    for the caller to wire to "s.u0" when ``torque`` is False)."""
     d = Diagram("pendulum")
-    T = d.add(Constant(tau), name="tau")
     s = d.add(Sum("+--"), name="s")
+    if torque:
+        T = d.add(Constant(tau), name="tau")
+        d.connect(T, s["u0"])
     inv = d.add(Gain(1.0 / (m * L * L)), name="inv")
     w = d.add(Integrator(), name="w")
     th = d.add(Integrator(theta0), name="theta")
     fb = d.add(Gain(b), name="fb")
     sin = d.add(MathFunction("sin"), name="sin")
     mgl = d.add(Gain(m * G * L), name="mgl")
-    d.connect(T, s["u0"])
     d.connect(s, inv)
     d.connect(inv, w)
     d.connect(w, th, fb)

@@ -167,6 +167,30 @@ def test_lqr_on_a_linearized_diagram_stabilises_the_upright_pendulum():
     assert np.all(closed.real < 0)
 
 
+def test_an_lqr_gain_in_a_state_feedback_block_balances_the_pendulum():
+    from blocksim.blocks import Mux
+    from blocksim.blocks.control import StateFeedback
+
+    up = models.pendulum(theta0=np.pi)
+    plant = linearize(up, ["tau.y"], ["theta.y"],
+                      op=trim(up, x0={"theta": np.pi}, targets={"theta.y": np.pi}))
+    K, _, E = lqr(plant, np.diag([0.1, 10.0]), [[0.5]])
+    d = models.pendulum(theta0=np.pi - 0.2, torque=False)
+    x = d.add(Mux(2), name="x")
+    sf = d.add(StateFeedback(K, x_ref=[0.0, np.pi]), name="sf")
+    d.connect("w.y", x["u0"])
+    d.connect("theta.y", x["u1"])
+    d.connect(x, sf)
+    d.connect(sf, "s.u0")
+    # the closed loop's linearization at the upright point: the poles LQR designed
+    closed = linearize(d, ["sf.u"], ["theta.y"], op=OperatingPoint(
+        states={"w.x": 0.0, "theta.x": np.pi}))
+    np.testing.assert_allclose(np.sort_complex(closed.poles()), np.sort_complex(E),
+                               atol=1e-7)
+    res = simulate(d, 6.0)
+    assert abs(res["theta.y"][-1] - np.pi) < 1e-3
+
+
 def test_margins_refuse_mimo():
     with pytest.raises(AnalysisError, match="2 inputs and 1 outputs"):
         margins(control.ss(-np.eye(2), np.eye(2), np.ones((1, 2)), 0))
