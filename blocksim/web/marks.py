@@ -130,7 +130,8 @@ def _remove(doc: dict[str, Any], full: str) -> bool:
     return False
 
 
-def document_ports(doc: Any, load: Any, catalog: Any, loaded: Any = None) -> Ports:
+def document_ports(doc: Any, load: Any, catalog: Any, loaded: Any = None, name: str = "",
+                   base_dir: Path | None = None) -> Ports:
     """Port names of every block of ``doc`` (see the module's description).
 
     Parameters
@@ -146,6 +147,8 @@ def document_ports(doc: Any, load: Any, catalog: Any, loaded: Any = None) -> Por
         (called only when a block's ports come from it).
     loaded : DiagramFile, optional
         ``doc`` already loaded.
+    name, base_dir : str, Path
+        The document's file name and folder, as :func:`problem_marks` takes them.
     """
     from blocksim.io.errors import DiagramFileError
     from blocksim.web.session import format_document
@@ -165,8 +168,8 @@ def document_ports(doc: Any, load: Any, catalog: Any, loaded: Any = None) -> Por
                 loaded = load(format_document(work))
                 break
             except DiagramFileError as exc:
-                named = {m["block"] for m in problem_marks(list(exc.problems), work, "", {})
-                         if m["block"]}
+                named = {m["block"] for m in problem_marks(list(exc.problems), work, name,
+                                                            {}, base_dir) if m["block"]}
                 if not any([_remove(work, b) for b in sorted(named)]):
                     break
     if loaded is not None:
@@ -325,6 +328,7 @@ def annotate(session: Any, catalog: Any, problems: list[str], loaded: Any = None
     and its ``problems`` (``catalog`` as :func:`document_ports` takes it; ``loaded``: the
     document already loaded, when it loads)."""
     doc = session.document()
-    ports = document_ports(doc, session.load, catalog, loaded)
+    ports = document_ports(doc, session.load, catalog, loaded, session.name,
+                           session.base_dir)
     return {"marks": problem_marks(problems, doc, session.name, ports, session.base_dir),
             "ports": ports}

@@ -166,9 +166,15 @@ def test_problems_inside_subsystems_name_the_inner_block(session, tmp_path):
          "wires": [{"from": "u", "to": "k"}, {"from": "k", "to": "y"}]}, indent=1))
     doc = _sub(lambda d: None)
     doc["blocks"]["plant"] = {"type": "Subsystem", "file": "inner.json"}
-    mark, msg = _only(session, doc)
+    doc["blocks"]["s3"] = {"type": "Sum", "params": {"signs": "+-+"}}
+    out = _marks(session, doc)
+    assert len(out["marks"]) == 1
+    mark, msg = out["marks"][0], out["marks"][0]["message"]
     assert "inner.json:" in msg and "blocks.k.params.K" in msg
-    assert mark == {"block": "plant", "param": None, "wire": None, "port": None}
+    assert {k: mark[k] for k in ("block", "param", "wire", "port")} == {
+        "block": "plant", "param": None, "wire": None, "port": None}
+    # the other blocks' ports are still those they are built with
+    assert out["ports"]["s3"]["inputs"] == ["u0", "u1", "u2"]
 
 
 def test_ports_are_those_of_the_built_blocks(session):
