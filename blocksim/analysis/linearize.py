@@ -34,7 +34,7 @@ the input points are held too).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -56,7 +56,7 @@ METHODS = ("zoh",)
 
 def linearize(diagram: Diagram | Plan, inputs: str | Sequence[str],
               outputs: str | Sequence[str],
-              op: OperatingPoint | None = None, t: float | None = None,
+              op: OperatingPoint | Mapping[str, Any] | None = None, t: float | None = None,
               open: str | Sequence[str] = (), method: str | None = None,
               name: str | None = None, reduce: bool = True) -> Any:
     """The linear model of ``diagram`` from the ``inputs`` points to the ``outputs`` points.
@@ -72,8 +72,10 @@ def linearize(diagram: Diagram | Plan, inputs: str | Sequence[str],
     outputs : str or sequence of str
         Output points, ``"block.port"``: the signal of an output port, or what an input port
         reads.
-    op : OperatingPoint, optional
-        Where to linearize (states and root inputs); default the diagram's initial state.
+    op : OperatingPoint or mapping, optional
+        Where to linearize: a point (states and root inputs, e.g. from :func:`trim`) or
+        ``{state name: value}`` (the other states and the inputs as in the diagram); default
+        the diagram's initial state.
     t : float, optional
         Time [s] (default ``op.t``, else 0).
     open : str or sequence of str
@@ -130,7 +132,7 @@ def _label(name: str) -> str:
 
 
 def linear_model(plan: Plan, inputs: list[str], outputs: list[str],
-                 op: OperatingPoint | None = None, t: float | None = None,
+                 op: OperatingPoint | Mapping[str, Any] | None = None, t: float | None = None,
                  opened: Sequence[str] = (), method: str | None = None,
                  reduce: bool = True) -> tuple[Any, ...]:
     """``(A, B, C, D, dt, state names, input names, output names)`` of :func:`linearize`
@@ -154,8 +156,8 @@ def linear_model(plan: Plan, inputs: list[str], outputs: list[str],
             f"{clock.period:g} s): a linear model is either continuous or discrete. Pass "
             f"method='zoh' for the sampled-data model at {clock.period:g} s (the continuous "
             f"part discretized with its inputs held between hits)")
-    if op is None:
-        op = initial_point(plan, None, None, 0.0 if t is None else t)
+    if not isinstance(op, OperatingPoint):  # None, or states by name
+        op = initial_point(plan, op, None, 0.0 if t is None else t)
     t = op.t if t is None else float(t)
     x, xd = op.vectors(plan)
     sig = evaluate_signals(plan, t, x, xd, op.overrides(plan))

@@ -54,6 +54,9 @@ def test_pendulum_at_an_operating_point_with_its_input():
     A, _ = models.pendulum_jacobian(0.3)
     np.testing.assert_allclose(sys.A, A, atol=1e-8)
     np.testing.assert_allclose(sys.C[1], [0.0, np.cos(0.3)], atol=1e-9)
+    # states alone, by name (a block's name for its only state)
+    same = linearize(models.pendulum(), "tau.y", "theta.y", op={"theta": 0.3})
+    np.testing.assert_allclose(same.A, A, atol=1e-8)
 
 
 def test_closed_pi_loop_equals_feedback_of_the_analytic_parts():
