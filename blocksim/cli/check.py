@@ -95,7 +95,7 @@ def check_loaded(df: DiagramFile, args: argparse.Namespace) -> tuple[list[str], 
             exc.lines[0].replace(f"{args.file}: ", f"{df.source.name}: simulation: ", 1)
         )
     try:
-        plan = compile_file(df)
+        plan = compile_file(df, config)
     except CliError as exc:
         problems = [line.strip() for line in exc.lines[1:]] + problems
     else:

@@ -95,6 +95,9 @@ def add_run_options(p: Any) -> None:
     p.add_argument("--overrun", choices=["warn", "skip", "abort"],
                    help="what a real-time run does when a clock hit is a period late "
                         "(default: the file's, else warn)")
+    p.add_argument("--algebraic", choices=["error", "solve"],
+                   help="an algebraic loop is an error naming it, or is solved at each "
+                        "evaluation by Newton's method (default: the file's, else error)")
     p.add_argument("--max-steps", type=count, metavar="N",
                    help="most solver steps, clock hits or recorded points (default 1e7)")
     p.add_argument("--max-memory", type=memory_size, metavar="SIZE",
@@ -149,7 +152,7 @@ def run_settings(args: argparse.Namespace, simulation: dict[str, Any]) -> RunCon
     ``check`` share); a bad option ends with :data:`BAD_INPUT`."""
     given = {key: getattr(args, key, None) for key in
              ("T", "solver", "dt", "rtol", "atol", "record_dt", "realtime", "overrun",
-              "backend", "max_steps", "max_memory", "max_wall")}
+              "backend", "max_steps", "max_memory", "max_wall", "algebraic")}
     fuse = getattr(args, "fuse", None)
     given["fuse"] = {"yes": True, "no": False}.get(fuse, fuse)
     try:
@@ -187,11 +190,13 @@ def locate_compile_problems(df: DiagramFile, err: DiagramError) -> list[str]:
     return out + err.problems[MAX_PROBLEMS:]
 
 
-def compile_file(df: DiagramFile) -> Plan:
-    """Compile the loaded diagram, or end with :data:`BAD_INPUT` listing every problem at its
-    line."""
+def compile_file(df: DiagramFile, config: RunConfig | None = None) -> Plan:
+    """Compile the loaded diagram (its algebraic loops solved when ``config.algebraic``, or
+    without a configuration the file's ``simulation.algebraic``, is ``"solve"``), or end
+    with :data:`BAD_INPUT` listing every problem at its line."""
+    algebraic = config.algebraic if config is not None else df.simulation.get("algebraic")
     try:
-        return compile_diagram(df.diagram)
+        return compile_diagram(df.diagram, "solve" if algebraic == "solve" else "error")
     except DiagramError as exc:
         raise CliError(BAD_INPUT, problem_report(df.source.name,
                                                  locate_compile_problems(df, exc))) from None

@@ -330,7 +330,7 @@ def sweep(args: argparse.Namespace) -> int:
     if args.backend is None and "backend" not in df.simulation:
         args.backend = "auto"
     config = settings(args, df.simulation)
-    plan = compile_file(df)
+    plan = compile_file(df, config)
     members = members_of(args, plan)
     bar = Bar(not args.quiet and on_terminal())  # a log gets no bar
     t0 = time.perf_counter()

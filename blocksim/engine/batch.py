@@ -246,7 +246,7 @@ def simulate_batch(diagram: Diagram | Plan, overrides: Iterable[Mapping[str, Any
         max_memory=max_memory), defaults={"backend": "auto"})
     if config.realtime is not None:
         raise ValueError("simulate_batch: real-time pacing (`realtime`) is for single runs")
-    plan = diagram if isinstance(diagram, Plan) else compile_diagram(diagram)
+    plan = diagram if isinstance(diagram, Plan) else compile_diagram(diagram, config.algebraic)
     members = _seeded(plan, [dict(o) for o in overrides])
     if not members:
         raise ValueError("simulate_batch: `overrides` is empty; give one dict per member")

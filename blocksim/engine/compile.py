@@ -6,7 +6,8 @@ all of them at once:
 1. wire ends resolve to existing blocks and ports (with did-you-mean suggestions);
 2. every input is driven exactly once;
 3. the *port-level* dependency graph (output -> input along wires, input -> output through
-   declared feedthrough) has no cycle: an algebraic loop is printed port by port;
+   declared feedthrough) has no cycle: an algebraic loop is printed port by port (or, with
+   ``algebraic="solve"``, torn and solved at each evaluation: :mod:`blocksim.engine.algebraic`);
 4. a dry run at t = 0 with the initial states infers every signal's shape and checks it against
    declared port shapes, output counts and state-derivative sizes.
 
@@ -22,11 +23,19 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from blocksim.engine import errors
+from blocksim.engine.algebraic import (
+    ALGEBRAIC,
+    loop_components,
+    loop_messages,
+    loop_rate,
+    solve_order,
+    torn_seed,
+)
 from blocksim.engine.block import Block, Port, PortRef, as_ports
 from blocksim.engine.clock import EVENT, Clock, TimeBase
 from blocksim.engine.diagram import Diagram, End, Wire
 from blocksim.engine.errors import LISTED_NAMES, DiagramError, listing, suggest, suggestion_budget
-from blocksim.engine.plan import BlockEntry, Plan, Step
+from blocksim.engine.plan import AlgebraicLoop, BlockEntry, Plan, Step
 from blocksim.engine.subsystem import Subsystem
 
 if TYPE_CHECKING:
@@ -135,8 +144,17 @@ def _show(end: Any) -> str:
     return repr(end)
 
 
-def compile_diagram(diagram: Diagram) -> Plan:
+def compile_diagram(diagram: Diagram, algebraic: str = "error") -> Plan:
     """Check ``diagram`` and turn it into an immutable :class:`Plan`.
+
+    Parameters
+    ----------
+    diagram : Diagram
+        The diagram.
+    algebraic : {"error", "solve"}
+        What an algebraic loop is: a problem reported port by port (default), or an equation
+        torn at a few ports and solved by Newton's method at each evaluation
+        (:mod:`blocksim.engine.algebraic`, ``plan.loops``).
 
     Raises
     ------
@@ -144,12 +162,18 @@ def compile_diagram(diagram: Diagram) -> Plan:
         Listing every problem found (unconnected or doubly driven inputs, unknown blocks or
         ports, algebraic loops, shape mismatches); did-you-mean suggestions within a
         :func:`~blocksim.engine.errors.suggestion_budget`.
+    ValueError
+        ``algebraic`` is neither ``"error"`` nor ``"solve"``.
     """
+    if algebraic not in ALGEBRAIC:
+        raise ValueError(f"`algebraic` must be 'error' (report an algebraic loop) or 'solve' "
+                         f"(solve it at each evaluation), got {algebraic!r}"
+                         f"{suggest(str(algebraic), ALGEBRAIC)}")
     with suggestion_budget():
-        return _compile(diagram)
+        return _compile(diagram, algebraic == "solve")
 
 
-def _compile(diagram: Diagram) -> Plan:
+def _compile(diagram: Diagram, solve: bool) -> Plan:
     problems: list[str] = []
     if not diagram.blocks:
         raise DiagramError(diagram.name, ["the diagram has no blocks; add some with d.add()"])
@@ -204,11 +228,18 @@ def _compile(diagram: Diagram) -> Plan:
                 graph.add_edge(("i", n, innames[iname]), ("o", n, k))
     for dst, (src, _) in driver.items():
         graph.add_edge(("o", *src), ("i", *dst))
-    loops = _algebraic_loops(graph, res)
+    components = loop_components(graph, res)
+    loops = [] if solve else loop_messages(components)
     problems.extend(loops)
 
-    # -- order
-    order = _evaluation_order(graph, names, index, res, diagram) if not loops else ()
+    # -- order (with loops to solve: each torn and kept together)
+    torn_loops: list[tuple[int, int, list[tuple[str, str, int]], str]] = []
+    if loops:
+        order: tuple[Step, ...] = ()
+    elif components:
+        order, torn_loops = solve_order(graph, index, res, components)
+    else:
+        order = _evaluation_order(graph, names, index, res, diagram)
 
     # -- slots and state layout
     signal_names: list[str] = []
@@ -250,14 +281,18 @@ def _compile(diagram: Diagram) -> Plan:
     if not loops:
         entries = _propagate_rates(entries, order, driver_entry=[
             [index[driver[(e.name, k)][0][0]] if (e.name, k) in driver else -1
-             for k in range(len(e.in_slots))] for e in entries], problems=problems)
+             for k in range(len(e.in_slots))] for e in entries], problems=problems,
+            groups=[({s.entry for s in order[a:b]}, text) for a, b, _, text in torn_loops])
     x0 = np.concatenate(x0_parts) if x0_parts else np.zeros(0)
     xd0 = np.concatenate(xd0_parts) if xd0_parts else np.zeros(0)
 
     # -- 4: dry run for shapes
     shapes: list[tuple[int, ...] | None] = [None] * len(signal_names)
+    seeds = {a: torn_seed([(slot[(n, k)], res.outs[n][k].shape) for _, n, k in torn],
+                          [entries[s.entry].in_slots for s in order[a:b]])
+             for a, b, torn, _ in torn_loops}
     if not loops:
-        _dry_run(entries, order, res, shapes, signal_names, x0, xd0, problems)
+        _dry_run(entries, order, res, shapes, signal_names, x0, xd0, problems, seeds)
     if problems:
         raise DiagramError(diagram.name, problems)
 
@@ -270,7 +305,9 @@ def _compile(diagram: Diagram) -> Plan:
         signal_shapes=tuple(s if s is not None else () for s in shapes), aliases=aliases,
         order=order, x0=x0, state_names=tuple(state_names), xd0=xd0,
         discrete_state_names=tuple(dstate_names), clocks=clocks,
-        timebase=TimeBase(list(clocks)), breakpoint_entries=bp)
+        timebase=TimeBase(list(clocks)), breakpoint_entries=bp,
+        loops=tuple(AlgebraicLoop(a, b, tuple(slot[(n, k)] for _, n, k in torn), text)
+                    for a, b, torn, text in torn_loops))
 
 
 CONTINUOUS, CONSTANT, INHERITED = "continuous", "constant", "inherited"
@@ -291,9 +328,12 @@ def _declared_rate(b: Block) -> Any:
 
 
 def _propagate_rates(entries: list[BlockEntry], order: tuple[Step, ...],
-                     driver_entry: list[list[int]], problems: list[str]) -> list[BlockEntry]:
+                     driver_entry: list[list[int]], problems: list[str],
+                     groups: list[tuple[set[int], str]] = ()) -> list[BlockEntry]:
     """Give every block its rate; inherited blocks take their inputs' (in evaluation order):
-    all constant -> constant; one clock (plus constants) -> that clock; else continuous."""
+    all constant -> constant; one clock (plus constants) -> that clock; else continuous. The
+    blocks of each of ``groups`` (an algebraic loop to solve, and its text) take one rate
+    together (:func:`~blocksim.engine.algebraic.loop_rate`), or a problem is reported."""
     rates: list[Any] = []
     for e in entries:
         try:
@@ -301,8 +341,23 @@ def _propagate_rates(entries: list[BlockEntry], order: tuple[Step, ...],
         except ValueError as exc:
             problems.append(f"block '{e.name}': {exc}")
             rates.append(CONTINUOUS)
+    group_of = {k: g for g in groups for k in g[0]}
     for step in order:
         k = step.entry
+        if k in group_of:
+            members, text = group_of.pop(k)
+            for j in members:
+                group_of.pop(j, None)
+            rate, mixed = loop_rate([rates[j] for j in members if rates[j] != INHERITED], [
+                rates[i] if i >= 0 else CONTINUOUS for j in members for i in driver_entry[j]
+                if i not in members and rates[i] != INHERITED], CONSTANT, CONTINUOUS)
+            if mixed:
+                problems.append(f"algebraic loop: {text}: its blocks run at different rates "
+                                f"(sample times); a loop is solved at one rate: give its "
+                                f"blocks one clock, or break it with a delay")
+            for j in members:
+                rates[j] = rate if rates[j] == INHERITED else rates[j]
+            continue
         if rates[k] != INHERITED:
             continue
         ins = {rates[j] if j >= 0 else CONTINUOUS for j in driver_entry[k]}
@@ -392,63 +447,6 @@ def _local_end(end: End, d: Diagram, prefix: str, subs: dict[str, Subsystem], wa
     return (f"{prefix}{name}/{port}", "u" if want == "input" else "y")
 
 
-def _port_label(node: tuple[str, str, int], res: _Resolver) -> str:
-    kind, n, k = node
-    table = res.outs[n] if kind == "o" else res.ins[n]
-    return f"{n}.{table[k].name}"
-
-
-def _a_cycle(graph: nx.DiGraph, comp: set[Any], start: Any) -> list[Any]:
-    """A cycle (its nodes in order) of the strongly connected component ``comp``: a walk from
-    ``start`` inside ``comp`` until a node comes back, linear in the component's edges."""
-    seen: dict[Any, int] = {}
-    path: list[Any] = []
-    v = start
-    while v not in seen:
-        seen[v] = len(path)
-        path.append(v)
-        v = next(w for w in graph.successors(v) if w in comp)
-    return path[seen[v]:]
-
-
-#: most ports of an algebraic loop its message shows (then the count and the first again)
-LOOP_PORTS = 24
-
-
-def _algebraic_loops(graph: nx.DiGraph, res: _Resolver) -> list[str]:
-    """One message per strongly connected component of the port graph that holds a cycle
-    (components found once, in linear time; each message names at most :data:`LOOP_PORTS`
-    ports and :data:`LISTED_NAMES` blocks)."""
-    import networkx as nx  # (imported on first use: see compile_diagram)
-
-    messages = []
-    order = {n: k for k, n in enumerate(res.outs)}
-    for comp in sorted(nx.strongly_connected_components(graph),
-                       key=lambda c: min((order[v[1]], v[2]) for v in c)):
-        if len(comp) < 2:
-            continue
-        start = min((v for v in comp if v[0] == "o"), key=lambda v: (order[v[1]], v[2]))
-        nodes = _a_cycle(graph, comp, start)
-        first = min((v for v in nodes if v[0] == "o"), key=lambda v: (order[v[1]], v[2]))
-        k0 = nodes.index(first)
-        nodes = nodes[k0:] + nodes[:k0]
-        parts = []
-        for v in nodes[:LOOP_PORTS]:
-            label = _port_label(v, res)
-            parts.append(f"{label} (feedthrough)" if v[0] == "i" else label)
-        if len(nodes) > LOOP_PORTS:
-            parts.append(f"... ({len(nodes)} ports in all) -> {_port_label(nodes[0], res)}")
-        on_loop = {v[1] for v in nodes}
-        blocks = sorted(on_loop, key=order.__getitem__)
-        messages.append(
-            f"algebraic loop: {' -> '.join(parts)}; every "
-            f"block on it ({listing(blocks)}) passes its input to its output at the same "
-            f"instant. Break it with a block that has state (Integrator, TransferFunction "
-            f"with more poles than zeros, a UnitDelay/Memory), or, if an output really "
-            f"depends only on the block's state, declare it without feedthrough")
-    return messages
-
-
 def _evaluation_order(graph: nx.DiGraph, names: list[str], index: dict[str, int],
                       res: _Resolver, diagram: Diagram) -> tuple[Step, ...]:
     """Topological order of output calls; one call per block unless partial feedthrough
@@ -496,8 +494,9 @@ def _shape_of(value: Any) -> tuple[int, ...]:
 
 def _dry_run(entries: list[BlockEntry], order: tuple[Step, ...], res: _Resolver,
              shapes: list[tuple[int, ...] | None], signal_names: list[str], x0: np.ndarray,
-             xd0: np.ndarray, problems: list[str]) -> None:
-    """Evaluate every block once at t = 0 to infer and check signal shapes."""
+             xd0: np.ndarray, problems: list[str], seeds: dict[int, Any]) -> None:
+    """Evaluate every block once at t = 0 to infer and check signal shapes; ``seeds[i]``
+    gives the torn signals of the algebraic loop that starts at step ``i`` a first value."""
     values: list[Any] = [None] * len(shapes)
     failed: set[int] = set()
 
@@ -531,7 +530,9 @@ def _dry_run(entries: list[BlockEntry], order: tuple[Step, ...], res: _Resolver,
                 return None
         return u
 
-    for step in order:
+    for i, step in enumerate(order):
+        if i in seeds:
+            seeds[i](values)
         e = entries[step.entry]
         if step.entry in failed:
             continue

@@ -23,6 +23,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from blocksim.engine.algebraic import ALGEBRAIC
 from blocksim.engine.errors import plain, suggest
 from blocksim.engine.solvers import FIXED_STEP_SOLVERS, SOLVERS
 
@@ -122,6 +123,19 @@ class RunConfig:
     max_wall : float
         Most wall-clock time [s] a real-time run may last, ``T / realtime`` (default
         :data:`MAX_WALL`, a day); a longer one is refused before it starts.
+    algebraic : {"error", "solve"}
+        What an algebraic loop (a cycle of direct feedthrough) is: ``"error"`` (default) a
+        diagram error naming it port by port; ``"solve"`` an equation, torn at the fewest
+        ports and solved by Newton's method at each evaluation, in both back-ends
+        (:mod:`blocksim.engine.algebraic`, :mod:`blocksim.engine.loops`; the compiled
+        back-end on its fused tier).
+    algebraic_tol : float
+        Tolerance of that Newton iteration, relative and absolute: converged when every
+        ``|z - g(z)| <= algebraic_tol * (1 + |z|)`` (default 1e-10).
+    algebraic_maxiter : int
+        Most Newton iterations per solve (default 50); a loop that has not converged by
+        then stops the run with :class:`~blocksim.engine.errors.AlgebraicLoopError` naming
+        it and the time.
 
     Raises
     ------
@@ -150,6 +164,9 @@ class RunConfig:
     max_steps: int = MAX_STEPS
     max_memory: float = MAX_MEMORY
     max_wall: float = MAX_WALL
+    algebraic: str = "error"
+    algebraic_tol: float = 1e-10
+    algebraic_maxiter: int = 50
 
     def __post_init__(self) -> None:
         T = self.T
@@ -191,6 +208,16 @@ class RunConfig:
         if self.realtime is not None and backend == "compiled":
             raise ValueError("real-time pacing (`realtime`) needs the interpreted back-end, "
                              "not backend='compiled'")
+        if not isinstance(self.algebraic, str) or self.algebraic not in ALGEBRAIC:
+            raise ValueError(f"`algebraic` must be 'error' (report an algebraic loop) or "
+                             f"'solve' (solve it at each evaluation), got {self.algebraic!r}"
+                             f"{suggest(str(self.algebraic), ALGEBRAIC)}")
+        self._positive("algebraic_tol")
+        n = self.algebraic_maxiter
+        if not (_is_number(n) and n >= 1 and _finite(n) and n == int(n)):
+            raise ValueError(f"`algebraic_maxiter` (most Newton iterations of an algebraic "
+                             f"loop) must be a whole number >= 1, got {_short(n)}")
+        object.__setattr__(self, "algebraic_maxiter", int(n))
         for name in LIMIT_OPTIONS:
             v = getattr(self, name)
             if not (_is_number(v) and v >= 1 and _finite(v)):

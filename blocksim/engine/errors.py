@@ -104,6 +104,15 @@ class BlockRuntimeError(SimulationError):
     """A block method raised an exception during a run."""
 
 
+class AlgebraicLoopError(SimulationError):
+    """An algebraic loop solved at each evaluation (``algebraic="solve"``) did not converge:
+    the message names the loop port by port (also in ``loop``), the time and the residual."""
+
+    def __init__(self, message: str, *, loop: str = "", **kwargs: Any):
+        super().__init__(message, **kwargs)
+        self.loop = loop
+
+
 _BUDGET: contextvars.ContextVar[list[int] | None] = contextvars.ContextVar(
     "blocksim_suggest_budget", default=None)
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from blocksim.engine.errors import BlockRuntimeError, NonFiniteError, plain
+from blocksim.engine.errors import AlgebraicLoopError, BlockRuntimeError, NonFiniteError, plain
 from blocksim.engine.plan import BlockEntry, Plan
 
 _EMPTY = np.zeros(0)
@@ -63,6 +63,9 @@ class Evaluator:
             self._steps.append((e.block.output, st, e.discrete, _input_getter(e.in_slots),
                                 single, outs, step.entry))
             rates.append(e.rate)
+        #: one step per step of the plan's order (the diagnostics walk them)
+        self._order_steps = list(self._steps)
+        self._steps, rates = self._grouped(self._steps, rates)
         self._rates = rates
         shapes = plan.signal_shapes
         scalar = [s for s in range(len(shapes)) if shapes[s] == ()]
@@ -105,11 +108,24 @@ class Evaluator:
             needed.update(plan.entries[k].in_slots)
         minor_ids: set[int] = set()
         for step in reversed(self._continuous):
-            if any(s in needed for _, s in step[5]):
+            if any(s in needed for s in self._writes(step)):
                 minor_ids.add(id(step))
-                needed.update(plan.entries[step[6]].in_slots)
+                needed.update(self._reads(step))
         self._minor = [s for s in self._continuous if id(s) in minor_ids]
         self._rest = [s for s in self._continuous if id(s) not in minor_ids]
+
+    def _grouped(self, steps: list[Any], rates: list[Any]) -> tuple[list[Any], list[Any]]:
+        """The steps the evaluations walk, and their rates: the plan's own (a subclass
+        solves algebraic loops as one step: :class:`blocksim.engine.loops.LoopEvaluator`)."""
+        return steps, rates
+
+    def _writes(self, step: Any) -> list[int]:
+        """The slots a step stores."""
+        return [s for _, s in step[5]]
+
+    def _reads(self, step: Any) -> tuple[int, ...]:
+        """The slots a step reads."""
+        return self.plan.entries[step[6]].in_slots
 
     # ---------------------------------------------------------------- hot path
     def outputs_all(self, t: float, x: np.ndarray, xd: np.ndarray) -> None:
@@ -240,7 +256,7 @@ class Evaluator:
         if total - total == 0.0 and (not self._array_slots or all(
                 np.isfinite(sig[s]).all() for s in self._array_slots)):
             return  # the common case, in about a microsecond
-        for *_, outs, k in self._steps:
+        for *_, outs, k in self._order_steps:
             for _, s in outs:
                 v = sig[s]
                 if isinstance(v, float):
@@ -277,7 +293,7 @@ class Evaluator:
 
     def _block_failure(self, method: str, t: float, exc: Exception,
                        k: int | None) -> BlockRuntimeError:
-        if isinstance(exc, BlockRuntimeError | NonFiniteError):
+        if isinstance(exc, BlockRuntimeError | NonFiniteError | AlgebraicLoopError):
             return exc  # type: ignore[return-value]
         if k is None:
             return BlockRuntimeError(f"{method}() failed at t={t:.6g} s: {exc!r}", time=t)

@@ -68,6 +68,28 @@ class Step:
 
 
 @dataclass(frozen=True)
+class AlgebraicLoop:
+    """An algebraic loop solved at each evaluation (``algebraic="solve"``).
+
+    Attributes
+    ----------
+    first, stop : int
+        The loop's steps are ``plan.order[first:stop]``: its blocks' output calls, the
+        torn ports' calls last. Running them from torn values ``z`` (in the torn slots)
+        gives ``g(z)`` in the torn slots; the solution is ``z = g(z)``.
+    torn : tuple of int
+        Signal slots of the tear variables (output ports), in order.
+    text : str
+        The loop port by port (``"a.y -> b.u (feedthrough) -> ..."``), as errors name it.
+    """
+
+    first: int
+    stop: int
+    torn: tuple[int, ...]
+    text: str
+
+
+@dataclass(frozen=True)
 class Plan:
     """Everything a back-end needs to run a diagram, fixed at compile time."""
 
@@ -85,6 +107,8 @@ class Plan:
     timebase: TimeBase
     breakpoint_entries: tuple[int, ...]
     info: dict[str, Any] = field(default_factory=dict)
+    #: the algebraic loops solved at each evaluation (``algebraic="solve"``), in order
+    loops: tuple[AlgebraicLoop, ...] = ()
 
     @property
     def nx(self) -> int:
@@ -108,6 +132,10 @@ class Plan:
             outs = ", ".join(self.signal_names[e.out_slots[p]] for p in s.ports)
             rate = e.rate if isinstance(e.rate, str) else f"every {e.rate.period:g} s"
             lines.append(f"  {k + 1:3d}. {e.name} ({e.kind}) -> {outs}  [{rate}]")
+        for n, lp in enumerate(self.loops):
+            torn = ", ".join(self.signal_names[s] for s in lp.torn)
+            lines.append(f"algebraic loop {n + 1} (steps {lp.first + 1}-{lp.stop}, solved "
+                         f"for {torn}): {lp.text}")
         if self.state_names:
             lines.append("continuous states: " + ", ".join(self.state_names))
         if self.discrete_state_names:

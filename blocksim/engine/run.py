@@ -11,6 +11,7 @@ from typing import Any
 
 from blocksim.engine.config import RunConfig
 from blocksim.engine.evaluate import Evaluator
+from blocksim.engine.loops import make_evaluator
 from blocksim.engine.plan import Plan
 from blocksim.engine.record import Recorder, SimResult
 
@@ -43,7 +44,8 @@ class Run:
     def __init__(self, plan: Plan, config: RunConfig):
         self.plan = plan
         self.config = config
-        self.evaluator = Evaluator(plan)
+        self.evaluator: Evaluator = make_evaluator(plan, config.algebraic_tol,
+                                                   config.algebraic_maxiter)
         array_slots = [k for k, s in enumerate(plan.signal_shapes) if s != ()]
         constant_slots = sorted({s for e in plan.entries if e.rate == "constant"
                                  for s in e.out_slots})

@@ -69,7 +69,9 @@ def simulate(diagram: Diagram | Plan, T: float | RunConfig | None = None,
              backend: str = "interpreted", fuse: bool | str = "auto",
              max_steps: int = MAX_STEPS,
              max_memory: float = MAX_MEMORY, max_wall: float = MAX_WALL,
-             config: RunConfig | None = None, progress: Callable[[float], None] | None = None,
+             algebraic: str = "error", algebraic_tol: float = 1e-10,
+             algebraic_maxiter: int = 50, config: RunConfig | None = None,
+             progress: Callable[[float], None] | None = None,
              specialize: bool | None = None, x0: Any = None) -> SimResult:
     """Simulate ``diagram`` from t = 0 to ``T``.
 
@@ -125,6 +127,15 @@ def simulate(diagram: Diagram | Plan, T: float | RunConfig | None = None,
     max_wall : float
         Most wall-clock time [s] a real-time run may last, ``T / realtime`` (default 86400,
         a day): a longer one is refused before it starts.
+    algebraic : {"error", "solve"}
+        An algebraic loop (a cycle of direct feedthrough) is a DiagramError naming it port by
+        port (``"error"``, default), or is solved at each evaluation by Newton's method
+        (``"solve"``; both back-ends, the compiled one on its fused tier): see
+        :mod:`blocksim.engine.loops`.
+    algebraic_tol, algebraic_maxiter : float, int
+        The Newton iteration's tolerance (relative and absolute, default 1e-10) and most
+        iterations (default 50); a loop that does not converge stops the run with
+        :class:`~blocksim.engine.errors.AlgebraicLoopError` naming it and the time.
     config : RunConfig, optional
         All of the above in one validated object, instead of the keywords.
     progress : callable, optional
@@ -164,7 +175,8 @@ def simulate(diagram: Diagram | Plan, T: float | RunConfig | None = None,
     config = resolve_config(T, config, dict(
         solver=solver, rtol=rtol, atol=atol, max_step=max_step, dt=dt, record_dt=record_dt,
         event_tol=event_tol, realtime=realtime, overrun=overrun, backend=backend, fuse=fuse,
-        max_steps=max_steps, max_memory=max_memory, max_wall=max_wall))
+        max_steps=max_steps, max_memory=max_memory, max_wall=max_wall, algebraic=algebraic,
+        algebraic_tol=algebraic_tol, algebraic_maxiter=algebraic_maxiter))
     if x0 is not None:
         diagram = initial_state(diagram, x0)
     return run_config(diagram, config, progress)
@@ -196,7 +208,8 @@ def run_config(diagram: Diagram | Plan, config: RunConfig,
 def _run_config(diagram: Diagram | Plan, config: RunConfig,
                 progress: Callable[[float], None] | None) -> SimResult:
     wall0 = time.perf_counter()
-    plan = diagram if isinstance(diagram, Plan) else compile_diagram(diagram)
+    plan = diagram if isinstance(diagram, Plan) else compile_diagram(diagram,
+                                                                      config.algebraic)
     compile_time = time.perf_counter() - wall0
     if config.backend == "auto":
         # imported here so that importing blocksim does not load numba (not a cycle)

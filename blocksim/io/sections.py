@@ -23,7 +23,7 @@ from blocksim.io.registry import accepts_str
 from blocksim.io.values import Entry, Namespace, check_name, interpret
 
 #: simulation settings that are strings; the others are numbers
-SIM_STRINGS = ("solver", "backend", "overrun")
+SIM_STRINGS = ("solver", "backend", "overrun", "algebraic")
 
 
 def read_shared(doc: dict[str, Any], path: JsonPath, source: Source, ns: Namespace,

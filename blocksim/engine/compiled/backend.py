@@ -35,6 +35,7 @@ from blocksim.engine.compiled.failures import (
 from blocksim.engine.compiled.interrupt import interrupt_flag, interrupted, interruptible
 from blocksim.engine.compiled.kernels import Kernels, kernels_of
 from blocksim.engine.compiled.loop import LoopOptions, Status
+from blocksim.engine.compiled.loop_code import loop_failure, loop_slots, reset_failure
 from blocksim.engine.compiled.modules import (
     GeneratedModule,
     cache_dir,
@@ -62,6 +63,10 @@ ZENO_COUNT = 50
 #: second even for heavy diagrams); the others run on a worker thread that Ctrl-C can stop
 #: (:mod:`blocksim.engine.compiled.interrupt`), which costs some 20-50 us per run
 IN_PLACE_STEPS = 20_000
+
+#: ``stats["tier_reason"]`` of a run that has algebraic loops to solve
+LOOPS_FUSED = ("the fused tier: it solves the diagram's algebraic loops (the data-wired tier "
+               "does not)")
 
 #: a run's ``status`` by how its loop ended (every other ending is "failed")
 STATUS_TEXT = {Status.DONE: "success", Status.STOPPED: "stopped",
@@ -187,6 +192,9 @@ def _build(plan: Plan, solver: str) -> tuple[list[Kernels | None], ir.Program, P
 
 def _prepare(plan: Plan, solver: str, tier: str) -> Prepared:
     kernels, program, layout = _build(plan, solver)
+    if plan.loops and tier != "fused":
+        raise CompileError(f"diagram '{plan.name}': the data-wired tier does not solve "
+                           f"algebraic loops; the fused tier does (fuse=True)")
     if tier == "fused":
         generated = load_generated(program, layout, METHODS[solver])
         return Prepared(program, layout, kernels, tier, generated.module, generated=generated)
@@ -215,8 +223,9 @@ def ready_marker(module_name: str) -> Path:
 def choose_tier(plan: Plan, config: RunConfig) -> str:
     """The tier of a compiled run: ``config.fuse`` True -> fused, False -> wired, "auto" ->
     fused when its module is already compiled, else wired (which compiles nothing new for
-    known block forms)."""
-    if config.fuse is True:
+    known block forms). A plan with algebraic loops to solve runs fused whatever
+    ``config.fuse`` says (:data:`LOOPS_FUSED`): the data-wired tier does not solve them."""
+    if config.fuse is True or plan.loops:
         return "fused"
     if config.fuse is False:
         return "wired"
@@ -293,6 +302,8 @@ def run_compiled(plan: Plan, config: RunConfig, stats: dict[str, Any]) -> SimRes
         watch.module_name = prep.name
         pv, pi = pack_params(_params(prep.kernels), prep.layout)
         pi = prep.pi(pi)
+        pv = loop_slots(pv, program, prep.layout.nv, config.algebraic_tol,
+                        config.algebraic_maxiter)
         sched = _schedule(plan, config)
     T, dt = config.T, float(config.dt or 0.0)
     every_step = dt and config.record_dt is None  # else only major times are recorded
@@ -306,6 +317,9 @@ def run_compiled(plan: Plan, config: RunConfig, stats: dict[str, Any]) -> SimRes
     with watch, typing_errors(plan), entry_errors(plan, prep):
         loop(*args, _first(sched), opts._replace(cap=2))
     stats.update(_compile_stats(watch, time.perf_counter() - t0, prep))
+    if plan.loops:
+        reset_failure(pv, prep.layout.nv)
+        stats["tier_reason"] = LOOPS_FUSED
     t1 = time.perf_counter()
     while True:
         if dt and T / dt <= IN_PLACE_STEPS:  # short: Ctrl-C waits for its end
@@ -332,8 +346,8 @@ def run_compiled(plan: Plan, config: RunConfig, stats: dict[str, Any]) -> SimRes
     if status is Status.INTERRUPTED:
         result.message = f"interrupted at t={t_final:.9g} s"
         raise interrupted(result.message, result)
-    error = member_error(plan, program, status, t_final, s_rec, x_rec, opts, result,
-                         int(nsteps))
+    error = loop_failure(plan, pv, prep.layout.nv, result) or member_error(
+        plan, program, status, t_final, s_rec, x_rec, opts, result, int(nsteps))
     if status is Status.STOPPED:
         stoppers = [e.name for e in plan.entries if e.block.stops_simulation]
         result.message = f"stopped by block '{stoppers[0]}' at t={t_final:.9g} s"
@@ -401,6 +415,8 @@ def run_batch_compiled(plans: list[Plan], config: RunConfig,
     program, module = prep.program, prep.module
     PV, PI = member_params(plans, prep.kernels, prep.layout)
     PI = prep.pi(PI)
+    PV = loop_slots(PV, program, prep.layout.nv, config.algebraic_tol,
+                    config.algebraic_maxiter)
     X0 = np.ascontiguousarray(np.stack([p.x0 for p in plans]).reshape(len(plans), plan.nx))
     XD0 = np.ascontiguousarray(np.stack([p.xd0 for p in plans]).reshape(len(plans), -1)
                                if plan.xd0.size else np.zeros((len(plans), 0)))

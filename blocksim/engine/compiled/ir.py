@@ -100,7 +100,41 @@ class Route:
         return (self.out,)
 
 
-Statement = Call | Route
+@dataclass(frozen=True)
+class Loop:
+    """An algebraic loop solved by Newton's method (``plan.loops[index]``): the ``body``
+    statements, run from the tear variables in the ``torn`` signals, give ``g(z)`` there;
+    the generated code iterates to ``z = g(z)`` (:mod:`blocksim.engine.compiled.loop_code`)."""
+
+    index: int
+    torn: tuple[int, ...]
+    body: tuple[Call | Route, ...]
+    rate: Rate = Rate.MINOR
+    clock: int = -1
+
+    @property
+    def ins(self) -> tuple[int, ...]:
+        """The torn signals (the previous solution), then what the body reads from outside."""
+        return tuple(dict.fromkeys([*self.torn, *held_reads(self.body)]))
+
+    @property
+    def outs(self) -> tuple[int, ...]:
+        return tuple(dict.fromkeys(o for s in self.body for o in s.outs))
+
+    @property
+    def stores(self) -> tuple[int, ...]:
+        return tuple(dict.fromkeys(o for s in self.body for o in s.stores))
+
+
+Statement = Call | Route | Loop
+
+
+def flat(statements: list[Statement] | tuple[Statement, ...]) -> list[Call | Route]:
+    """The statements with every loop's body in its place."""
+    out: list[Call | Route] = []
+    for s in statements:
+        out += list(s.body) if isinstance(s, Loop) else [s]
+    return out
 
 
 @dataclass(frozen=True)
@@ -136,11 +170,16 @@ class Program:
     @property
     def kernels(self) -> list[tuple[str, str]]:
         """Every kernel the program calls, once each, in order of first use."""
-        calls: list[Call] = [s for s in self.evaluation if isinstance(s, Call)]
+        calls: list[Call] = [s for s in flat(self.evaluation) if isinstance(s, Call)]
         calls += [*self.derivatives, *self.updates]
         for c in self.crossings:
             calls += [c.call] + ([c.handler] if c.handler is not None else [])
         return list(dict.fromkeys(c.kernel for c in calls))
+
+    @property
+    def loops(self) -> list[Loop]:
+        """The algebraic loops solved in the evaluation, in order."""
+        return [s for s in self.evaluation if isinstance(s, Loop)]
 
 
 def kernel_ref(fn: Any) -> tuple[str, str]:
@@ -198,7 +237,9 @@ def build(plan: Plan, kernels: list[Kernels | None]) -> Program:
         return Rate.CONSTANT, -1
 
     evaluation: list[Statement] = []
+    made: list[int] = []  # statements made before each step
     for step in plan.order:
+        made.append(len(evaluation))
         k = step.entry
         e, kern = plan.entries[k], kernels[k]
         if kern is None or not e.out_slots:
@@ -216,6 +257,11 @@ def build(plan: Plan, kernels: list[Kernels | None]) -> Program:
         else:
             raise ValueError(f"block '{e.name}' ({e.kind}): its routes do not match the sizes "
                              f"of its ports and it has no output kernel")
+    made.append(len(evaluation))
+    for n, lp in reversed(list(enumerate(plan.loops))):
+        body = tuple(evaluation[made[lp.first]:made[lp.stop]])
+        e = plan.entries[plan.order[lp.first].entry]
+        evaluation[made[lp.first]:made[lp.stop]] = [Loop(n, lp.torn, body, *rate_of(e))]
     minor = minor_statements(plan, evaluation)
     evaluation = [_with_rate(s, Rate.MINOR) if i in minor else s
                   for i, s in enumerate(evaluation)]
@@ -264,6 +310,8 @@ def _routes_fit(routes: Any, e: Any, signals: tuple[Signal, ...]) -> bool:
 
 
 def _with_rate(s: Statement, rate: Rate) -> Statement:
+    if isinstance(s, Loop):
+        return Loop(s.index, s.torn, s.body, rate, s.clock)
     if isinstance(s, Route):
         return Route(s.entry, s.out, s.pieces, rate, s.clock)
     return Call(s.entry, s.what, s.kernel, s.state, s.ins, s.outs, s.stores, rate, s.clock)
@@ -304,4 +352,4 @@ def held_reads(statements: list[Statement] | tuple[Statement, ...],
 
 def params_used(statements: list[Any]) -> list[int]:
     """The blocks (entry indices) whose parameters the statements pass, in order."""
-    return list(dict.fromkeys(s.entry for s in statements if isinstance(s, Call)))
+    return list(dict.fromkeys(s.entry for s in flat(statements) if isinstance(s, Call)))

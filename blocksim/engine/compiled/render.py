@@ -43,6 +43,7 @@ from pathlib import Path
 
 from blocksim.engine.compiled.ir import (
     Call,
+    Loop,
     Program,
     Rate,
     Statement,
@@ -50,6 +51,7 @@ from blocksim.engine.compiled.ir import (
     params_used,
 )
 from blocksim.engine.compiled.loop import loop_source
+from blocksim.engine.compiled.loop_code import loop_lines
 from blocksim.engine.compiled.params import ParamLayout
 from blocksim.engine.compiled.steps import Method
 
@@ -133,7 +135,9 @@ class _Writer:
         return f"{self.kernel_alias[c.kernel]}({self.args(c)})"
 
     def compute(self, s: Statement) -> list[str]:
-        """Assign the statement's outputs (no stores)."""
+        """Assign the statement's outputs (no stores; a loop stores its torn signals)."""
+        if isinstance(s, Loop):
+            return loop_lines(self, s)
         if isinstance(s, Call):
             return [f"{', '.join(self.sig(o) for o in s.outs)} = {self.call(s)}"]
         out = self.p.signals[s.out]
@@ -286,7 +290,10 @@ def render(program: Program, layout: ParamLayout, method: Method) -> str:
             "import numpy as np", "from numba import njit", "",
             "from blocksim.engine.compiled.loop import store"]
     head += [f"from {m} import {a} as {w.kernel_alias[(m, a)]}" for m, a in program.kernels]
-    for m in sorted({m for m, _ in program.kernels} | set(LOOP_MODULES)):
+    if program.loops:  # algebraic loops: their code links lin_solve (compiled/loop_code.py)
+        head.append("from blocksim.engine.compiled.loop_code import lin_solve")
+    for m in sorted({m for m, _ in program.kernels} | set(LOOP_MODULES) |
+                    ({"blocksim.engine.compiled.loop_code"} if program.loops else set())):
         head.append(f"# source {m}: {fingerprint(m)}")
     parts = ["\n".join(head),
              f"NX = {program.nx}\nNXD = {program.nxd}\nNSIG = {program.nsig}\n"
