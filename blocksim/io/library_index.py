@@ -71,6 +71,7 @@ LIBRARY_INDEX: dict[str, str] = {
     "JointMotor": "blocksim.blocks.arm",
     "KalmanFilter": "blocksim.blocks.control",
     "LSPB": "blocksim.blocks.arm",
+    "MPC": "blocksim.blocks.control",
     "MSTraj": "blocksim.blocks.arm",
     "MTraj": "blocksim.blocks.arm",
     "MathFunction": "blocksim.blocks",

@@ -241,6 +241,12 @@ CASES.update({  # the control-design family
               B=[[0.005], [0.1]], C=[[1.0, 0.0]], D=[[0.5]]), [1.0, 0.3]),
         (dict(model="unicycle", Q=[1e-3, 1e-3, 1e-4], R=[0.01, 0.01], dt=0.1),
          [np.array([1.0, 0.2]), np.array([0.1, 0.0])])],
+    "MPC": [(dict(A=[[1.0, 0.1], [0.0, 1.0]], B=[[0.005], [0.1]], Q=[10.0, 1.0], R=[0.1],
+                  N=10, dt=0.1, Qf=[[20.0, 0.0], [0.0, 2.0]], u_min=-1.0, u_max=1.0,
+                  x_min=[-math.inf, -0.6], x_max=[math.inf, 0.6], x_ref=[1.0, 0.0], tol=1e-8,
+                  max_iter=50), [v2]),
+            (dict(A=[[1.0, 0.1], [0.0, 1.0]], B=[[0.005, 0.0], [0.1, 0.1]], Q=[1.0, 1.0],
+                  R=[0.1, 0.2], N=3, dt=Clock(0.1)), [v2])],
 })
 CASES.update({  # the FMI family: the shipped FMUs (built from C with gcc on first use)
     "FMU": [(dict(fmu="linear_plant", parameters={"A21": -2.0, "x1": 0.5}, outputs=["y1"]),

@@ -7,6 +7,7 @@ The numerics are in :mod:`blocksim.robotics.control`; gains are designed with py
 
 from blocksim.blocks.control.feedback import StateFeedback
 from blocksim.blocks.control.kalman import KalmanFilter
+from blocksim.blocks.control.mpc import MPC
 from blocksim.blocks.control.ukf import UnscentedKalmanFilter
 
-__all__ = ["KalmanFilter", "StateFeedback", "UnscentedKalmanFilter"]
+__all__ = ["MPC", "KalmanFilter", "StateFeedback", "UnscentedKalmanFilter"]
