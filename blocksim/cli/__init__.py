@@ -49,6 +49,7 @@ def parser() -> argparse.ArgumentParser:
         compare,
         draw,
         edit,
+        export_fmu,
         hw,
         linearize,
         run,
@@ -56,7 +57,8 @@ def parser() -> argparse.ArgumentParser:
         warmup,
     )
 
-    for module in (run, check, draw, blocks, compare, warmup, sweep, hw, edit, linearize):
+    for module in (run, check, draw, blocks, compare, warmup, sweep, hw, edit, linearize,
+                   export_fmu):
         module.add_parser(sub)
     return p
 
