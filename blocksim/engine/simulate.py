@@ -178,17 +178,22 @@ def simulate(diagram: Diagram | Plan, T: float | RunConfig | None = None,
         max_steps=max_steps, max_memory=max_memory, max_wall=max_wall, algebraic=algebraic,
         algebraic_tol=algebraic_tol, algebraic_maxiter=algebraic_maxiter))
     if x0 is not None:
-        diagram = initial_state(diagram, x0)
+        diagram = initial_state(diagram, x0, config)
     return run_config(diagram, config, progress)
 
 
-def initial_state(diagram: Diagram | Plan, x0: Any) -> Plan:
-    """The plan of ``diagram`` started at ``x0``: ``x0.as_initial_state(plan)``."""
+def initial_state(diagram: Diagram | Plan, x0: Any, config: RunConfig | None = None) -> Plan:
+    """The plan of ``diagram`` (compiled as ``config`` says) started at ``x0``:
+    ``x0.as_initial_state(plan)``."""
     start = getattr(x0, "as_initial_state", None)
     if not callable(start):
         raise TypeError(f"x0 must have an as_initial_state(plan) method (e.g. a "
                         f"blocksim.analysis.OperatingPoint), got {type(x0).__name__}")
-    return start(diagram if isinstance(diagram, Plan) else compile_diagram(diagram))
+    if isinstance(diagram, Plan):
+        return start(diagram)
+    algebraic = getattr(config, "algebraic", "error")
+    return start(compile_diagram(diagram) if algebraic == "error"
+                 else compile_diagram(diagram, algebraic))  # type: ignore[call-arg]
 
 
 def warn_specialize(specialize: bool | None, stacklevel: int = 3) -> None:
