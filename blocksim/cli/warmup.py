@@ -118,6 +118,23 @@ def _samples() -> dict[str, Callable[[], tuple[Block, dict[str, tuple[int, ...]]
         "ImageJacobian": lambda: (vision.ImageJacobian(), uv),
         "IBVS": lambda: (vision.IBVS(np.full((2, 4), 500.0)), uv),
         "PurePursuit": lambda: (vehicle.PurePursuit(), {"target": (2,)}),
+        **_control_samples(),
+    }
+
+
+def _control_samples() -> dict[str, Callable[[], tuple[Block, dict[str, tuple[int, ...]]]]]:
+    """Samples of the control-design family: a double integrator (a scalar input, a scalar
+    measurement, two states), as in the shipped examples."""
+    import blocksim.blocks.control as control
+
+    A, B, C = [[1.0, 0.1], [0.0, 1.0]], [[0.005], [0.1]], [[1.0, 0.0]]
+    return {
+        "StateFeedback": lambda: (control.StateFeedback([[1.0, 2.0]]), {}),
+        "KalmanFilter": lambda: (control.KalmanFilter(A, B, C, [1e-3, 1e-2], 0.1, dt=0.1), {}),
+        "UnscentedKalmanFilter": lambda: (control.UnscentedKalmanFilter(
+            "pendulum", [1e-4, 1e-3], 0.01, dt=0.1), {}),
+        "MPC": lambda: (control.MPC(A, B, [1.0, 1.0], 0.1, 5, dt=0.1, u_min=-1.0, u_max=1.0),
+                        {}),
     }
 
 
