@@ -37,13 +37,16 @@ in starlette's thread pool, so one slow request does not hold the others.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import secrets
 import shutil
+import signal
 import socket
 import sys
 import tempfile
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -154,20 +157,49 @@ class EditorServer:
             return self._catalog
 
     def serve_forever(self) -> None:
-        """Serve in the calling thread until :meth:`shutdown` (or, in the main thread,
-        Ctrl-C: then ``KeyboardInterrupt`` is raised once the server has stopped)."""
+        """Serve in the calling thread until :meth:`shutdown`; in the main thread, Ctrl-C
+        (SIGINT) or SIGTERM stop it too, then ``KeyboardInterrupt`` or ``SystemExit(143)`` is
+        raised once it has stopped (so the caller's ``server_close()`` runs)."""
         import uvicorn
+
+        class Server(uvicorn.Server):
+            """uvicorn's server, which after a signal returns instead of raising it again
+            (so the caller's cleanup runs: the runs' workers end, the scratch folder goes)."""
+
+            signals: list[int] = []
+
+            def handle_exit(self, sig: int, frame: Any) -> None:
+                self.signals.append(sig)
+                super().handle_exit(sig, frame)
+
+            @contextlib.contextmanager
+            def capture_signals(self) -> Iterator[None]:
+                if threading.current_thread() is not threading.main_thread():
+                    yield
+                    return
+                handled = (signal.SIGINT, signal.SIGTERM)
+                original = {sig: signal.signal(sig, self.handle_exit) for sig in handled}
+                try:
+                    yield
+                finally:
+                    for sig, handler in original.items():
+                        signal.signal(sig, handler)
 
         config = uvicorn.Config(
             self.app, log_level="warning", access_log=False, log_config=None,
             lifespan="off", http="h11", ws="none", server_header=False,
             timeout_graceful_shutdown=GRACE)
-        self._uvicorn = uvicorn.Server(config)
+        self._uvicorn = Server(config)
+        self._uvicorn.signals = []
         self._serving.set()
         try:
             self._uvicorn.run(sockets=[self.socket])
         finally:
             self._stopped.set()
+        if signal.SIGINT in self._uvicorn.signals:
+            raise KeyboardInterrupt
+        if signal.SIGTERM in self._uvicorn.signals:
+            raise SystemExit(128 + signal.SIGTERM)
 
     def shutdown(self) -> None:
         """Ask :meth:`serve_forever` to end and wait until it has (from another thread)."""

@@ -50,3 +50,38 @@ def test_blocksim_edit_without_the_editor_extra_says_how_to_install_it(tmp_path)
     assert proc.stderr.splitlines() == [
         "blocksim edit needs the editor extra (starlette is not installed): "
         "python -m pip install 'blocksim[editor]'"]
+
+
+def test_blocksim_edit_ends_its_runs_on_sigterm(tmp_path):
+    (tmp_path / "loop.json").write_text((ROOT / "diagrams" / "first_order_loop.json").read_text())
+    env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "blocksim.cli", "edit", "loop.json", "--no-browser"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path, env=env)
+    try:
+        base, token = proc.stdout.readline().decode().strip().split("/?token=")
+        headers = {"Authorization": f"token {token}"}
+        req = urllib.request.Request(
+            f"{base}/api/run", method="POST", headers=headers,
+            data=json.dumps({"T": 600, "realtime": 1.0, "backend": "interpreted"}).encode())
+        with urllib.request.urlopen(req, timeout=60) as r:
+            run_id = json.loads(r.read())["id"]
+        req = urllib.request.Request(f"{base}/api/run/{run_id}", headers=headers)
+        with urllib.request.urlopen(req, timeout=30) as r:
+            pid = json.loads(r.read())["pid"]
+        os.kill(pid, 0)  # the worker runs
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+    assert proc.returncode == 143, err.decode()
+    assert "Traceback" not in err.decode()
+    end = time.monotonic() + 10
+    while time.monotonic() < end:  # the worker was ended with the server, not left behind
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.05)
+    else:
+        raise AssertionError(f"worker {pid} outlived the server")
