@@ -72,7 +72,7 @@ class FMU(Block):
         into a cache folder. Read when the block is made: the archive is checked, its
         ``modelDescription.xml`` validated (fmpy), and the FMU must hold a binary for this
         machine's platform, else a clear error lists the platforms it has.
-    parameters : dict or list of [name, value], optional
+    parameters : dict or list of (name, value) pairs, optional
         Start values set before the FMU is initialised, by variable name: parameters, inputs'
         and states' start values (not outputs computed by the FMU, nor ``time``).
     inputs, outputs : list of str, optional
