@@ -10,7 +10,20 @@ on top: it may import io, engine, cli and viz; nothing below imports it. The API
 in ``docs/editor.md``.
 """
 
-from blocksim.web.server import EditorServer, make_server
-from blocksim.web.session import EditorSession
+from typing import Any
 
 __all__ = ["EditorServer", "EditorSession", "make_server"]
+
+
+def __getattr__(name: str) -> Any:
+    # imported when asked for: a run's worker process imports blocksim.web.runs without the
+    # web stack (starlette), and blocksim edit says which extra is missing
+    if name in ("EditorServer", "make_server"):
+        from blocksim.web import server
+
+        return getattr(server, name)
+    if name == "EditorSession":
+        from blocksim.web.session import EditorSession
+
+        return EditorSession
+    raise AttributeError(f"module 'blocksim.web' has no attribute {name!r}")
