@@ -279,15 +279,10 @@ def as_plan(diagram: Diagram | Plan) -> Plan:
     try:
         return compile_diagram(diagram)
     except DiagramError as exc:
-        # a diagram whose only problems are algebraic loops: compiled with them solved, when
-        # the engine can (compile_diagram(diagram, algebraic="solve"))
+        # a diagram whose only problems are algebraic loops: compiled with them solved
         if not exc.problems or not all(p.startswith("algebraic loop") for p in exc.problems):
             raise
-        import inspect
-
-        if "algebraic" not in inspect.signature(compile_diagram).parameters:
-            raise
-        return compile_diagram(diagram, algebraic="solve")  # type: ignore[call-arg]
+        return compile_diagram(diagram, algebraic="solve")
 
 
 def root_inputs(plan: Plan) -> dict[str, int]:

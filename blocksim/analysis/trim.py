@@ -2,10 +2,11 @@
 
 Unknowns: the free states (continuous, and discrete on a clock) and the free root inputs
 (the values of ``Constant`` blocks, see :mod:`blocksim.analysis.operating_point`). Residuals:
-dx/dt of every continuous state, x[k+1] - x[k] of every discrete one, and the error of every
-target output. They are driven to zero by ``scipy.optimize.least_squares`` (trust-region
-reflective, three-point Jacobian) from the starting point ``x0``/``u0``; with more unknowns
-than conditions it returns a solution near the start.
+dx/dt of every continuous state, x[k+1] - x[k] of every discrete one (but those named
+``unsteady``), and the error of every target output. They are driven to zero by
+``scipy.optimize.least_squares`` (trust-region reflective, three-point Jacobian) from the
+starting point ``x0``/``u0``; with more unknowns than conditions it returns a solution near
+the start.
 """
 
 from __future__ import annotations
@@ -35,7 +36,8 @@ TOL = 1e-8
 def trim(diagram: Diagram | Plan, x0: Mapping[str, Any] | OperatingPoint | None = None,
          u0: Mapping[str, Any] | None = None, fix_states: Iterable[str] = (),
          fix_inputs: Iterable[str] = (), targets: Mapping[str, Any] | None = None,
-         t: float = 0.0, tol: float = TOL, max_nfev: int | None = None) -> OperatingPoint:
+         t: float = 0.0, tol: float = TOL, max_nfev: int | None = None,
+         unsteady: Iterable[str] = ()) -> OperatingPoint:
     """Find an operating point of ``diagram`` where the states are steady and the
     ``targets`` hold.
 
@@ -63,6 +65,9 @@ def trim(diagram: Diagram | Plan, x0: Mapping[str, Any] | OperatingPoint | None 
         Largest residual (dx/dt, x[k+1] - x[k] or target error, absolute) for ``success``.
     max_nfev : int, optional
         Most residual evaluations (default scipy's: 100 per unknown).
+    unsteady : iterable of str
+        States whose derivative (or update) need not vanish (Simulink's ``SteadyState``
+        false): a position moving at a trimmed speed, an integrator of a non-zero signal.
 
     Returns
     -------
@@ -85,7 +90,8 @@ def trim(diagram: Diagram | Plan, x0: Mapping[str, Any] | OperatingPoint | None 
     base = start.overrides(plan)
     fixed_in = {input_name(roots, n, "fix_inputs") for n in fix_inputs}
     free_in = [n for n in roots if n not in fixed_in]
-    fixed_x = _fixed_state_mask(plan, lay, fix_states)
+    fixed_x = _fixed_state_mask(plan, lay, fix_states, "fix_states")
+    steady = ~_fixed_state_mask(plan, lay, unsteady, "unsteady")
     z_x = lay.state_vector(x, xd)
     free_x = np.flatnonzero(~fixed_x)
     sizes = [flat(base[roots[n]]).size for n in free_in]
@@ -108,7 +114,7 @@ def trim(diagram: Diagram | Plan, x0: Mapping[str, Any] | OperatingPoint | None 
     def residuals(z: np.ndarray) -> np.ndarray:
         xs, xds, over = unpack(z)
         sig = evaluate_signals(plan, t, xs, xds, over)
-        r = [steady_residuals(plan, lay, t, xs, xds, sig)]
+        r = [steady_residuals(plan, lay, t, xs, xds, sig)[steady]]
         r += [flat(sig[slot]) - goal for slot, goal in goals]
         return np.concatenate(r)
 
@@ -144,7 +150,8 @@ def trim(diagram: Diagram | Plan, x0: Mapping[str, Any] | OperatingPoint | None 
                           success=ok, t=float(t), message=message)
 
 
-def _fixed_state_mask(plan: Plan, lay: Layout, names: Iterable[str]) -> np.ndarray:
+def _fixed_state_mask(plan: Plan, lay: Layout, names: Iterable[str],
+                     what: str) -> np.ndarray:
     """Boolean over the linear states: True for the states named in ``names``."""
     from blocksim.analysis.points import resolve_states
 
@@ -152,7 +159,7 @@ def _fixed_state_mask(plan: Plan, lay: Layout, names: Iterable[str]) -> np.ndarr
         names = [names]
     index = {n: i for i, n in enumerate(lay.state_names)}
     mask = np.zeros(lay.n, dtype=bool)
-    for disc, i in resolve_states(plan, list(names), "fix_states"):
+    for disc, i in resolve_states(plan, list(names), what):
         name = (plan.discrete_state_names if disc else plan.state_names)[i]
         if name in index:  # (an EVENT block's mode is never free anyway)
             mask[index[name]] = True

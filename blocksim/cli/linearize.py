@@ -85,6 +85,8 @@ def add_parser(sub: Any) -> None:
                    help="hold this state at its starting value; repeatable")
     t.add_argument("--fix-input", action="append", metavar="INPUT",
                    help="hold this root input at its starting value; repeatable")
+    t.add_argument("--unsteady", action="append", metavar="STATE",
+                   help="a state whose derivative need not vanish; repeatable")
     t.add_argument("--t", type=float, default=0.0, help="time of the operating point [s]")
     t.add_argument("--out", dest="output", metavar="OP.json",
                    help="write the operating point here (strict JSON)")
@@ -313,7 +315,8 @@ def trim_command(args: argparse.Namespace) -> int:
     plan = compile_file(df)
     try:
         op = trim(plan, x0=x0 or None, u0=u0 or None, fix_states=args.fix_state or (),
-                  fix_inputs=args.fix_input or (), targets=targets, t=args.t)
+                  fix_inputs=args.fix_input or (), targets=targets, t=args.t,
+                  unsteady=args.unsteady or ())
     except AnalysisError as exc:
         raise CliError(BAD_INPUT, [f"{args.file}: {exc}"]) from None
     if out is not None:

@@ -191,9 +191,7 @@ def initial_state(diagram: Diagram | Plan, x0: Any, config: RunConfig | None = N
                         f"blocksim.analysis.OperatingPoint), got {type(x0).__name__}")
     if isinstance(diagram, Plan):
         return start(diagram)
-    algebraic = getattr(config, "algebraic", "error")
-    return start(compile_diagram(diagram) if algebraic == "error"
-                 else compile_diagram(diagram, algebraic))  # type: ignore[call-arg]
+    return start(compile_diagram(diagram, config.algebraic if config else "error"))
 
 
 def warn_specialize(specialize: bool | None, stacklevel: int = 3) -> None:

@@ -100,6 +100,11 @@ def test_trim_then_linearize_at_the_point(files, tmp_path, capsys):
                  str(op)]) == 1
     assert "operating point NOT found" in capsys.readouterr().out
     assert json.loads(op.read_text())["success"] is False
+    # the angle held at 1 rad and the rate at 0, the angle not asked to be steady: w' = 0
+    assert main(["trim", files["pend"], "--x0", "theta=1", "--x0", "w=0", "--fix-state",
+                 "theta", "--fix-state", "w", "--unsteady", "theta", "--json"]) == 0
+    point = json.loads(capsys.readouterr().out)
+    assert point["inputs"]["tau.y"] == pytest.approx(0.5 * 9.81 * 0.8 * np.sin(1.0))
     assert main(["trim", files["pend"], "--target", "theta.y"]) == 2
     assert "expected NAME=VALUE" in capsys.readouterr().err
     assert main(["trim", files["pend"], "--target", "thta.y=1"]) == 2
