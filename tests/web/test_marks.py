@@ -221,3 +221,30 @@ def test_marks_of_messages_without_a_document():
     marks = problem_marks(["x.json: 2 problems", "free text: with a colon"], {}, "x.json", {})
     assert [(m["block"], m["wire"]) for m in marks] == [(None, None), (None, None)]
     assert document_ports([1], lambda text: None, []) == {}
+
+
+def test_a_loop_through_a_subsystem_marks_a_wire_inside_it(session):
+    inner = {"blocks": {"u": {"type": "Inport"}, "g": {"type": "Gain", "params": {"K": 1}},
+                        "y": {"type": "Outport"}},
+             "wires": [{"from": "u", "to": "g"}, {"from": "g", "to": "y"}]}
+    doc = {"blocksim": 1, "blocks": {
+        "c": {"type": "Constant", "params": {"value": 1.0}},
+        "s": {"type": "Sum", "params": {"signs": "++"}},
+        "plant": {"type": "Subsystem", "diagram": inner}},
+        "wires": [{"from": "c", "to": "s.u0"}, {"from": "s", "to": "plant.u"},
+                  {"from": "plant", "to": "s.u1"}]}
+    mark, msg = _only(session, doc, check=True)
+    assert "algebraic loop: s.y -> plant/u.u (feedthrough) -> plant/u.y -> plant/g.u" in msg
+    assert mark == {"block": "s", "param": None, "wire": "plant/u.y->plant/g.u", "port": None}
+
+
+def test_compile_messages_without_a_json_path_are_read_from_their_text():
+    texts = [
+        "t.json: input 'x.u' (Integrator) is not connected; connect an output to it",
+        "t.json: shape mismatch at input 'sub/x.u' (Integrator): expected shape (), got (2,) "
+        "from 'sub/u.y'",
+        "t.json:9: input 'z.u1' is driven twice: by 'c.y' and by 'd.y'; an input takes "
+        "exactly one wire"]
+    marks = problem_marks(texts, {}, "t.json", {})
+    assert [(m["block"], m["port"], m["wire"]) for m in marks] == [
+        ("x", "u", None), ("sub/x", "u", "sub/u.y->sub/x.u"), ("z", "u1", "d.y->z.u1")]
