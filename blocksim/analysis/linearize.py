@@ -47,6 +47,7 @@ from blocksim.analysis.operating_point import (
     initial_point,
 )
 from blocksim.analysis.points import AnalysisError, Layout, evaluate_signals, flat
+from blocksim.engine.clock import Clock
 from blocksim.engine.diagram import Diagram
 from blocksim.engine.plan import Plan
 
@@ -416,8 +417,6 @@ class _Stack:
 
 def _held(plan: Plan, slot: int) -> bool:
     """Whether signal ``slot`` is held between hits (computed on a clock)."""
-    from blocksim.engine.clock import Clock
-
     e = next(e for e in plan.entries if slot in e.out_slots)
     return isinstance(e.rate, Clock)
 

@@ -16,6 +16,7 @@ from strict JSON (no NaN or Infinity).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 from collections.abc import Iterable, Mapping
@@ -32,6 +33,8 @@ from blocksim.analysis.points import (
     flat,
     resolve_states,
 )
+from blocksim.confine import read_regular
+from blocksim.engine.batch import with_overrides
 from blocksim.engine.clock import Clock
 from blocksim.engine.compile import compile_diagram
 from blocksim.engine.diagram import Diagram
@@ -145,8 +148,6 @@ class OperatingPoint:
 
         This is what :func:`blocksim.simulate` calls for ``x0=op``.
         """
-        from blocksim.engine.batch import with_overrides
-
         over = {}
         owners = {s: e.name for e in plan.entries for s in e.out_slots}
         for slot, value in self.overrides(plan).items():
@@ -154,8 +155,6 @@ class OperatingPoint:
         if over:
             plan = with_overrides(plan, over)
         x, xd = self.vectors(plan)
-        import dataclasses
-
         return dataclasses.replace(plan, x0=x, xd0=xd)
 
     # ------------------------------------------------------------------ files
@@ -221,8 +220,6 @@ class OperatingPoint:
         AnalysisError
             It is not valid JSON or not an operating point (the message says where).
         """
-        from blocksim.confine import read_regular
-
         raw = read_regular(path, MAX_FILE_BYTES)
         where = str(path)
 

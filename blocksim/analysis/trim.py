@@ -25,7 +25,13 @@ from blocksim.analysis.operating_point import (
     root_inputs,
     steady_residuals,
 )
-from blocksim.analysis.points import AnalysisError, Layout, evaluate_signals, flat
+from blocksim.analysis.points import (
+    AnalysisError,
+    Layout,
+    evaluate_signals,
+    flat,
+    resolve_states,
+)
 from blocksim.engine.diagram import Diagram
 from blocksim.engine.plan import Plan
 
@@ -153,8 +159,6 @@ def trim(diagram: Diagram | Plan, x0: Mapping[str, Any] | OperatingPoint | None 
 def _fixed_state_mask(plan: Plan, lay: Layout, names: Iterable[str],
                      what: str) -> np.ndarray:
     """Boolean over the linear states: True for the states named in ``names``."""
-    from blocksim.analysis.points import resolve_states
-
     if isinstance(names, str):
         names = [names]
     index = {n: i for i, n in enumerate(lay.state_names)}
