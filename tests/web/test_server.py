@@ -111,7 +111,7 @@ def test_slow_work_does_not_hold_other_requests(editor, monkeypatch):
 
     def slow_check():
         entered.set()
-        time.sleep(2.0)
+        time.sleep(1.5)
         return real()
 
     monkeypatch.setattr(session, "check", slow_check)
