@@ -47,7 +47,7 @@ class Link:
     step : float
         The communication step ``h`` [s].
     inputs : dict
-        Input name -> its value (float, or float array (n,)), the values of step 0.
+        Input name -> its value (float, or float array (n,)) before the first step.
     """
 
     def __init__(self, step: float, inputs: dict[str, Any]):
