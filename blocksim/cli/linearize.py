@@ -210,9 +210,9 @@ def _fmt_matrix(name: str, M: list[list[float]], rows: list[str], cols: list[str
     cells = [[f"{v:.6g}" for v in row] for row in M]
     width = max([len(c) for c in cols] + [len(v) for row in cells for v in row] + [6])
     lead = max(len(r) for r in rows)
-    lines = [f"{name} =", " " * (lead + 2) + "  ".join(c.rjust(width) for c in cols)]
+    lines = [f"{name} =", " " * (lead + 4) + "  ".join(c.rjust(width) for c in cols)]
     for r, row in zip(rows, cells):
-        lines.append(f"  {r.ljust(lead)}" + "  ".join(v.rjust(width) for v in row))
+        lines.append(f"  {r.ljust(lead)}  " + "  ".join(v.rjust(width) for v in row))
     return lines
 
 
@@ -240,9 +240,12 @@ def text_report(r: dict[str, Any]) -> list[str]:
     lines += _fmt_matrix("D", r["D"], r["outputs"], r["inputs"])
     lines.append(f"poles: {_fmt_complex(r['poles'])}")
     lines.append(f"zeros: {_fmt_complex(r['zeros'])}")
-    if r["dc_gain"] is not None:
-        dc = ", ".join("inf" if v is None else f"{v:.6g}" for row in r["dc_gain"] for v in row)
-        lines.append(f"DC gain: {dc}")
+    dc = r["dc_gain"]
+    if dc is not None and len(dc) == 1 and len(dc[0]) == 1:
+        lines.append(f"DC gain: {'inf' if dc[0][0] is None else f'{dc[0][0]:.6g}'}")
+    elif dc is not None:
+        lines += _fmt_matrix("DC gain", [[math.inf if v is None else v for v in row]
+                                         for row in dc], r["outputs"], r["inputs"])
     m = r["margins"]
     if m is not None:
         what = ("the loop transfer L = -(model), negative feedback" if m["loop"] == "-model"

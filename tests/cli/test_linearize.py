@@ -109,3 +109,18 @@ def test_trim_then_linearize_at_the_point(files, tmp_path, capsys):
     assert "expected NAME=VALUE" in capsys.readouterr().err
     assert main(["trim", files["pend"], "--target", "thta.y=1"]) == 2
     assert "(did you mean 'theta'?)" in capsys.readouterr().err
+
+
+def test_a_mimo_model_prints_its_dc_gain_as_a_matrix_and_no_margins(tmp_path, capsys):
+    from tests.analysis.test_structure import A2, B2, K2, mimo_loop
+
+    path = str(tmp_path / "mimo.json")
+    save(mimo_loop(), path)
+    assert main(["linearize", path, "--in", "r.y", "--out", "p.y"]) == 0
+    out = capsys.readouterr().out
+    assert "DC gain =" in out and "margins" not in out
+    assert main(["linearize", path, "--in", "r.y", "--out", "p.y", "--json"]) == 0
+    r = json.loads(capsys.readouterr().out)
+    A, B = A2 - B2 @ K2, B2 @ K2
+    np.testing.assert_allclose(r["dc_gain"], -np.linalg.solve(A, B), rtol=1e-12)
+    assert r["margins"] is None and r["inputs"] == ["r:y[0]", "r:y[1]"]
