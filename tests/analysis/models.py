@@ -12,6 +12,7 @@ from blocksim.blocks import (
     Gain,
     Integrator,
     MathFunction,
+    StateSpace,
     Sum,
     TransferFunction,
 )
@@ -128,3 +129,21 @@ def same_tf(sys1, sys2, tol: float = 1e-8) -> bool:
     scale = max(1.0, np.max(np.abs(np.r_[na, da])))
     return bool(np.allclose(na, nb, rtol=0, atol=tol * scale)
                 and np.allclose(da, db, rtol=0, atol=tol * scale))
+
+
+A2 = np.array([[0.0, 1.0], [-2.0, -0.3]])
+B2 = np.array([[0.0, 0.5], [1.0, 0.2]])
+K2 = np.array([[1.0, 0.3], [0.2, 2.0]])
+
+
+def mimo_loop() -> Diagram:
+    d = Diagram("mimo")
+    r = d.add(Constant([0.0, 0.0]), name="r")
+    e = d.add(Sum("+-"), name="e")
+    k = d.add(Gain(K2), name="k")
+    p = d.add(StateSpace(A2, B2, np.eye(2)), name="p")
+    d.connect(r, e["u0"])
+    d.connect(e, k)
+    d.connect(k, p)
+    d.connect(p, e["u1"])
+    return d

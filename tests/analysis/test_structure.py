@@ -17,29 +17,11 @@ from blocksim.blocks import (
     Integrator,
     Outport,
     RandomNumber,
-    StateSpace,
     Sum,
     TransferFunction,
 )
 from tests.analysis import models
-from tests.analysis.models import same_tf
-
-A2 = np.array([[0.0, 1.0], [-2.0, -0.3]])
-B2 = np.array([[0.0, 0.5], [1.0, 0.2]])
-K2 = np.array([[1.0, 0.3], [0.2, 2.0]])
-
-
-def mimo_loop() -> Diagram:
-    d = Diagram("mimo")
-    r = d.add(Constant([0.0, 0.0]), name="r")
-    e = d.add(Sum("+-"), name="e")
-    k = d.add(Gain(K2), name="k")
-    p = d.add(StateSpace(A2, B2, np.eye(2)), name="p")
-    d.connect(r, e["u0"])
-    d.connect(e, k)
-    d.connect(k, p)
-    d.connect(p, e["u1"])
-    return d
+from tests.analysis.models import A2, B2, K2, mimo_loop, same_tf
 
 
 def test_vector_signals_give_one_input_and_output_per_element():

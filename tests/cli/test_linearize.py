@@ -112,7 +112,7 @@ def test_trim_then_linearize_at_the_point(files, tmp_path, capsys):
 
 
 def test_a_mimo_model_prints_its_dc_gain_as_a_matrix_and_no_margins(tmp_path, capsys):
-    from tests.analysis.test_structure import A2, B2, K2, mimo_loop
+    from tests.analysis.models import A2, B2, K2, mimo_loop
 
     path = str(tmp_path / "mimo.json")
     save(mimo_loop(), path)
