@@ -274,6 +274,8 @@ class FMU(Block):
             except (TypeError, ValueError):
                 x0.append(0.0)
         self.set_state(x0, tuple(s.name for s in states))
+        if not states:  # an FMU without states may still depend on time: evaluate it always
+            self.sample_time = "continuous"  # type: ignore[misc]
         self.nz = len(md.eventIndicators) if self.file.version == "3.0" \
             else int(md.numberOfEventIndicators)
         # the FMU's event indicators (either direction), then its next time event (t - t_next)
