@@ -23,11 +23,15 @@ from blocksim.cli.common import (
     FAILED,
     OK,
     CliError,
-    compile_file,
     echo,
     load_file,
+    locate_compile_problems,
     output_path,
+    problem_report,
 )
+from blocksim.engine.errors import DiagramError
+from blocksim.engine.plan import Plan
+from blocksim.io.load import DiagramFile
 
 PLOT_SUFFIXES = (".png", ".svg", ".pdf")
 
@@ -107,7 +111,7 @@ def linearize_command(args: argparse.Namespace) -> int:
              for kind in ("bode", "nyquist", "step")
              if (path := getattr(args, kind)) is not None}
     df = load_file(args.file, args.set, args.allow_dir)
-    plan = compile_file(df)
+    plan = compile_for_analysis(df)
     op = None
     if args.at is not None:
         op = _load_point(args.at, OperatingPoint)
@@ -134,6 +138,18 @@ def linearize_command(args: argparse.Namespace) -> int:
         if not args.json:
             echo(f"wrote {path}")
     return OK
+
+
+def compile_for_analysis(df: DiagramFile) -> Plan:
+    """The plan of the loaded file, its algebraic loops solved (as the analysis functions
+    compile a diagram), or :data:`BAD_INPUT` listing every problem at its line."""
+    from blocksim.analysis.operating_point import as_plan
+
+    try:
+        return as_plan(df.diagram)
+    except DiagramError as exc:
+        raise CliError(BAD_INPUT, problem_report(df.source.name,
+                                                 locate_compile_problems(df, exc))) from None
 
 
 def _load_point(path: str, cls: Any) -> Any:
@@ -315,7 +331,7 @@ def trim_command(args: argparse.Namespace) -> int:
     x0 = _assignments(args.x0, "--x0")
     u0 = _assignments(args.u0, "--u0")
     df = load_file(args.file, args.set, args.allow_dir)
-    plan = compile_file(df)
+    plan = compile_for_analysis(df)
     try:
         op = trim(plan, x0=x0 or None, u0=u0 or None, fix_states=args.fix_state or (),
                   fix_inputs=args.fix_input or (), targets=targets, t=args.t,

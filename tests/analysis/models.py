@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from blocksim import Diagram
@@ -146,4 +148,17 @@ def mimo_loop() -> Diagram:
     d.connect(e, k)
     d.connect(k, p)
     d.connect(p, e["u1"])
+    return d
+
+
+def loop(feedback: Any, c: float = 1.0, signs: str = "+-") -> Diagram:
+    """s = c -/+ f(s) with an integrator of s: i' = s."""
+    d = Diagram("loop")
+    cc = d.add(Constant(c), name="c")
+    s = d.add(Sum(signs), name="s")
+    f = d.add(feedback, name="f")
+    i = d.add(Integrator(), name="i")
+    d.connect(cc, s["u0"])
+    d.connect(s, f, i)
+    d.connect(f, s["u1"])
     return d

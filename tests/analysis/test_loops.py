@@ -7,22 +7,10 @@ import numpy as np
 import pytest
 from scipy.optimize import brentq
 
-from blocksim import Diagram, simulate
+from blocksim import simulate
 from blocksim.analysis import AnalysisError, linearize, operating_point, trim
-from blocksim.blocks import Constant, Gain, Integrator, MathFunction, Sum
-
-
-def loop(feedback, c: float = 1.0, signs: str = "+-") -> Diagram:
-    """s = c -/+ f(s) with an integrator of s: i' = s."""
-    d = Diagram("loop")
-    cc = d.add(Constant(c), name="c")
-    s = d.add(Sum(signs), name="s")
-    f = d.add(feedback, name="f")
-    i = d.add(Integrator(), name="i")
-    d.connect(cc, s["u0"])
-    d.connect(s, f, i)
-    d.connect(f, s["u1"])
-    return d
+from blocksim.blocks import Gain, MathFunction
+from tests.analysis.models import loop
 
 
 def test_a_gain_loop_is_solved_and_linearized_in_closed_form():

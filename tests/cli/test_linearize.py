@@ -124,3 +124,16 @@ def test_a_mimo_model_prints_its_dc_gain_as_a_matrix_and_no_margins(tmp_path, ca
     A, B = A2 - B2 @ K2, B2 @ K2
     np.testing.assert_allclose(r["dc_gain"], -np.linalg.solve(A, B), rtol=1e-12)
     assert r["margins"] is None and r["inputs"] == ["r:y[0]", "r:y[1]"]
+
+
+def test_a_diagram_file_with_an_algebraic_loop_is_linearized_with_the_loop_solved(tmp_path,
+                                                                                   capsys):
+    from blocksim.blocks import Gain
+    from tests.analysis.test_loops import loop
+
+    path = str(tmp_path / "loop.json")
+    save(loop(Gain(0.5)), path)
+    assert main(["linearize", path, "--in", "c.y", "--out", "s.y", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["D"] == [[pytest.approx(1 / 1.5, rel=1e-14)]]
+    assert main(["trim", path, "--target", "s.y=0", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["inputs"]["c.y"] == pytest.approx(0, abs=1e-12)
