@@ -115,7 +115,7 @@ class FMUFile:
                 raise FMUError(f"{what}: modelDescription.xml is larger than "
                                f"{MAX_DESCRIPTION_BYTES} bytes")
             xml = zf.read("modelDescription.xml")
-        if b"<!DOCTYPE" in xml.upper():
+        if _declares_doctype(xml):
             raise FMUError(f"{what}: modelDescription.xml declares a DOCTYPE (entities), "
                            f"which an FMU never needs; refused")
         fmpy = _fmpy()
@@ -171,6 +171,18 @@ class FMUFile:
             shutil.rmtree(folder, ignore_errors=True)
             raise
         return folder
+
+
+def _declares_doctype(xml: bytes) -> bool:
+    """Whether ``xml`` has a DOCTYPE declaration, in any encoding an XML parser detects."""
+    for encoding in ("utf-8", "utf-16", "utf-32"):
+        try:
+            text = xml.decode(encoding)
+        except UnicodeDecodeError:
+            continue
+        if "<!DOCTYPE" in text.upper():
+            return True
+    return b"<!DOCTYPE" in xml.upper()
 
 
 def _vrs(vars_: Sequence[Any]) -> Any:
@@ -247,6 +259,10 @@ class Instance:
             self.failed = True
             self.close()
             raise FMUError(f"{type(exc).__name__}: {exc}") from None
+        except BaseException:  # Ctrl-C while the FMU initialises: free it all the same
+            self.failed = True
+            self.close()
+            raise
 
     # ------------------------------------------------------------------ setup
     def _prepare(self, inputs: Sequence[str], outputs: Sequence[str]) -> None:

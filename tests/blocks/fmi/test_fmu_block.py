@@ -76,6 +76,12 @@ def test_a_zip_that_is_not_an_fmu_and_a_file_that_is_not_a_zip_are_refused(fmus,
         b"<fmiModelDescription", 1))
     with pytest.raises(BlockParameterError, match="DOCTYPE"):
         FMU(entity)
+    wide = _rezip(fmus["plant3"], tmp_path / "utf16.fmu", xml=lambda d: d.decode().replace(
+        'encoding="UTF-8"', 'encoding="UTF-16"').replace(
+        "<fmiModelDescription", '<!doctype x [<!ENTITY e "e">]><fmiModelDescription', 1)
+        .encode("utf-16"))
+    with pytest.raises(BlockParameterError, match="DOCTYPE"):
+        FMU(wide)
     bad = _rezip(fmus["plant3"], tmp_path / "bad.fmu", xml=lambda d: d.replace(
         b'causality="output"', b'causality="outptu"', 1))
     with pytest.raises(BlockParameterError, match="modelDescription"):
