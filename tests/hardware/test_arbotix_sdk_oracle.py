@@ -7,6 +7,7 @@ What it reports (communication result, error byte, data) must be what the AX-12 
 
 import dynamixel_sdk as sdk
 import pytest
+from dynamixel_sdk import port_handler
 
 from blocksim.hardware import ArbotixEmulator
 
@@ -22,8 +23,15 @@ def emu():
         yield e
 
 
+#: the SDK's latency allowance [ms]: its packet timeout is 2 x this + 2 ms + bytes, 34 ms at
+#: the default 16 ms, which a loaded machine (a test suite compiling on every core) misses
+#: now and then; the servo's answers are checked, not the machine's speed
+LATENCY_MS = 150
+
+
 @pytest.fixture
-def dxl(emu):
+def dxl(emu, monkeypatch):
+    monkeypatch.setattr(port_handler, "LATENCY_TIMER", LATENCY_MS)
     port = sdk.PortHandler(emu.path)
     assert port.openPort()
     try:
