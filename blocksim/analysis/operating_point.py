@@ -338,7 +338,9 @@ def operating_point(diagram: Diagram | Plan, x0: Mapping[str, Any] | OperatingPo
 def initial_point(plan: Plan, x0: Mapping[str, Any] | OperatingPoint | None,
                   u0: Mapping[str, Any] | None, t: float) -> OperatingPoint:
     """An operating point of the plan's initial states and root-input values, updated with
-    ``x0`` (states by name, or a whole point) and ``u0`` (root inputs by name)."""
+    ``x0`` (states by name, a whole point, or a vector of every state: the continuous ones,
+    then the discrete ones, as ``plan.state_names`` and ``plan.discrete_state_names``) and
+    ``u0`` (root inputs by name)."""
     states = dict(zip(plan.state_names, plan.x0.tolist()))
     states.update(zip(plan.discrete_state_names, plan.xd0.tolist()))
     roots = root_inputs(plan)
@@ -348,10 +350,19 @@ def initial_point(plan: Plan, x0: Mapping[str, Any] | OperatingPoint | None,
         resolve_states(plan, list(x0.states), "x0 state")
         states.update(x0.states)
         inputs.update(x0.inputs)
+    elif x0 is not None and not isinstance(x0, Mapping):
+        names = [*plan.state_names, *plan.discrete_state_names]
+        try:
+            vec = np.asarray(x0, dtype=float).reshape(-1)
+        except (TypeError, ValueError):
+            vec = None
+        if vec is None or vec.size != len(names):
+            raise AnalysisError(
+                f"x0 must be a mapping of state names to values, an OperatingPoint or a "
+                f"vector of the {len(names)} states (continuous, then discrete: "
+                f"{listing(names)}), got {plain(x0)}")
+        states.update(zip(names, vec.tolist()))
     elif x0 is not None:
-        if not isinstance(x0, Mapping):
-            raise AnalysisError(f"x0 must be a mapping of state names to values or an "
-                                f"OperatingPoint, got {type(x0).__name__}")
         for name, value in x0.items():
             pairs = resolve_states(plan, [name], "x0 state")
             vals = np.broadcast_to(np.asarray(value, dtype=float).reshape(-1), (len(pairs),))

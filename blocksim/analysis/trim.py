@@ -39,7 +39,7 @@ from blocksim.engine.plan import Plan
 TOL = 1e-8
 
 
-def trim(diagram: Diagram | Plan, x0: Mapping[str, Any] | OperatingPoint | None = None,
+def trim(diagram: Diagram | Plan, x0: Mapping[str, Any] | OperatingPoint | Any = None,
          u0: Mapping[str, Any] | None = None, fix_states: Iterable[str] = (),
          fix_inputs: Iterable[str] = (), targets: Mapping[str, Any] | None = None,
          t: float = 0.0, tol: float = TOL, max_nfev: int | None = None,
@@ -51,10 +51,11 @@ def trim(diagram: Diagram | Plan, x0: Mapping[str, Any] | OperatingPoint | None 
     ----------
     diagram : Diagram or Plan
         The diagram (compiled here) or its plan.
-    x0 : mapping or OperatingPoint, optional
+    x0 : mapping, OperatingPoint or array_like, optional
         Starting (and, for fixed states, given) state values by name (``"block.x0"``, or a
-        block name for all its states; a value per state or one for all); default the
-        diagram's initial states.
+        block name for all its states; a value per state or one for all), or a vector of
+        every state (continuous, then discrete, in the plan's order); default the diagram's
+        initial states.
     u0 : mapping, optional
         Starting (or fixed) root-input values by name (``"torque.y"`` or ``"torque"``);
         default the blocks' own values.

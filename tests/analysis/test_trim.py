@@ -54,6 +54,12 @@ def test_trim_with_a_fixed_state():
     assert op.success
     assert op.states["theta.x"] == 1.0
     assert op.inputs["tau.y"] == pytest.approx(0.5 * models.G * 0.8 * np.sin(1.0), abs=1e-9)
+    # x0 as a vector of every state, in the plan's order (w, theta)
+    vec = trim(models.pendulum(), x0=[0.0, 1.0], fix_states=["theta"])
+    assert vec.inputs["tau"] == pytest.approx(op.inputs["tau"], abs=1e-12)
+    with pytest.raises(AnalysisError, match=r"a vector of the 2 states \(continuous, then "
+                                            r"discrete: w\.x, theta\.x\), got \[1\.0\]"):
+        trim(models.pendulum(), x0=[1.0])
 
 
 def test_trim_of_a_discrete_system_is_its_fixed_point():
