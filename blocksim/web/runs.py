@@ -10,9 +10,12 @@ back the final value of every signal. A monitor thread per run reads its message
 the end) and notices a worker that died without a word.
 
 Stopping sets an event the worker checks at every progress call (the interpreted back-end
-calls it at every major step): the run ends as after Ctrl-C, its partial result kept. A worker
-that does not stop within :data:`STOP_GRACE` seconds (a compiled kernel does not call back
-until it ends) is terminated.
+calls it at every major time): the run ends as after Ctrl-C, its partial result kept. Between
+major times there is no call (a continuous diagram without clocks has none before T), so a
+worker that has not ended :data:`STOP_SIGNAL_AFTER` seconds after the event gets a SIGINT,
+which both back-ends take as Ctrl-C (the run ends where it is, its partial result kept); the
+worker runs in a session of its own, so the Ctrl-C typed at the editor's terminal does not
+reach it. A worker that has still not ended :data:`STOP_GRACE` seconds later is terminated.
 
 A real-time run (``realtime``) is paced at its major times only: the engine integrates up to
 the next major time, then sleeps until the wall clock reaches it. A diagram without clocks has
@@ -28,6 +31,7 @@ from __future__ import annotations
 import contextlib
 import math
 import multiprocessing
+import os
 import secrets
 import signal
 import threading
@@ -38,7 +42,9 @@ from typing import Any
 
 import numpy as np
 
-#: seconds a stopped worker has to end on its own before it is terminated
+#: seconds a stopped worker has to end at a progress call before it gets a SIGINT
+STOP_SIGNAL_AFTER = 0.5
+#: seconds a stopped worker has after the SIGINT to end before it is terminated
 STOP_GRACE = 5.0
 #: most runs kept (finished ones beyond it are forgotten, oldest first, their files removed)
 MAX_RUNS = 32
@@ -106,7 +112,10 @@ def cut(result: Any, t: float) -> Any:
 def _worker(text: str, name: str, folder: str, options: dict[str, Any], npz: str,
             conn: Any, stop: Any) -> None:
     """The worker process: load, compile, check the limits, run, report."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the editor's Ctrl-C is the server's
+    if hasattr(os, "setsid"):
+        os.setsid()  # the Ctrl-C typed at the editor's terminal is the server's, not ours
+    else:  # pragma: no cover - no sessions: ignore it (a stop then ends at progress calls)
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
 
     def send(kind: str, **data: Any) -> None:
         try:
@@ -116,6 +125,8 @@ def _worker(text: str, name: str, folder: str, options: dict[str, Any], npz: str
 
     try:
         _run_in_worker(text, name, folder, options, Path(npz), send, stop)
+    except KeyboardInterrupt:  # a stop before the run started (loading, compiling)
+        send("end", state="stopped", error=None, final={}, signals=[], npz=False)
     except BaseException as exc:
         send("end", state="failed", error=f"{type(exc).__name__}: {exc}", final={},
              signals=[], npz=False)
@@ -173,6 +184,8 @@ def _run_in_worker(text: str, name: str, folder: str, options: dict[str, Any], n
         state, error, result = "failed", str(exc), exc.result
     except BlocksimError as exc:
         state, error, result = "failed", str(exc), getattr(exc, "result", None)
+    if hasattr(os, "setsid"):  # the run has ended: a late stop's SIGINT must not cut the save
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
     final: dict[str, Any] = {}
     signals: list[str] = []
     saved = False
@@ -266,14 +279,20 @@ class Runs:
             return self._runs.get(run_id)
 
     def stop(self, run: Run) -> None:
-        """Ask ``run`` to stop; terminate it after :data:`STOP_GRACE` seconds."""
+        """Ask ``run`` to stop: at its next progress call, else by a SIGINT after
+        :data:`STOP_SIGNAL_AFTER` seconds; terminate it :data:`STOP_GRACE` seconds later."""
         if run.finished:
             return
         run.stop_asked = True
         run.stop_event.set()
 
         def enforce() -> None:
-            if not run.done.wait(STOP_GRACE) and run.process is not None:
+            if run.done.wait(STOP_SIGNAL_AFTER) or run.process is None:
+                return
+            if hasattr(os, "setsid") and run.process.pid is not None:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(run.process.pid, signal.SIGINT)
+            if not run.done.wait(STOP_GRACE):
                 run.process.terminate()
 
         threading.Thread(target=enforce, daemon=True).start()

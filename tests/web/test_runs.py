@@ -107,6 +107,39 @@ def test_a_long_real_time_run_shows_progress_and_stops_with_its_partial_result(e
     assert client.call("GET", "/api/diagram")[0] == 200
 
 
+OSCILLATOR = {"blocksim": 1, "name": "oscillator",
+              "blocks": {"x": {"type": "Integrator", "params": {"x0": 1.0}},
+                         "v": {"type": "Integrator", "params": {"x0": 0.0}},
+                         "k": {"type": "Gain", "params": {"K": -1.0}}},
+              "wires": [{"from": "x", "to": "k"}, {"from": "k", "to": "v"},
+                        {"from": "v", "to": "x"}]}
+
+
+def test_a_long_run_between_major_times_stops_with_its_partial_result(editor):
+    client, _ = editor
+    # x'' = -x for a billion seconds: no clock, no major time before T, so no progress call
+    # to stop at; the stop interrupts the worker as Ctrl-C would
+    assert client.call("PUT", "/api/diagram", OSCILLATOR)[1]["ok"]
+    T = 1e9
+    run_id = _run(client, {"T": T, "solver": "RK45", "rtol": 1e-9,
+                           "backend": "interpreted"})
+    time.sleep(1.5)
+    assert client.call("GET", f"/api/run/{run_id}")[1]["state"] == "running"
+    t0 = time.monotonic()
+    assert client.call("POST", f"/api/run/{run_id}/stop")[0] == 200
+    body = _wait(client, run_id, timeout=30)
+    assert time.monotonic() - t0 < 4.0  # not left to the terminate after STOP_GRACE
+    assert body["state"] == "stopped" and body["error"] is None, body
+    status, data = client.call("GET", body["result"])
+    assert status == 200
+    path = client.server.scratch / "oscillator.npz"
+    path.write_bytes(data)
+    result = SimResult.load(path)
+    assert 1.0 < result.t[-1] < T and len(result.t) > 10
+    early = result.t < 50.0
+    assert np.allclose(result["x.y"][early], np.cos(result.t[early]), atol=1e-6)
+
+
 def test_a_failing_run_leaves_the_server_serving(editor):
     client, _ = editor
     assert client.call("PUT", "/api/diagram", FAILING)[1]["ok"]
