@@ -10,9 +10,10 @@ holds one is reported, port by port (:func:`loop_messages`). With ``algebraic="s
    as known, so that the rest of the component is acyclic. The tear set is a feedback vertex
    set of the component's output-to-output graph, chosen greedily: while a cycle remains,
    cut the port of the largest (in-degree x out-degree) inside its component (a self-loop
-   first; ties in the order the blocks were added), then drop every cut port that is not
-   needed after all. A single cycle is torn at one port; the result is minimal (no port can
-   be left out), not always minimum (the minimum feedback vertex set is NP-hard);
+   first; ties to the larger in-degree, a summing junction, then in the order the blocks were
+   added), then drop every cut port that is not needed after all. A single cycle is torn at
+   one port; the result is minimal (no port can be left out), not always minimum (the
+   minimum feedback vertex set is NP-hard);
 2. the component's ports are ordered topologically with the torn ports last: running them
    from ``z`` in the torn slots computes ``g(z)`` there, and the loop is solved for
    ``z = g(z)`` by Newton's method at each evaluation (:mod:`blocksim.engine.loops`, and the
@@ -123,7 +124,8 @@ def tear(graph: nx.DiGraph, comp: set[Node], rank: dict[Node, Any]) -> list[Node
         for c in cyclic:
             sub = rest.subgraph(c)
             best = min(c, key=lambda v: (not sub.has_edge(v, v),
-                                         -sub.in_degree(v) * sub.out_degree(v), rank[v]))
+                                         -sub.in_degree(v) * sub.out_degree(v),
+                                         -sub.in_degree(v), rank[v]))
             chosen.append(best)
         rest.remove_nodes_from(chosen)
     for v in reversed(list(chosen)):  # drop the cuts that are not needed after all

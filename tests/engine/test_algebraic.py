@@ -143,3 +143,22 @@ def test_blocksim_run_takes_algebraic_from_the_file_or_the_command_line(tmp_path
     assert math.isclose(float(line.split("=")[1]), 1 / 3, abs_tol=1e-9)
     path.write_text(dumps(loops(), simulation={"T": 1.0, "algebraic": "solve"}))
     assert main(["check", str(path)]) == 0
+
+
+def test_a_loop_through_routing_blocks_is_torn_at_its_summing_junction():
+    from blocksim.blocks import Demux, Mux, Time
+
+    d = Diagram("routed")
+    t = d.add(Time(), name="t")
+    m, dm = d.add(Mux(2), name="m"), d.add(Demux(2), name="dm")
+    q, h = d.add(Sum("+-"), name="q"), d.add(Gain(0.25), name="h")
+    d.connect(t, m[0])
+    d.connect(q, m[1])
+    d.connect(m, dm)
+    d.connect(dm[0], q[0])
+    d.connect(dm[1], h)
+    d.connect(h, q[1])
+    plan = compile_diagram(d, "solve")
+    assert [plan.signal_names[s] for s in plan.loops[0].torn] == ["q.y"]  # not the Mux's
+    r = simulate(plan, 1.0, solver="euler", dt=0.1)
+    np.testing.assert_allclose(r["q.y"], r.t / 1.25, atol=1e-12)
