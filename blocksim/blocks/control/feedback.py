@@ -73,10 +73,7 @@ class StateFeedback(Block):
             ins.append(Port("r", shape=port_shape(q), doc="reference"))
         self.set_ports(inputs=ins, outputs=[Port("u", shape=port_shape(m), doc="control")])
         self._p = (Km, Nm, xr)
-        if q:
-            self._k = fk.sf_ref_scalar if m == 1 else fk.sf_ref_vector
-        else:
-            self._k = fk.sf_scalar if m == 1 else fk.sf_vector
+        self._k = fk.sf_scalar if m == 1 else fk.sf_vector
 
     def output(self, t: float, x: np.ndarray, u: Sequence[Any]) -> tuple[Any]:
         """``(u,)``: ``-K (x - x_ref) + N r``."""

@@ -1,9 +1,11 @@
 """Compiled kernels of :class:`~blocksim.blocks.control.StateFeedback` (the interpreted
 method calls them too, so both back-ends agree bitwise).
 
-Params ``(K (m, n), N (m, q), x_ref (n,))``; the inputs ``x`` and ``r`` are floats (one
-element) or arrays; the output is a float when ``m == 1`` (the ``*_scalar`` kernels), else an
-array (m,). ``q = 0`` (``N`` with no column) when the block has no reference input.
+Params ``(K (m, n), N (m, q), x_ref (n,))``; the inputs ``x`` and the optional ``r`` are
+floats (one element) or arrays; the output is a float when ``m == 1`` (:func:`sf_scalar`),
+else an array (m,) (:func:`sf_vector`). ``q = 0`` (``N`` with no column) when the block has
+no reference input. The kernels take their inputs variadically, ``(t, x, *args)``; so do
+those of the filters (:func:`split_inputs`).
 """
 
 from __future__ import annotations
@@ -25,28 +27,29 @@ def as_vector(v, n):
     return out
 
 
-@njit(cache=True, error_model="numpy")
-def sf_vector(t, x, xin, p):
-    """``-K (x - x_ref)``, (m,)."""
-    K = p[0]
-    return state_feedback(K, as_vector(xin, K.shape[1]), p[2], p[1], np.zeros(0))
+@register_jitable
+def split_inputs(args, first, second):
+    """The inputs of a kernel called ``(t, x, *args)`` whose last argument is ``params`` and
+    whose first input is optional: ``(a (first,), b (second,))`` as arrays from
+    ``args = (a, b, params)``, or ``(empty, b)`` from ``(b, params)`` (numba prunes the other
+    branch: ``len(args)`` is a compile-time constant)."""
+    if len(args) == 3:
+        return as_vector(args[0], first), as_vector(args[1], second)
+    return np.zeros(0), as_vector(args[0], second)
 
 
 @njit(cache=True, error_model="numpy")
-def sf_scalar(t, x, xin, p):
-    """``-K (x - x_ref)`` for one input (m = 1)."""
-    return sf_vector(t, x, xin, p)[0]
+def sf_vector(t, x, *args):
+    """``-K (x - x_ref) + N r`` (m,); ``args`` = ``(x, params)`` or ``(x, r, params)``."""
+    K, N, x_ref = args[-1]
+    if len(args) == 3:
+        r = as_vector(args[1], N.shape[1])
+    else:
+        r = np.zeros(0)
+    return state_feedback(K, as_vector(args[0], K.shape[1]), x_ref, N, r)
 
 
 @njit(cache=True, error_model="numpy")
-def sf_ref_vector(t, x, xin, r, p):
-    """``-K (x - x_ref) + N r``, (m,)."""
-    K = p[0]
-    N = p[1]
-    return state_feedback(K, as_vector(xin, K.shape[1]), p[2], N, as_vector(r, N.shape[1]))
-
-
-@njit(cache=True, error_model="numpy")
-def sf_ref_scalar(t, x, xin, r, p):
-    """``-K (x - x_ref) + N r`` for one input (m = 1)."""
-    return sf_ref_vector(t, x, xin, r, p)[0]
+def sf_scalar(t, x, *args):
+    """:func:`sf_vector` for one output (m = 1): a float."""
+    return sf_vector(t, x, *args)[0]

@@ -136,8 +136,7 @@ class KalmanFilter(Block):
                                             Port("P", shape=(n, n), doc="covariance P[k|k]")])
         direct = ("u", "z") if m and np.any(Dm != 0.0) else ("z",)
         self.feedthrough = {"xhat": direct, "P": ()}  # type: ignore[misc]
-        self._out, self._upd = (kk.kf_output, kk.kf_update) if m else (kk.kf_output_z,
-                                                                       kk.kf_update_z)
+        self._out, self._upd = kk.kf_output, kk.kf_update
 
     def _dare(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         if self._gains is None:

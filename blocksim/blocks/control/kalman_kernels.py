@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from blocksim.blocks.control.feedback_kernels import as_vector
+from blocksim.blocks.control.feedback_kernels import split_inputs
 from blocksim.robotics.control.dense import mv
 from blocksim.robotics.control.kalman import kf_correct, kf_correct_steady, kf_predict
 
@@ -44,26 +44,18 @@ def kf_step(x, u, z, p):
 
 
 @njit(cache=True, error_model="numpy")
-def kf_output(t, x, u, z, p):
-    """``(xhat (n,), P (n, n))``, the corrected estimate and covariance."""
-    xf, Pf, _xn = kf_step(x, as_vector(u, p[1].shape[1]), as_vector(z, p[2].shape[0]), p)
+def kf_output(t, x, *args):
+    """``(xhat (n,), P (n, n))``, the corrected estimate and covariance; ``args`` =
+    ``(u, z, params)`` or ``(z, params)``."""
+    p = args[-1]
+    u, z = split_inputs(args, p[1].shape[1], p[2].shape[0])
+    xf, Pf, _xn = kf_step(x, u, z, p)
     return xf, Pf
 
 
 @njit(cache=True, error_model="numpy")
-def kf_update(t, x, u, z, p):
-    """The next state: the prediction."""
-    return kf_step(x, as_vector(u, p[1].shape[1]), as_vector(z, p[2].shape[0]), p)[2]
-
-
-@njit(cache=True, error_model="numpy")
-def kf_output_z(t, x, z, p):
-    """:func:`kf_output` of a filter without an input ``u``."""
-    xf, Pf, _xn = kf_step(x, np.zeros(0), as_vector(z, p[2].shape[0]), p)
-    return xf, Pf
-
-
-@njit(cache=True, error_model="numpy")
-def kf_update_z(t, x, z, p):
-    """:func:`kf_update` of a filter without an input ``u``."""
-    return kf_step(x, np.zeros(0), as_vector(z, p[2].shape[0]), p)[2]
+def kf_update(t, x, *args):
+    """The next state: the prediction; ``args`` as :func:`kf_output`."""
+    p = args[-1]
+    u, z = split_inputs(args, p[1].shape[1], p[2].shape[0])
+    return kf_step(x, u, z, p)[2]

@@ -158,8 +158,7 @@ class UnscentedKalmanFilter(Block):
         # h reads u only in a linear model with D != 0 (the named models measure the state)
         via_u = ("u",) if model == "linear" and nu and np.any(Dm != 0.0) else ()
         self.feedthrough = {"xhat": (*via_u, "z"), "P": via_u}  # type: ignore[misc]
-        self._out, self._upd = ((uk.ukf_output, uk.ukf_update) if nu
-                                else (uk.ukf_output_z, uk.ukf_update_z))
+        self._out, self._upd = uk.ukf_output, uk.ukf_update
 
     def output(self, t: float, x: np.ndarray, u: Sequence[Any]) -> tuple[Any, ...]:
         """``(xhat, P)``: the corrected estimate and its covariance."""

@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from blocksim.blocks.control.feedback_kernels import as_vector
+from blocksim.blocks.control.feedback_kernels import split_inputs
 from blocksim.robotics.control.ukf import ukf_correct, ukf_predict
 
 
@@ -35,26 +35,18 @@ def ukf_step(x, u, z, p):
 
 
 @njit(cache=True, error_model="numpy")
-def ukf_output(t, x, u, z, p):
-    """``(xhat (n,), P (n, n))``, the corrected estimate and covariance."""
-    xf, Pf, _xn = ukf_step(x, as_vector(u, p[8]), as_vector(z, p[3].shape[0]), p)
+def ukf_output(t, x, *args):
+    """``(xhat (n,), P (n, n))``, the corrected estimate and covariance; ``args`` =
+    ``(u, z, params)`` or ``(z, params)``."""
+    p = args[-1]
+    u, z = split_inputs(args, p[8], p[3].shape[0])
+    xf, Pf, _xn = ukf_step(x, u, z, p)
     return xf, Pf
 
 
 @njit(cache=True, error_model="numpy")
-def ukf_update(t, x, u, z, p):
-    """The next state: the prediction."""
-    return ukf_step(x, as_vector(u, p[8]), as_vector(z, p[3].shape[0]), p)[2]
-
-
-@njit(cache=True, error_model="numpy")
-def ukf_output_z(t, x, z, p):
-    """:func:`ukf_output` of a model without input."""
-    xf, Pf, _xn = ukf_step(x, np.zeros(0), as_vector(z, p[3].shape[0]), p)
-    return xf, Pf
-
-
-@njit(cache=True, error_model="numpy")
-def ukf_update_z(t, x, z, p):
-    """:func:`ukf_update` of a model without input."""
-    return ukf_step(x, np.zeros(0), as_vector(z, p[3].shape[0]), p)[2]
+def ukf_update(t, x, *args):
+    """The next state: the prediction; ``args`` as :func:`ukf_output`."""
+    p = args[-1]
+    u, z = split_inputs(args, p[8], p[3].shape[0])
+    return ukf_step(x, u, z, p)[2]
