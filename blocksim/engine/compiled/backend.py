@@ -35,7 +35,12 @@ from blocksim.engine.compiled.failures import (
 from blocksim.engine.compiled.interrupt import interrupt_flag, interrupted, interruptible
 from blocksim.engine.compiled.kernels import Kernels, kernels_of
 from blocksim.engine.compiled.loop import LoopOptions, Status
-from blocksim.engine.compiled.loop_code import loop_failure, loop_slots, reset_failure
+from blocksim.engine.compiled.loop_code import (
+    loop_failure,
+    loop_slots,
+    reset_failure,
+    row_failure,
+)
 from blocksim.engine.compiled.modules import (
     GeneratedModule,
     cache_dir,
@@ -455,8 +460,9 @@ def run_batch_compiled(plans: list[Plan], config: RunConfig,
     for m, code in enumerate(status):
         st = Status(int(code))
         text.append(STATUS_TEXT.get(st, "failed"))
-        errors.append(member_error(plans[m], program, st, float(t_last[m]), s_last[m:m + 1],
-                                   x_last[m:m + 1], opts, None))
+        errors.append(row_failure(plans[m], program, s_last[m], config.algebraic_tol)
+                      or member_error(plans[m], program, st, float(t_last[m]),
+                                      s_last[m:m + 1], x_last[m:m + 1], opts, None))
     keep = sched.record  # the recorded major times (all of them without record_dt)
     out = BatchRun(sched.times[keep], x_out[:, keep], _signals(program, s_out[:, keep]), text,
                    errors, stats)

@@ -26,6 +26,10 @@ from blocksim.engine.clock import Clock
 from blocksim.engine.compiled.kernels import Kernels
 from blocksim.engine.plan import Plan
 
+#: elements after the signals in ``sig`` of a program with loops: the first loop failure
+#: (its number + 1, the time, the residual, the iterations), recorded with every row
+LOOP_ROW = 4
+
 
 class Rate(Enum):
     """When an evaluation statement runs (see ``evaluate``'s ``mode`` in render.py)."""
@@ -294,7 +298,8 @@ def build(plan: Plan, kernels: list[Kernels | None]) -> Program:
             stop_mask += [bool(e.block.stops_simulation)] * len(dirs)
     return Program(plan.name, signals, tuple(e.name for e in plan.entries), params,
                    tuple(evaluation), tuple(derivatives), tuple(updates), tuple(crossings),
-                   plan.nx, int(plan.xd0.size), max(sum(s.size for s in signals), 1),
+                   plan.nx, int(plan.xd0.size),
+                   max(sum(s.size for s in signals) + (LOOP_ROW if plan.loops else 0), 1),
                    tuple(directions), tuple(stop_mask))
 
 

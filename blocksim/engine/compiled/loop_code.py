@@ -14,10 +14,12 @@ The run options come from ``pv``, after the blocks' parameters (``pv[at]``: tole
 ``pv[at + 1]``: most iterations; :func:`loop_slots`), so that they are no part of the
 generated source. A loop that does not converge (or whose residual is NaN or Inf) writes the
 first failure in the next slots (the loop's number + 1, the time, the residual, the
-iterations) and leaves its signals NaN: the loop ends the run as NONFINITE with what it
-recorded, and the back-end raises :class:`~blocksim.engine.errors.AlgebraicLoopError` from
-the slots (:func:`loop_failure`). The data-wired tier does not solve loops: a diagram with
-loops runs on the fused tier (:func:`blocksim.engine.compiled.backend.choose_tier`).
+iterations), and in the last elements of ``sig`` (recorded with each row: a batch member's
+``pv`` is a copy, :func:`row_failure`), and leaves its signals NaN: the loop ends the run as
+NONFINITE with what it recorded, and the back-end raises
+:class:`~blocksim.engine.errors.AlgebraicLoopError` from the slots (:func:`loop_failure`).
+The data-wired tier does not solve loops: a diagram with loops runs on the fused tier
+(:func:`blocksim.engine.compiled.backend.choose_tier`).
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numba import njit
 
+from blocksim.engine.compiled.ir import LOOP_ROW
 from blocksim.engine.errors import AlgebraicLoopError
 from blocksim.engine.loops import FD_STEP, not_converged
 from blocksim.engine.plan import Plan
@@ -110,6 +113,7 @@ def loop_lines(w: _Writer, loop: Loop) -> list[str]:
     """The code that solves ``loop``: its signals in locals, the torn ones stored in ``sig``
     (the next solve's first iterate); the torn signals must be loaded before."""
     at = w.layout.nv
+    row = w.p.nsig - LOOP_ROW
     parts = _parts(w, loop)
     n = parts[-1][2]
     body: list[str] = []
@@ -145,6 +149,11 @@ def loop_lines(w: _Writer, loop: Loop) -> list[str]:
              f"            pv[{at + 3}] = t",
              f"            pv[{at + 4}] = np.inf if _bad else _res",
              f"            pv[{at + 5}] = _it",
+             f"        if sig[{row}] == 0.0:",
+             f"            sig[{row}] = {loop.index + 1}.0",
+             f"            sig[{row + 1}] = t",
+             f"            sig[{row + 2}] = np.inf if _bad else _res",
+             f"            sig[{row + 3}] = _it",
              f"        for _i in range({n}):",
              "            _z[_i] = np.nan",
              "        _col = -2",
@@ -200,6 +209,21 @@ def loop_failure(plan: Plan, pv: np.ndarray, nv: int, result: Any) -> AlgebraicL
     return err
 
 
+def row_failure(plan: Plan, program: Program, row: np.ndarray,
+                tol: float) -> AlgebraicLoopError | None:
+    """The error of the first loop that did not converge, from a recorded row of ``sig`` (a
+    batch member's last: its ``pv`` is a copy), or None."""
+    if not program.loops:
+        return None
+    at = program.nsig - LOOP_ROW
+    loop_number, t, residual, iterations = (float(v) for v in row[at:at + LOOP_ROW])
+    if not loop_number >= 1:
+        return None
+    loop = plan.loops[int(loop_number) - 1]
+    return not_converged(loop, t, residual, int(iterations), tol,
+                         plan.entries[plan.order[loop.first].entry].name)
+
+
 def reset_failure(pv: np.ndarray, nv: int) -> None:
     """Forget a failure recorded in ``pv`` (before a run that reuses it)."""
     if pv.size >= nv + LOOP_SLOTS:
@@ -207,4 +231,4 @@ def reset_failure(pv: np.ndarray, nv: int) -> None:
 
 
 __all__ = ["LOOP_SLOTS", "lin_solve", "loop_failure", "loop_lines", "loop_slots",
-           "reset_failure"]
+           "reset_failure", "row_failure"]
