@@ -65,6 +65,13 @@ function Editor() {
     }
   });
 
+  const docLoaded = doc !== null;
+  useEffect(() => {
+    // a level opened empty is not fitted when its first block comes (the view stays put)
+    const b = docRef.current && bodyAt(docRef.current, path);
+    if (b && Object.keys(b.blocks).length === 0) fitted.current = path.join("/");
+  }, [docLoaded, path]);
+
   // -- opening -------------------------------------------------------------------------
   useEffect(() => {
     (async () => {
@@ -96,7 +103,8 @@ function Editor() {
     if (check && !check.ok) out.push(...attributeAll(check.problems, check.marks));
     return out;
   }, [putAnswer, check]);
-  const here = (p: string[] | null) => p !== null && p.length === path.length + 1
+  // a problem inside a subsystem marks the subsystem's block on the levels above it
+  const here = (p: string[] | null) => p !== null && p.length > path.length
     && path.every((s, i) => p[i] === s);
   const blockMarks = useMemo(() => {
     const m = new Map<string, Attributed[]>();
@@ -124,7 +132,9 @@ function Editor() {
           ? b.params.signs.replace(/[^+-]/g, "") : b.type === "Sum" && !b.params?.signs ? "++" : null;
         const data: BlockData = {
           name, type: b.type, summary: summary(b), inputs: p.inputs, outputs: p.outputs,
-          signs, problems: (blockMarks.get(name) ?? []).map((a) => a.param ? `${a.param}: ${a.message}` : a.message),
+          signs, problems: (blockMarks.get(name) ?? []).map((a) => a.block!.length > path.length + 1
+            ? `${a.block!.slice(path.length).join("/")}: ${a.message}`
+            : a.param ? `${a.param}: ${a.message}` : a.message),
           subsystem: b.type === "Subsystem" && !!b.diagram, unknown: catalog.size > 0 && !catalog.has(b.type),
           onRename: (o, n) => rename(o, n), onOpen: (n) => open(n),
         };
@@ -180,8 +190,9 @@ function Editor() {
       while (seen.has(id)) id += "'";
       seen.add(id);
       const problems = marks.filter((a) =>
-        (a.wire === `${e.from}->${e.to}` && (a.wirePath.length === 0 ? path.length === 0 : true))
-        || (a.wireIndex === e.wire && a.wirePath.join("/") === path.join("/"))).map((a) => a.message);
+        a.wirePath.join("/") === path.join("/")
+        && (a.wire === `${e.from}->${e.to}` || (a.wire === null && a.wireIndex === e.wire)))
+        .map((a) => a.message);
       const [source, sourceHandle] = [e.from.split(".")[0], e.from.slice(e.from.indexOf(".") + 1)];
       const [target, targetHandle] = [e.to.split(".")[0], e.to.slice(e.to.indexOf(".") + 1)];
       return { id, type: "wire", source, sourceHandle, target, targetHandle,
@@ -543,7 +554,8 @@ function Editor() {
         <section className="block-section">
           {one && body.blocks[one] ? (
             <ParamPanel name={one} block={body.blocks[one]} entry={catalog.get(body.blocks[one].type)}
-                        problems={(blockMarks.get(one) ?? []).map((a) => ({ param: a.param, message: a.message }))}
+                        problems={(blockMarks.get(one) ?? []).filter((a) => a.block!.length === path.length + 1)
+                          .map((a) => ({ param: a.param, message: a.message }))}
                         onRename={rename} onOpen={() => open(one)}
                         onParam={(p, v) => edit((_d, b) => {
                           const blk = b.blocks[one];

@@ -53,13 +53,26 @@ export function attribute(problem: string): Attributed {
 export function fromMark(mark: Mark, problem?: string): Attributed {
   const read = attribute(problem ?? mark.message);
   const wireIndex = mark.wire && /^wires\[(\d+)\]/.exec(mark.wire);
+  let wire = mark.wire && mark.wire.includes("->") ? mark.wire : null;
+  let wirePath = read.wirePath;
+  if (wire) {
+    // a wire inside a subsystem names its ends "sub/a.y->sub/b.u"
+    const [from, to] = wire.split("->");
+    const cut = from.lastIndexOf("/");
+    if (cut >= 0 && to.startsWith(from.slice(0, cut + 1))) {
+      wirePath = from.slice(0, cut).split("/");
+      wire = `${from.slice(cut + 1)}->${to.slice(cut + 1)}`;
+    } else {
+      wirePath = [];
+    }
+  }
   return {
     message: read.message || mark.message,
     block: mark.block ? mark.block.split("/") : read.block,
     param: mark.param ?? read.param,
-    wire: mark.wire && mark.wire.includes("->") ? mark.wire : null,
-    wireIndex: wireIndex ? Number(wireIndex[1]) : read.wireIndex,
-    wirePath: read.wirePath,
+    wire,
+    wireIndex: wireIndex ? Number(wireIndex[1]) : wire ? null : read.wireIndex,
+    wirePath,
   };
 }
 

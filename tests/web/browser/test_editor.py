@@ -48,15 +48,21 @@ def drag_palette(page: Any, type_: str, x: int, y: int) -> None:
     page.driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", entry)
     pane = page.find(".react-flow__pane")
     w, h = pane.size["width"], pane.size["height"]
-    (ActionChains(page.driver, duration=20).click_and_hold(entry).move_by_offset(30, 5)
-     .move_to_element_with_offset(pane, x - w // 2, y - h // 2).release().perform())
+    (ActionChains(page.driver, duration=20).move_to_element(entry).click_and_hold()
+     .pause(0.05).move_by_offset(30, 5).pause(0.05)
+     .move_to_element_with_offset(pane, x - w // 2, y - h // 2).pause(0.05).release()
+     .perform())
+    page.find(f'[data-block="{type_.lower()}1"]')
 
 
 def drag_wire(page: Any, src: str, dst: str) -> None:
-    """Drag from the output handle ``src`` to the input handle ``dst`` (block.port)."""
+    """Drag from the output handle ``src`` to the input handle ``dst`` (block.port); the wire
+    appears."""
     a, b = page.port(src), page.port(dst)
-    (ActionChains(page.driver, duration=20).click_and_hold(a).move_by_offset(20, 10)
-     .move_to_element(b).move_by_offset(1, 0).release().perform())
+    (ActionChains(page.driver, duration=20).move_to_element(a).pause(0.05).click_and_hold()
+     .pause(0.05).move_by_offset(15, 8).pause(0.05).move_to_element_with_offset(b, -12, 0)
+     .pause(0.05).move_to_element(b).pause(0.1).release().perform())
+    page.wait(lambda d: f"{src}->{dst}" in page.wires())
 
 
 def select_block(page: Any, name: str) -> None:
