@@ -15,7 +15,8 @@ def add_parser(sub: Any) -> None:
         description="Write the diagram file as an FMI 2.0 co-simulation FMU (made with "
                     "pythonfmu) whose slave steps blocksim: root Inport blocks are its inputs "
                     "(held over each step), root Outport blocks its outputs, root Constant "
-                    "blocks of one number its parameters. Running it needs Python with "
+                    "blocks of one number its parameters (without Outports: the --signal ones, "
+                    "else those wired into the root scopes). Running it needs Python with "
                     "blocksim installed. Exit status: 0 written, 2 the diagram cannot be "
                     "exported (every reason listed). See docs/interop.md.")
     p.add_argument("file", help="diagram file (.json)")
@@ -25,6 +26,9 @@ def add_parser(sub: Any) -> None:
                    help="communication step (default: the file's dt, else T/100)")
     p.add_argument("--T", type=float, metavar="SECONDS",
                    help="stop time of the default experiment (default: the file's T, else 10)")
+    p.add_argument("--signal", action="append", metavar="BLOCK.PORT", dest="signals",
+                   help="a signal the FMU outputs besides the root Outports (default without "
+                        "Outports: the signals wired into the root scopes); repeatable")
     p.add_argument("--allow-dir", action="append", metavar="DIR",
                    help="a folder data files may also come from while the diagram is checked")
     p.set_defaults(command=export_fmu)
@@ -38,7 +42,8 @@ def export_fmu(args: argparse.Namespace) -> int:
     target = output_path(args.output, "-o", (".fmu",), args.allow_dir)
     try:
         spec = export(args.file, target, step=args.step, stop=args.T,
-                      allow_dirs=tuple(args.allow_dir or ()))
+                      allow_dirs=tuple(args.allow_dir or ()),
+                      outputs=tuple(args.signals or ()))
     except FileNotFoundError:
         raise CliError(BAD_INPUT, [f"{args.file}: no such file"]) from None
     except (ExportError, ValueError) as exc:

@@ -6,7 +6,9 @@ blocksim in ``doStep``. Its interface:
 
 * **inputs**: the diagram's root ``Inport`` blocks (scalar, or a vector with
   ``shape=[n]``), held over each communication step (zero-order);
-* **outputs**: its root ``Outport`` blocks, the value at each communication point;
+* **outputs**: its root ``Outport`` blocks and the signals named by ``outputs``
+  (``"block.port"``; without Outports and names: the signals wired into its root scopes), the
+  value at each communication point;
 * **parameters**: its root ``Constant`` blocks of one number (fixed, set before
   initialisation);
 * the communication step ``h`` (``step``, default the file's ``dt``, else ``T / 100``) and
@@ -48,8 +50,29 @@ class ExportError(ValueError):
     """A diagram cannot be exported as asked (message for people)."""
 
 
+def _named_outputs(diagram: Any, doc: dict[str, Any], signals: tuple[str, ...]) -> list[str]:
+    """The signals ``"block.port"`` that become outputs without Outports: ``signals`` as
+    given, else the signals wired into the root Scope, XYGraph and Record blocks."""
+    if signals:
+        return list(signals)
+    sinks = {n for n, b in diagram.blocks.items()
+             if type(b).__name__ in ("Scope", "XYGraph", "Record")}
+    out: list[str] = []
+    for wire in doc.get("wires", []):
+        src, dsts = str(wire.get("from", "")), wire.get("to", [])
+        for dst in dsts if isinstance(dsts, list) else [dsts]:
+            if str(dst).split(".")[0] not in sinks:
+                continue
+            block, _, port = src.partition(".")
+            if not port and block in diagram.blocks and diagram.blocks[block].outputs:
+                port = diagram.blocks[block].outputs[0].name
+            if f"{block}.{port}" not in out:
+                out.append(f"{block}.{port}")
+    return out
+
+
 def _interface(path: Path, doc: dict[str, Any], step: float | None, stop: float | None,
-               allow_dirs: tuple[str, ...]) -> dict[str, Any]:
+               allow_dirs: tuple[str, ...], signals: tuple[str, ...] = ()) -> dict[str, Any]:
     """The FMU's interface (see the module docstring) from the diagram file."""
     from blocksim.engine.compile import compile_diagram
     from blocksim.engine.errors import BlocksimError
@@ -81,9 +104,12 @@ def _interface(path: Path, doc: dict[str, Any], step: float | None, stop: float 
             value = np.asarray(block.params.get("value"))
             if value.ndim == 0 and value.dtype.kind in "iuf":
                 params.append({"name": name, "start": [float(value)]})
+    if signals or not outputs:
+        outputs += [{"name": sig, "size": 0, "signal": sig}
+                    for sig in _named_outputs(df.diagram, doc, signals)]
     if not outputs:
-        raise ExportError("the diagram has no root Outport block: add Outport blocks for the "
-                          "signals the FMU outputs")
+        raise ExportError("the diagram has no root Outport block and no scope: add Outport "
+                          "blocks, or name the signals the FMU outputs (--signal block.port)")
     spec = {"model": _identifier(df.diagram.name), "step": h, "stop": T, "inputs": inputs,
             "outputs": outputs, "parameters": params}
     register_types()
@@ -98,7 +124,7 @@ def _interface(path: Path, doc: dict[str, Any], step: float | None, stop: float 
                           "it names):\n" + "\n".join(lines)) from None
     shapes = dict(zip(plan.signal_names, plan.signal_shapes))
     for item in outputs:
-        shape = tuple(shapes[f"{item['name']}.y"])
+        shape = tuple(shapes[item["signal"] if item.get("signal") else f"{item['name']}.y"])
         if len(shape) > 1:
             raise ExportError(f"Outport '{item['name']}': an FMU output is a scalar or a "
                               f"vector, not shape {shape}")
@@ -127,7 +153,7 @@ def _initial_unknowns(xml: bytes) -> bytes:
 
 def export_fmu(diagram: str | os.PathLike[str], fmu: str | os.PathLike[str],
                step: float | None = None, stop: float | None = None,
-               allow_dirs: tuple[str, ...] = ()) -> dict[str, Any]:
+               allow_dirs: tuple[str, ...] = (), outputs: tuple[str, ...] = ()) -> dict[str, Any]:
     """Write the diagram file ``diagram`` as the co-simulation FMU ``fmu``.
 
     Parameters
@@ -142,6 +168,10 @@ def export_fmu(diagram: str | os.PathLike[str], fmu: str | os.PathLike[str],
         The default experiment's stop time [s] (default: the file's ``T``, else 10).
     allow_dirs : tuple of str
         Folders the diagram may read files from while it is checked (``--allow-dir``).
+    outputs : tuple of str
+        Signals ``"block.port"`` to output besides the root Outport blocks (FMU variables of
+        the same name). A diagram without Outports and without ``outputs`` outputs the signals
+        wired into its root Scope, XYGraph and Record blocks.
 
     Returns
     -------
@@ -161,7 +191,7 @@ def export_fmu(diagram: str | os.PathLike[str], fmu: str | os.PathLike[str],
                           "'blocksim[fmi-export]'") from None
     path = Path(diagram)
     doc = json.loads(path.read_text(encoding="utf-8-sig"))
-    spec = _interface(path, doc, step, stop, allow_dirs)
+    spec = _interface(path, doc, step, stop, allow_dirs, tuple(outputs))
     with tempfile.TemporaryDirectory(prefix="blocksim-fmu-") as tmp:
         work = Path(tmp)
         (work / DIAGRAM).write_text(json.dumps(doc, indent=1))

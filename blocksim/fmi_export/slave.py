@@ -2,8 +2,9 @@
 
 The FMU's ``resources`` folder holds the diagram file (``diagram.json``) and its interface
 (``interface.json``, written by :func:`blocksim.fmi_export.export_fmu`): the inputs (root
-``Inport`` blocks), outputs (root ``Outport`` blocks) and parameters (root ``Constant`` blocks
-of one number), the communication step and the default stop time. Vector ports become one
+``Inport`` blocks), outputs (root ``Outport`` blocks, or named signals ``"block.port"``) and
+parameters (root ``Constant`` blocks of one number), the communication step and the default
+stop time. Vector ports become one
 FMU variable per element, ``name[1]`` ... ``name[n]``.
 
 At ``exitInitializationMode`` the slave loads the diagram with the parameters' values, swaps
@@ -50,15 +51,26 @@ def rewrite(doc: dict[str, Any], key: str, spec: dict[str, Any],
         blocks[item["name"]] = {"type": "FMUExportInput", "params": {
             "link": key, "name": item["name"], "size": item["size"], "start": start}}
     for item in spec["outputs"]:
-        blocks[item["name"]] = {"type": "FMUExportOutput",
-                                "params": {"link": key, "name": item["name"]}}
+        capture = {"type": "FMUExportOutput", "params": {"link": key, "name": item["name"]}}
+        if item.get("signal") is None:  # a root Outport: replaced in place
+            blocks[item["name"]] = capture
+            continue
+        name = _fresh(blocks, "fmu_output")  # a named signal: a capture wired from it
+        blocks[name] = capture
+        out.setdefault("wires", []).append({"from": item["signal"], "to": f"{name}.u"})
     for name, value in (parameters or {}).items():
         blocks[name] = {"type": "Constant", "params": {"value": float(value)}}
-    gate = "fmu_gate"
-    while gate in blocks:
-        gate += "_"
-    blocks[gate] = {"type": "FMUExportGate", "params": {"link": key, "step": h}}
+    blocks[_fresh(blocks, "fmu_gate")] = {"type": "FMUExportGate",
+                                          "params": {"link": key, "step": h}}
     return out
+
+
+def _fresh(blocks: dict[str, Any], base: str) -> str:
+    """A block name starting with ``base`` that ``blocks`` does not use."""
+    k = 0
+    while f"{base}_{k}" in blocks:
+        k += 1
+    return f"{base}_{k}"
 
 
 #: namespaces of the slave modules, kept alive (see :func:`keep_namespace`)

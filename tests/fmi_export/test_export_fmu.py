@@ -130,3 +130,22 @@ def test_diagrams_that_cannot_be_exported_say_why(tmp_path, capsys):
     assert steps(0.3, 0.1) == 3
     with pytest.raises(ValueError, match="not a whole number"):
         steps(0.25, 0.1)
+
+
+def test_a_diagram_without_outports_outputs_its_scope_signals_or_named_ones(tmp_path):
+    from pathlib import Path
+
+    from blocksim.io import load
+
+    path = Path(__file__).resolve().parents[2] / "diagrams" / "pid_mass_spring_damper.json"
+    spec = export_fmu(path, tmp_path / "pid.fmu", stop=3.0, step=0.1)
+    assert [o["name"] for o in spec["outputs"]] == ["pos.y", "pid.y"]  # the scope's inputs
+    assert validate_fmu(str(tmp_path / "pid.fmu")) == []
+    r = simulate_fmu(str(tmp_path / "pid.fmu"), stop_time=3.0)
+    # the file's RK45, restarted by the FMU at every communication point: within tolerance
+    ref = simulate(load(path).diagram, 3.0, rtol=1e-6, atol=1e-9, record_dt=0.1)
+    k = np.searchsorted(ref.t, r["time"] - 1e-12)
+    np.testing.assert_allclose(r["pos.y"], ref["pos.y"][k], rtol=0, atol=1e-7)
+    np.testing.assert_allclose(r["pid.y"], ref["pid.y"][k], rtol=0, atol=1e-4)  # 110 N at 0
+    named = export_fmu(path, tmp_path / "v.fmu", outputs=("vel.y",))
+    assert [o["name"] for o in named["outputs"]] == ["vel.y"]
