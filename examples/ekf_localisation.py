@@ -20,15 +20,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
-
-from blocksim import Diagram, SimResult, simulate
+from blocksim import Diagram, SimResult
 from blocksim.blocks.vehicle import add_ekf_rig, add_estimation_plot, add_pose_scope
-
-V = (0.02**2, np.deg2rad(0.5) ** 2)
-W = (0.1**2, np.deg2rad(1.0) ** 2)
-P0 = (0.005**2, 0.005**2, np.deg2rad(0.1) ** 2)
-LANDMARKS = 20
+from blocksim.blocks.vehicle.scenario import LANDMARKS, P0, V, W, pose_error, run_estimation
 
 
 def build(
@@ -58,14 +52,8 @@ def main(
 ) -> SimResult:
     """Simulate for ``T`` seconds; save the scope plot (``ekf_localisation.png``) and the map and
     error figure (``ekf_localisation_map.png``) in ``out_dir`` when given."""
-    out = Path(out_dir) if out_dir is not None else None
-    file = out / "ekf_localisation.png" if out is not None else None
-    figure = out / "ekf_localisation_map.png" if out is not None else None
-    return simulate(build(file, show, figure=figure), T, **options)
+    return run_estimation(build, "ekf_localisation", T, show, out_dir, **options)
 
 
 if __name__ == "__main__":
-    res = main(out_dir=".")
-    e = res["ekf.x"][-1][:3] - res["veh.pose"][-1]
-    size = np.sqrt(np.linalg.det(res["ekf.P"][-1][:3, :3]))
-    print(f"final pose error {e.round(3)}, sqrt(det(Pvv)) {size:.2e}")
+    print(pose_error(main(out_dir=".")))

@@ -22,13 +22,9 @@ from pathlib import Path
 
 import numpy as np
 
-from blocksim import Diagram, SimResult, simulate
+from blocksim import Diagram, SimResult
 from blocksim.blocks.vehicle import add_ekf_rig, add_estimation_plot, add_pose_scope
-
-V = (0.02**2, np.deg2rad(0.5) ** 2)
-W = (0.1**2, np.deg2rad(1.0) ** 2)
-P0 = (0.005**2, 0.005**2, np.deg2rad(0.1) ** 2)
-LANDMARKS = 20
+from blocksim.blocks.vehicle.scenario import LANDMARKS, P0, V, W, run_estimation
 
 
 def build(file: str | Path | None = None, show: bool = False, seed: int = 0,
@@ -58,10 +54,7 @@ def main(
 ) -> SimResult:
     """Simulate for ``T`` seconds; save the scope plot (``ekf_mapping.png``) and the map and
     error figure (``ekf_mapping_map.png``) in ``out_dir`` when given."""
-    out = Path(out_dir) if out_dir is not None else None
-    file = out / "ekf_mapping.png" if out is not None else None
-    figure = out / "ekf_mapping_map.png" if out is not None else None
-    return simulate(build(file, show, figure=figure), T, **options)
+    return run_estimation(build, "ekf_mapping", T, show, out_dir, **options)
 
 
 if __name__ == "__main__":

@@ -32,11 +32,8 @@ import numpy as np
 
 from blocksim import Diagram, SimResult, simulate, simulate_batch
 from blocksim.blocks.vehicle import add_ekf_rig, add_pose_scope
+from blocksim.blocks.vehicle.scenario import LANDMARKS, P0, V, W
 
-V = (0.02**2, np.deg2rad(0.5) ** 2)
-W = (0.1**2, np.deg2rad(1.0) ** 2)
-P0 = (0.005**2, 0.005**2, np.deg2rad(0.1) ** 2)
-LANDMARKS = 20
 #: the sensor's [min, max] range [m]: no readings of a landmark the car is passing over
 SENSOR_RANGE = (1.0, 100.0)
 MEMBERS = 1000

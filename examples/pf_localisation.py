@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from blocksim import Diagram, SimResult, simulate
+from blocksim import Diagram, SimResult
 from blocksim.blocks import Scope
 from blocksim.blocks.vehicle import (
     ParticleFilter,
@@ -29,12 +29,10 @@ from blocksim.blocks.vehicle import (
     Vehicle,
     add_estimation_plot,
 )
+from blocksim.blocks.vehicle.scenario import LANDMARKS, V, W, run_estimation
 
-V = (0.02**2, np.deg2rad(0.5) ** 2)
-W = (0.1**2, np.deg2rad(1.0) ** 2)
 Q = (0.1**2, 0.1**2, np.deg2rad(1.0) ** 2)
 L = (0.1, 0.1)
-LANDMARKS = 20
 
 
 def build(file: str | Path | None = None, show: bool = False, seed: int = 0,
@@ -77,10 +75,7 @@ def main(
 ) -> SimResult:
     """Simulate for ``T`` seconds; save the scope plot (``pf_localisation.png``) and the map and
     error figure (``pf_localisation_map.png``) in ``out_dir`` when given."""
-    out = Path(out_dir) if out_dir is not None else None
-    file = out / "pf_localisation.png" if out is not None else None
-    figure = out / "pf_localisation_map.png" if out is not None else None
-    return simulate(build(file, show, figure=figure), T, **options)
+    return run_estimation(build, "pf_localisation", T, show, out_dir, **options)
 
 
 if __name__ == "__main__":

@@ -23,9 +23,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from blocksim import Diagram, SimResult, simulate
-from blocksim.blocks import Constant, Scope, Step
+from blocksim.blocks import Constant, Step
 from blocksim.blocks.arm import LSPB
 from blocksim.blocks.arm.servo_loops import ploop
+from blocksim.blocks.sinks.wiring import add_scope
 
 KP = 20.0  # 1/s, position gain
 Q_FINAL = 0.5  # rad, link move
@@ -54,20 +55,9 @@ def build(
     d.connect(qd_star, loop["qd_star"])
     d.connect(no_dist, loop["tau_d"])
     if with_scope:
-        scope = d.add(
-            Scope(
-                3,
-                labels=["q", "q error", "tau"],
-                units=["rad", "rad", "N m"],
-                title="ploop: position loop around the velocity loop",
-                file=scope_file,
-                show=show,
-            ),
-            name="scope",
-        )
-        d.connect(loop["q"], scope["u0"])
-        d.connect(loop["q_error"], scope["u1"])
-        d.connect(loop["tau"], scope["u2"])
+        add_scope(d, [loop["q"], loop["q_error"], loop["tau"]], labels=["q", "q error", "tau"],
+                  units=["rad", "rad", "N m"], file=scope_file, show=show,
+                  title="ploop: position loop around the velocity loop")  # fmt: skip
     return d
 
 

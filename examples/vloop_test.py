@@ -23,8 +23,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from blocksim import Diagram, SimResult, simulate
-from blocksim.blocks import Scope, Step
+from blocksim.blocks import Step
 from blocksim.blocks.arm.servo_loops import vloop
+from blocksim.blocks.sinks.wiring import add_scope
 
 DEMAND = 2.0  # rad/s, motor-rate step
 T_STEP = 0.05  # s
@@ -43,20 +44,9 @@ def build(
     d.connect(demand, loop["qd_star"])
     d.connect(dist, loop["tau_d"])
     if with_scope:
-        scope = d.add(
-            Scope(
-                3,
-                labels=["qd", "tau", "integral"],
-                units=["rad/s", "N m", "A"],
-                title="vloop: velocity step and disturbance",
-                file=scope_file,
-                show=show,
-            ),
-            name="scope",
-        )
-        d.connect(loop["qd"], scope["u0"])
-        d.connect(loop["tau"], scope["u1"])
-        d.connect(loop["integral"], scope["u2"])
+        add_scope(d, [loop["qd"], loop["tau"], loop["integral"]], labels=["qd", "tau", "integral"],
+                  units=["rad/s", "N m", "A"], title="vloop: velocity step and disturbance",
+                  file=scope_file, show=show)  # fmt: skip
     return d
 
 

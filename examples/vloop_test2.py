@@ -24,8 +24,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from blocksim import Diagram, SimResult, simulate
-from blocksim.blocks import Constant, Gain, Ramp, Scope, Step, Sum
+from blocksim.blocks import Constant, Gain, Ramp, Step, Sum
 from blocksim.blocks.arm.servo_loops import vloop, vloop_ff
+from blocksim.blocks.sinks.wiring import add_scope
 
 J, B = 372e-6, 817e-6  # kg m^2, N m s/rad: roblocks' motor
 SLOPE = 100.0  # rad/s^2, demanded motor acceleration
@@ -50,20 +51,9 @@ def build(
     d.connect(friction_torque, tau_ff["u1"])
     d.connect(tau_ff, ff["tau_ff"])
     if with_scope:
-        scope = d.add(
-            Scope(
-                3,
-                labels=["qd", "error, PI", "error, feedforward"],
-                units=["rad/s", "rad/s", "rad/s"],
-                title="vloop: ramp with PI and with feedforward",
-                file=scope_file,
-                show=show,
-            ),
-            name="scope",
-        )
-        d.connect(ff["qd"], scope["u0"])
-        d.connect(pi["qd_error"], scope["u1"])
-        d.connect(ff["qd_error"], scope["u2"])
+        add_scope(d, [ff["qd"], pi["qd_error"], ff["qd_error"]],
+                  labels=["qd", "error, PI", "error, feedforward"], units=["rad/s"] * 3,
+                  title="vloop: ramp with PI and with feedforward", file=scope_file, show=show)
     return d
 
 

@@ -41,8 +41,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from blocksim import Diagram, SimResult, simulate
-from blocksim.blocks import Constant, Scope, Step
+from blocksim.blocks import Constant, Step
 from blocksim.blocks.arm.servo_loops import vloop_voltage
+from blocksim.blocks.sinks.wiring import add_scope
 
 DEMAND = 10.0  # rad/s, motor-rate step
 T_STEP = 0.05  # s
@@ -61,20 +62,9 @@ def build(
     d.connect(demand, loop["qd_star"])
     d.connect(zero, loop["tau_d"])
     if with_scope:
-        scope = d.add(
-            Scope(
-                3,
-                labels=["qd", "tau", "integral"],
-                units=["rad/s", "N m", "V"],
-                title="vloop_voltage: velocity step",
-                file=scope_file,
-                show=show,
-            ),
-            name="scope",
-        )
-        d.connect(loop["qd"], scope["u0"])
-        d.connect(loop["tau"], scope["u1"])
-        d.connect(loop["integral"], scope["u2"])
+        add_scope(d, [loop["qd"], loop["tau"], loop["integral"]], labels=["qd", "tau", "integral"],
+                  units=["rad/s", "N m", "V"], title="vloop_voltage: velocity step",
+                  file=scope_file, show=show)  # fmt: skip
     return d
 
 
