@@ -544,6 +544,9 @@ function Editor() {
           <Background gap={20} size={1} />
           <Controls showInteractive={false} />
         </ReactFlow>
+        {Object.keys(body.blocks).length === 0 && (
+          <div className="empty-hint">Drag blocks here from the palette, or click one and then click here.</div>
+        )}
         {loadProblems.length > 0 && (
           <div className="load-problems" data-load-problems="">
             {loadProblems.map((p, i) => <div key={i}>{p}</div>)}

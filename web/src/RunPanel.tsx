@@ -40,9 +40,9 @@ function Chart({ title, names, traces, id }: { title: string; names: string[]; t
         data.push(col.map(num));
       });
     }
-    const width = Math.max(320, box.current.clientWidth - 8);
+    const width = Math.max(300, box.current.clientWidth - 4);
     const plot = new uPlot({
-      title, width, height: 220, series,
+      title, width, height: 170, series,
       scales: { x: { time: false } },
       cursor: { drag: { x: true, y: false } },
       axes: [{ label: "t [s]" }, {}],
@@ -135,34 +135,38 @@ export function RunPanel({ doc, sync }: { doc: Doc; sync: () => Promise<void> })
       )}
       {(error || run?.error) && <pre className="run-error" data-run-error="">{error ?? run?.error}</pre>}
       {run?.message && <div className="muted small">{run.message}</div>}
-      {finals.length > 0 && (
-        <details className="finals" open>
-          <summary>final values ({finals.length} signals)</summary>
-          <table data-finals="">
-            <tbody>
-              {finals.slice(0, 200).map(([k, v]) => (
-                <tr key={k} data-final={k}><td>{k}</td><td>{JSON.stringify(v)}</td></tr>
-              ))}
-            </tbody>
-          </table>
-        </details>
-      )}
-      {traces && (
-        <div className="plots">
-          {scopes.map((s) => (
-            <Chart key={s.name} id={s.name} title={s.title || s.name} names={s.signals} traces={traces} />
-          ))}
-          <div className="chooser">
-            <label>plot signals:{" "}
+      <div className="run-results">
+        {traces && (
+          <div className="plots">
+            {scopes.map((s) => (
+              <Chart key={s.name} id={s.name} title={s.title || s.name} names={s.signals} traces={traces} />
+            ))}
+            {chosen.length > 0 && <Chart id="chosen" title="chosen signals" names={chosen} traces={traces} />}
+          </div>
+        )}
+        <div className="run-side">
+          {traces && (
+            <label className="chooser">plot signals (Ctrl-click for several):
               <select data-signal-chooser="" multiple size={Math.min(6, allSignals.length)} value={chosen}
                       onChange={(e) => setChosen([...e.target.selectedOptions].map((o) => o.value))}>
                 {allSignals.map((s) => <option key={s} value={s}>{s}</option>)}
               </select>
             </label>
-          </div>
-          {chosen.length > 0 && <Chart id="chosen" title="chosen signals" names={chosen} traces={traces} />}
+          )}
+          {finals.length > 0 && (
+            <details className="finals" open>
+              <summary>final values ({finals.length} signals)</summary>
+              <table data-finals="">
+                <tbody>
+                  {finals.slice(0, 200).map(([k, v]) => (
+                    <tr key={k} data-final={k}><td>{k}</td><td>{JSON.stringify(v)}</td></tr>
+                  ))}
+                </tbody>
+              </table>
+            </details>
+          )}
         </div>
-      )}
+      </div>
     </div>
   );
 }

@@ -14,6 +14,7 @@ import numpy as np
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support.ui import Select
 
 import blocksim
 import blocksim.io as bio
@@ -290,8 +291,6 @@ def test_run_plot_and_stop(open_editor, tmp_path):
     page = open_editor("first_order_loop.json", copy=("first_order_loop.json",))
     page.block("x")
     driver = page.driver
-    from selenium.webdriver.support.ui import Select
-
     Select(page.find('[data-run="backend"]')).select_by_visible_text("interpreted")
     page.action("run").click()
     page.wait(lambda d: page.find(".run-panel").get_attribute("data-run-state") == "finished",
@@ -304,6 +303,11 @@ def test_run_plot_and_stop(open_editor, tmp_path):
     assert abs(np.ravel(value)[0] - (1 - math.exp(-10))) < 1e-3
     assert page.find('[data-download="npz"]').get_attribute("href").endswith(".npz") or \
         "result.npz" in page.find('[data-download="npz"]').get_attribute("href")
+    # any signals plotted on a chart of their own
+    chooser = Select(page.find("[data-signal-chooser]"))
+    chooser.select_by_value("err.y")
+    chooser.select_by_value("x.y")
+    page.find('[data-chart="chosen"] canvas')
     page.screenshot(tmp_path, "run")
     # a long run in real time: running, with its progress bar, then stopped by the button
     field = page.find('[data-run="T"]')
