@@ -23,13 +23,11 @@ from pathlib import Path
 import numpy as np
 
 from blocksim import Diagram, SimResult, simulate
-from blocksim.blocks import Concatenate, Constant, Gain, Product, Scope, Sum
-from blocksim.blocks.arm import ForwardDynamics, TrToXYZ
-from blocksim.blocks.floating import (
-    EndEffectorJacobian,
-    FloatingBaseDynamics,
-    FloatingBaseKinematics,
-)
+from blocksim.blocks import Sum
+from blocksim.blocks.arm import ForwardDynamics
+from blocksim.blocks.floating import FloatingBaseDynamics
+from blocksim.blocks.floating.rig import add_reaching_loop
+from blocksim.blocks.sinks.wiring import add_scope
 from blocksim.robotics.urdf import read_urdf, tree_to_serial
 
 URDF = Path(__file__).resolve().parents[1] / "diagrams" / "urdf" / "spacecraft_panda.urdf"
@@ -47,42 +45,16 @@ def build(scope_file: str | Path | None = None, show: bool = False,
     d = Diagram("floating_arm_fixed_base")
     plant = d.add(FloatingBaseDynamics(robot, q0=Q0, fixed_base=True), name="plant")
     arm = d.add(ForwardDynamics(serial, q0=Q0, qdd=False), name="arm")
-    wrench = d.add(Constant(np.zeros(6)), name="wrench")
-    kin = d.add(FloatingBaseKinematics(robot, ee=EE), name="kin")
-    jac = d.add(EndEffectorJacobian(robot, ee=EE, part="joints"), name="jac")
-    hand = d.add(TrToXYZ(), name="hand")
-    target = d.add(Constant(TARGET), name="target")
-    e = d.add(Sum("+-"), name="e")
-    kp = d.add(Gain(KP), name="kp")
-    zero3 = d.add(Constant(np.zeros(3)), name="zero3")
-    force = d.add(Concatenate(2), name="force")
-    jt = d.add(Product("**", matrix=True), name="jt")
-    kd = d.add(Gain(-KD), name="kd")
-    tau = d.add(Sum("++"), name="tau")
+    loop = add_reaching_loop(d, robot, plant, EE, TARGET, KP, KD)
+    d.connect(loop.tau, arm["tau"])
     dq = d.add(Sum("+-"), name="dq")
-    d.connect(wrench, plant["wrench"])
-    d.connect(plant["base"], kin["base"], jac["base"])
-    d.connect(plant["q"], kin["q"], jac["q"], dq["u0"])
+    d.connect(plant["q"], dq["u0"])
     d.connect(arm["q"], dq["u1"])
-    d.connect(kin["T"], hand)
-    d.connect(target, e["u0"])
-    d.connect(hand, e["u1"])
-    d.connect(e, kp)
-    d.connect(kp, force["u0"])
-    d.connect(zero3, force["u1"])
-    d.connect(force, jt["u0"])
-    d.connect(jac, jt["u1"])
-    d.connect(plant["qd"], kd)
-    d.connect(jt, tau["u0"])
-    d.connect(kd, tau["u1"])
-    d.connect(tau, plant["tau"], arm["tau"])
     if with_scope:
-        scope = d.add(Scope(2, labels=["hand position error", "q floating - q arm (RNE)"],
-                            units=["m", "rad"], title="Held spacecraft base = fixed-base arm",
-                            elements=[["x", "y", "z"], [f"q{i + 1}" for i in range(7)]],
-                            file=scope_file, show=show), name="scope")  # fmt: skip
-        d.connect(e, scope["u0"])
-        d.connect(dq, scope["u1"])
+        add_scope(d, [loop.error, dq], labels=["hand position error", "q floating - q arm (RNE)"],
+                  units=["m", "rad"], title="Held spacecraft base = fixed-base arm",
+                  elements=[["x", "y", "z"], [f"q{i + 1}" for i in range(7)]],
+                  file=scope_file, show=show)  # fmt: skip
     return d
 
 

@@ -31,10 +31,8 @@ from pathlib import Path
 import numpy as np
 
 from blocksim import Diagram, SimResult, simulate
-from blocksim.blocks import Scope
 from blocksim.blocks.arm import PoseIntegrator
-from blocksim.blocks.sinks.animations import ImagePlane
-from blocksim.blocks.vision import IBVS, Camera
+from blocksim.blocks.vision.rig import add_ibvs, add_ibvs_sinks, ibvs_files, image_error
 
 LAM = 1.0  # 1/s, IBVS gain
 #: world points [m], one per column: a 0.5 m square in the plane z = 3 m
@@ -59,20 +57,12 @@ def build(scope_file: str | Path | None = None, show: bool = False, with_scope: 
     written to ``gif_file`` when given."""
     d = Diagram("ibvs_free_flying")
     pose = d.add(PoseIntegrator(x0=POSE0, frame="body"), name="pose")
-    cam = d.add(Camera(P=P), name="cam")
-    ibvs = d.add(IBVS(UV_STAR, lam=lam), name="ibvs")
-    d.connect(pose, cam["pose"])
-    d.connect(cam["uv"], ibvs["uv"])
-    d.connect(cam["depth"], ibvs["depth"])
-    d.connect(ibvs, pose)
+    loop = add_ibvs(d, pose, P, UV_STAR, lam)
+    d.connect(loop.ibvs, pose)
     if with_scope:
-        scope = d.add(Scope(2, labels=["uv", "nu"], units=["pixel", "m/s, rad/s"],
-                            title="IBVS of a free-flying camera", file=scope_file, show=show),
-                      name="scope")
-        image = d.add(ImagePlane(filename=gif_file, uv_star=UV_STAR, fps=FPS,
-                                 title="Free-flying IBVS", show=show), name="image")
-        d.connect(cam["uv"], scope["u0"], image)
-        d.connect(ibvs, scope["u1"])
+        add_ibvs_sinks(d, UV_STAR, loop.ibvs, "nu", "m/s, rad/s", "IBVS of a free-flying camera",
+                       "Free-flying IBVS", fps=FPS, scope_file=scope_file, gif_file=gif_file,
+                       show=show)  # fmt: skip
     return d
 
 
@@ -80,16 +70,13 @@ def main(T: float = 8.0, show: bool = False, out_dir: str | Path | None = None,
          lam: float = LAM, **options) -> SimResult:
     """Simulate for ``T`` seconds; save the scope PNG and the image-plane GIF in ``out_dir``
     when given."""
-    scope_file = gif_file = None
-    if out_dir is not None:
-        scope_file = Path(out_dir) / "ibvs_free_flying.png"
-        gif_file = Path(out_dir) / "ibvs_free_flying.gif"
+    scope_file, gif_file = ibvs_files(out_dir, "ibvs_free_flying")
     return simulate(build(scope_file, show, gif_file=gif_file, lam=lam), T, **options)
 
 
 if __name__ == "__main__":
     res = main(out_dir=".")
-    err = np.linalg.norm(res["cam.uv"] - UV_STAR, axis=(1, 2))
+    err = image_error(res, UV_STAR)
     print(f"image error {err[0]:.1f} -> {err[-1]:.2f} pixel (exp(-lam T) predicts "
           f"{err[0] * np.exp(-LAM * res.t[-1]):.2f}); final camera position "
           f"{res['pose.y'][-1][:3, 3].round(4)} m; {res.stats['nfev']} RHS evaluations, wall "

@@ -33,10 +33,9 @@ from pathlib import Path
 import numpy as np
 
 from blocksim import Diagram, SimResult, simulate
-from blocksim.blocks import Integrator, Product, Scope
+from blocksim.blocks import Integrator, Product
 from blocksim.blocks.arm.kinematics import FKine, Jacobian
-from blocksim.blocks.sinks.animations import ImagePlane
-from blocksim.blocks.vision import IBVS, Camera
+from blocksim.blocks.vision.rig import add_ibvs, add_ibvs_sinks, ibvs_files, image_error
 from blocksim.robotics.models import puma560
 
 LAM = 1.0  # 1/s, IBVS gain
@@ -60,25 +59,16 @@ def build(scope_file: str | Path | None = None, show: bool = False, with_scope: 
     d = Diagram("ibvs_puma")
     q = d.add(Integrator(x0=arm.poses["qn"] + DQ0), name="q")
     fk = d.add(FKine(arm), name="fkine")
-    cam = d.add(Camera(P=P), name="cam")
-    ibvs = d.add(IBVS(UV_STAR, lam=lam), name="ibvs")
+    loop = add_ibvs(d, fk, P, UV_STAR, lam)
     jac = d.add(Jacobian(arm, frame="ee", inverse="inv"), name="jac")
     qd = d.add(Product("**", matrix=True), name="qd")
     d.connect(q, fk, jac)
-    d.connect(fk, cam["pose"])
-    d.connect(cam["uv"], ibvs["uv"])
-    d.connect(cam["depth"], ibvs["depth"])
     d.connect(jac["jinv"], qd["u0"])
-    d.connect(ibvs, qd["u1"])
+    d.connect(loop.ibvs, qd["u1"])
     d.connect(qd, q)
     if with_scope:
-        scope = d.add(Scope(2, labels=["uv", "q"], units=["pixel", "rad"],
-                            title="IBVS with a Puma 560", file=scope_file, show=show),
-                      name="scope")
-        image = d.add(ImagePlane(filename=gif_file, uv_star=UV_STAR, fps=FPS,
-                                 title="Puma 560 IBVS", show=show), name="image")
-        d.connect(cam["uv"], scope["u0"], image)
-        d.connect(q, scope["u1"])
+        add_ibvs_sinks(d, UV_STAR, q, "q", "rad", "IBVS with a Puma 560", "Puma 560 IBVS",
+                       fps=FPS, scope_file=scope_file, gif_file=gif_file, show=show)
     return d
 
 
@@ -86,16 +76,13 @@ def main(T: float = 8.0, show: bool = False, out_dir: str | Path | None = None,
          lam: float = LAM, **options) -> SimResult:
     """Simulate for ``T`` seconds; save the scope PNG and the image-plane GIF in ``out_dir``
     when given."""
-    scope_file = gif_file = None
-    if out_dir is not None:
-        scope_file = Path(out_dir) / "ibvs_puma.png"
-        gif_file = Path(out_dir) / "ibvs_puma.gif"
+    scope_file, gif_file = ibvs_files(out_dir, "ibvs_puma")
     return simulate(build(scope_file, show, gif_file=gif_file, lam=lam), T, **options)
 
 
 if __name__ == "__main__":
     res = main(out_dir=".")
-    err = np.linalg.norm(res["cam.uv"] - UV_STAR, axis=(1, 2))
+    err = image_error(res, UV_STAR)
     print(f"image error {err[0]:.1f} -> {err[-1]:.2f} pixel (exp(-lam T) predicts "
           f"{err[0] * np.exp(-LAM * res.t[-1]):.2f}); max cond(J) {res['jac.cond'].max():.1f}; "
           f"final q {res['q.y'][-1].round(4)} rad, camera at "

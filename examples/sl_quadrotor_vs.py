@@ -28,9 +28,10 @@ from pathlib import Path
 import numpy as np
 
 from blocksim import Diagram, SimResult, simulate
-from blocksim.blocks import Constant, Scope, Selector
+from blocksim.blocks import Constant, Selector
 from blocksim.blocks.quadrotor import CameraMount, add_flight_stack
-from blocksim.blocks.vision import IBVS, Camera
+from blocksim.blocks.sinks.wiring import add_scope
+from blocksim.blocks.vision.rig import add_ibvs, image_error
 
 LAM = 0.6  # 1/s, IBVS gain
 #: the targets [m], one per column: a 1 m square on the ground (z = 0, world z down)
@@ -53,38 +54,24 @@ def build(
         d, "quadrotor", x0=list(START), velocity=True, position_gains=VELOCITY_GAINS
     )
     mount = d.add(CameraMount(gimbal=True), name="mount")
-    cam = d.add(Camera(P=P), name="cam")
-    ibvs = d.add(IBVS(UV_STAR, lam=lam), name="ibvs")
+    loop = add_ibvs(d, mount, P, UV_STAR, lam)
     vel = d.add(Selector([0, 1, 2]), name="vel")  # the translational part of nu
     hold = d.add(Constant([0.0, 0.0, 0.0]), name="hold")  # no position setpoint (Kp = Ki = 0)
     d.connect(stack.plant["x"], mount)
-    d.connect(mount, cam["pose"])
-    d.connect(cam["uv"], ibvs["uv"])
-    d.connect(cam["depth"], ibvs["depth"])
-    d.connect(ibvs, vel)
+    d.connect(loop.ibvs, vel)
     d.connect(vel, stack.pos["v"])
     d.connect(hold, stack.pos["p"])
     if with_scope:
-        scope = d.add(
-            Scope(
-                3,
-                labels=["image points", "camera velocity", "position"],
-                units=["pixel", "m/s, rad/s", "m"],
-                title="IBVS of a quadrotor",
-                file=scope_file,
-                show=show,
-            ),
-            name="scope",
-        )
-        d.connect(cam["uv"], scope["u0"])
-        d.connect(ibvs, scope["u1"])
-        d.connect(stack.plant["p"], scope["u2"])
+        add_scope(d, [loop.camera["uv"], loop.ibvs, stack.plant["p"]],
+                  labels=["image points", "camera velocity", "position"],
+                  units=["pixel", "m/s, rad/s", "m"], title="IBVS of a quadrotor",
+                  file=scope_file, show=show)  # fmt: skip
     return d
 
 
 def feature_error(result: SimResult) -> np.ndarray:
     """Image error ``|uv - uv*|`` [pixel] at each recorded time."""
-    return np.linalg.norm(result["cam.uv"] - UV_STAR, axis=(1, 2))
+    return image_error(result, UV_STAR)
 
 
 def main(
