@@ -21,9 +21,10 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from blocksim import Diagram, SimResult, simulate
+from blocksim import Diagram, SimResult
 from blocksim.blocks.planning import NavigationField
-from blocksim.blocks.vehicle import PurePursuit, Unicycle
+from blocksim.blocks.planning.rig import add_plan_and_drive, run_with_map
+from blocksim.blocks.vehicle import Unicycle
 
 GOAL = (2.25, 9.0)
 X0 = (2.25, 1.0, math.pi / 2)
@@ -35,29 +36,15 @@ INFLATE, LOOKAHEAD = 0.2, 0.4
 def build() -> Diagram:
     """D* field (with the scheduled obstacle) -> pursuit driver -> unicycle, pose fed back."""
     d = Diagram("dstar_replan")
-    d.add(
-        NavigationField(
-            "dstar",
-            "arena",
-            goal=GOAL,
-            inflate=INFLATE,
-            lookahead=LOOKAHEAD,
-            obstacles=[CLOSING],
-        ),
-        name="plan",
-    )
-    d.add(PurePursuit(dstar=0.0, Kv=2.0, Ki=0.0, Kh=4.0), name="driver")
-    d.add(Unicycle(vmax=1.0, wmax=3.0, x0=X0), name="robot")
-    d.connect("robot.pose", "plan.pose")
-    d.connect("robot.pose", "driver.pose")
-    d.connect("plan.target", "driver.target")
-    d.connect("driver.v", "robot.v")
-    d.connect("driver.gamma", "robot.w")  # Kh * bearing used as the turn rate
+    field = NavigationField("dstar", "arena", goal=GOAL, inflate=INFLATE, lookahead=LOOKAHEAD,
+                            obstacles=[CLOSING])  # fmt: skip
+    add_plan_and_drive(d, field, Unicycle(vmax=1.0, wmax=3.0, x0=X0))
     return d
 
 
-def plot(result: SimResult, diagram: Diagram, file: str | Path | None, show: bool = False):
-    """The repaired D* cost-to-goal field and the robot's path; stored in result.figures."""
+def plot(result: SimResult, diagram: Diagram, show: bool = False):
+    """The repaired D* cost-to-goal field and the robot's path (``main`` keeps it
+    in ``result.figures``)."""
     from blocksim.viz.planning_plot import plot_map, plot_path
 
     field = diagram["plan"]
@@ -70,9 +57,6 @@ def plot(result: SimResult, diagram: Diagram, file: str | Path | None, show: boo
     plot_path(result["robot.pose"], ax, label="robot", arrows=12)
     ax.set_title("D* replanning: the left gap closes at t = 2 s")
     ax.legend(loc="lower right", fontsize=8)
-    result.figures["map"] = fig
-    if file is not None:
-        fig.savefig(file, dpi=100)
     return fig
 
 
@@ -80,12 +64,8 @@ def main(
     T: float = 25.0, show: bool = False, out_dir: str | Path | None = None, **options
 ) -> SimResult:
     """Simulate for ``T`` seconds; save the map plot in ``out_dir`` when given."""
-    options.setdefault("max_step", 0.05)
-    d = build()
-    result = simulate(d, T, **options)
     file = Path(out_dir) / "dstar_replan.png" if out_dir is not None else None
-    plot(result, d, file, show)
-    return result
+    return run_with_map(build(), plot, T, file, show, **options)
 
 
 if __name__ == "__main__":

@@ -18,9 +18,10 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from blocksim import Diagram, SimResult, simulate
+from blocksim import Diagram, SimResult
 from blocksim.blocks.planning import NavigationField
-from blocksim.blocks.vehicle import PurePursuit, Unicycle
+from blocksim.blocks.planning.rig import add_plan_and_drive, run_with_map
+from blocksim.blocks.vehicle import Unicycle
 
 GOAL = (10.5, 1.5)
 X0 = (1.0, 6.5, 0.0)
@@ -30,22 +31,14 @@ INFLATE, LOOKAHEAD = 0.25, 0.4
 def build() -> Diagram:
     """DXform field -> pursuit driver -> unicycle, pose fed back."""
     d = Diagram("dxform_office_unicycle")
-    d.add(
-        NavigationField("dxform", "office", goal=GOAL, inflate=INFLATE, lookahead=LOOKAHEAD),
-        name="plan",
-    )
-    d.add(PurePursuit(dstar=0.0, Kv=2.0, Ki=0.0, Kh=4.0), name="driver")
-    d.add(Unicycle(vmax=1.0, wmax=3.0, x0=X0), name="robot")
-    d.connect("robot.pose", "plan.pose")
-    d.connect("robot.pose", "driver.pose")
-    d.connect("plan.target", "driver.target")
-    d.connect("driver.v", "robot.v")
-    d.connect("driver.gamma", "robot.w")  # Kh * bearing used as the turn rate
+    field = NavigationField("dxform", "office", goal=GOAL, inflate=INFLATE, lookahead=LOOKAHEAD)
+    add_plan_and_drive(d, field, Unicycle(vmax=1.0, wmax=3.0, x0=X0))
     return d
 
 
-def plot(result: SimResult, diagram: Diagram, file: str | Path | None, show: bool = False):
-    """Distance map, DXform path (dashed) and the robot's path; stored in result.figures."""
+def plot(result: SimResult, diagram: Diagram, show: bool = False):
+    """Distance map, DXform path (dashed) and the robot's path (``main`` keeps it
+    in ``result.figures``)."""
     from blocksim.robotics.planning import DXform
     from blocksim.viz.planning_plot import plot_path, plot_planner
 
@@ -58,9 +51,6 @@ def plot(result: SimResult, diagram: Diagram, file: str | Path | None, show: boo
     planned = dx.query(X0[:2])
     ax.plot(planned[:, 0], planned[:, 1], "--", color="tab:blue", lw=1, label="DXform path")
     ax.legend(loc="upper right", fontsize=8)
-    result.figures["map"] = fig
-    if file is not None:
-        fig.savefig(file, dpi=100)
     return fig
 
 
@@ -68,12 +58,8 @@ def main(
     T: float = 25.0, show: bool = False, out_dir: str | Path | None = None, **options
 ) -> SimResult:
     """Simulate for ``T`` seconds; save the map plot in ``out_dir`` when given."""
-    options.setdefault("max_step", 0.05)
-    d = build()
-    result = simulate(d, T, **options)
     file = Path(out_dir) / "dxform_office_unicycle.png" if out_dir is not None else None
-    plot(result, d, file, show)
-    return result
+    return run_with_map(build(), plot, T, file, show, **options)
 
 
 if __name__ == "__main__":

@@ -21,9 +21,10 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from blocksim import Diagram, SimResult, simulate
+from blocksim import Diagram, SimResult
 from blocksim.blocks.planning import PathCarrot
-from blocksim.blocks.vehicle import Bicycle, PurePursuit
+from blocksim.blocks.planning.rig import add_plan_and_drive, run_with_map
+from blocksim.blocks.vehicle import Bicycle
 from blocksim.robotics.planning import Lattice, load_map
 
 GOAL = (8.0, 7.0, 0.0)
@@ -42,32 +43,22 @@ def plan():
 def build() -> Diagram:
     """Lattice path -> look-ahead point -> pure pursuit -> bicycle, pose fed back."""
     d = Diagram("lattice_pursuit")
-    d.add(
-        PathCarrot(planner="lattice", map=MAP, start=X0, goal=GOAL, inflate=INFLATE, grid=GRID,
-                   n=8, lookahead=LOOKAHEAD),
-        name="plan",
-    )  # fmt: skip
-    d.add(PurePursuit(dstar=0.0, Kv=1.0, Ki=0.0, Kh=3.0), name="driver")
-    d.add(Bicycle(L=0.5, vmax=2.0, stlim=1.0, x0=X0), name="car")
-    d.connect("car.pose", "plan.pose")
-    d.connect("car.pose", "driver.pose")
-    d.connect("plan.target", "driver.target")
-    d.connect("driver.v", "car.v")
-    d.connect("driver.gamma", "car.gamma")
+    carrot = PathCarrot(planner="lattice", map=MAP, start=X0, goal=GOAL, inflate=INFLATE,
+                        grid=GRID, n=8, lookahead=LOOKAHEAD)  # fmt: skip
+    car = Bicycle(L=0.5, vmax=2.0, stlim=1.0, x0=X0)
+    add_plan_and_drive(d, carrot, car, "car", Kv=1.0, Kh=3.0, turn="gamma")
     return d
 
 
-def plot(result: SimResult, diagram: Diagram, file: str | Path | None, show: bool = False):
-    """The lattice, its path (red) and the car's path; stored in result.figures."""
+def plot(result: SimResult, diagram: Diagram, show: bool = False):
+    """The lattice, its path (red) and the car's path (``main`` keeps it
+    in ``result.figures``)."""
     from blocksim.viz.planning_plot import plot_path, plot_planner
 
     lp, _ = plan()
     fig = plot_planner(lp, show=show, title="Lattice plan followed by a bicycle")
     plot_path(result["car.pose"], fig.axes[0], label="car", arrows=10)
     fig.axes[0].legend(loc="lower right", fontsize=8)
-    result.figures["map"] = fig
-    if file is not None:
-        fig.savefig(file, dpi=100)
     return fig
 
 
@@ -75,12 +66,8 @@ def main(
     T: float = 30.0, show: bool = False, out_dir: str | Path | None = None, **options
 ) -> SimResult:
     """Simulate for ``T`` seconds; save the map plot in ``out_dir`` when given."""
-    options.setdefault("max_step", 0.05)
-    d = build()
-    result = simulate(d, T, **options)
     file = Path(out_dir) / "lattice_pursuit.png" if out_dir is not None else None
-    plot(result, d, file, show)
-    return result
+    return run_with_map(build(), plot, T, file, show, **options)
 
 
 if __name__ == "__main__":
