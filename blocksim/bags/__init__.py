@@ -1,6 +1,6 @@
 """ROS 2 bags in and out: a run's signals written as a rosbag2 (:func:`write_bag`, also
 ``SimResult.to_rosbag`` and ``blocksim run FILE --bag DIR``) and one topic of a bag read back
-(:func:`read_topic`, what the :class:`~blocksim.blocks.sources.bag.BagSource` block plays).
+(:func:`read_topic`, what the :class:`~blocksim.blocks.lookup.bag.BagSource` block plays).
 
 Uses the pure-Python ``rosbags`` package (extra ``blocksim[ros]``; no ROS install needed),
 imported only when a bag is written or read. The message types and how signals map to them

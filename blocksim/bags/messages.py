@@ -1,5 +1,5 @@
 """Signals <-> standard ROS 2 messages: what :func:`blocksim.bags.write_bag` writes and what
-:class:`~blocksim.blocks.sources.bag.BagSource` reads.
+:class:`~blocksim.blocks.lookup.bag.BagSource` reads.
 
 Message kinds (the short names ``topics=`` accepts beside the full ROS type names):
 
@@ -313,7 +313,7 @@ def plays_pose(msg: Any, field: str | None) -> bool:
 
 
 def decode(msg: Any, field: str | None, pose: str = "xytheta") -> float | np.ndarray:
-    """The value a :class:`~blocksim.blocks.sources.bag.BagSource` plays from ``msg``.
+    """The value a :class:`~blocksim.blocks.lookup.bag.BagSource` plays from ``msg``.
 
     Parameters
     ----------

@@ -39,7 +39,7 @@ if TYPE_CHECKING:
         discretize,
     )
     from blocksim.blocks.events import HitCrossing, Stop
-    from blocksim.blocks.lookup import Interpolate, Piecewise
+    from blocksim.blocks.lookup import BagSource, Interpolate, Piecewise
     from blocksim.blocks.math import Function, Gain, MathFunction, Product, Sum
     from blocksim.blocks.nonlinear import (
         Backlash,
@@ -72,7 +72,6 @@ if TYPE_CHECKING:
         Time,
         Waveform,
     )
-    from blocksim.blocks.sources.bag import BagSource
     from blocksim.engine.subsystem import Inport, Outport, Subsystem
 
 #: name -> the module that defines it (a family package, or the engine for the subsystem ports)
@@ -94,6 +93,7 @@ _EXPORTS: dict[str, str] = {
     "discretize": "blocksim.blocks.discrete",
     "HitCrossing": "blocksim.blocks.events",
     "Stop": "blocksim.blocks.events",
+    "BagSource": "blocksim.blocks.lookup",
     "Interpolate": "blocksim.blocks.lookup",
     "Piecewise": "blocksim.blocks.lookup",
     "Function": "blocksim.blocks.math",
@@ -120,7 +120,6 @@ _EXPORTS: dict[str, str] = {
     "Record": "blocksim.blocks.sinks",
     "Scope": "blocksim.blocks.sinks",
     "XYGraph": "blocksim.blocks.sinks",
-    "BagSource": "blocksim.blocks.sources.bag",
     "BandLimitedWhiteNoise": "blocksim.blocks.sources",
     "Constant": "blocksim.blocks.sources",
     "Ramp": "blocksim.blocks.sources",

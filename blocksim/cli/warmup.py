@@ -54,6 +54,8 @@ NO_SAMPLE = {
     "ArmPlot": "an animation sink that runs after the simulation",
     "VehiclePlot": "an animation sink that runs after the simulation",
     "BraitenbergField": "runs a Python field function: interpreted back-end only",
+    "BagSource": "plays a bag named in its diagram: its kernels are Interpolate's "
+                 "(time=True), compiled by its first compiled run",
 }
 
 

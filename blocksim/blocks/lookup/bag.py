@@ -7,6 +7,7 @@ import numpy as np
 from blocksim.blocks._shared import _short
 from blocksim.blocks.lookup.tables import Interpolate
 from blocksim.confine import PathRefused, input_path
+from blocksim.engine.compiled.kernels import Kernels
 from blocksim.engine.errors import BlockParameterError
 
 __all__ = ["BagSource"]
@@ -24,9 +25,10 @@ class BagSource(Interpolate):
     same stamp: the last one counts. A planar heading ``theta`` is unwrapped along the bag
     before a linear interpolation (so it stays continuous and may leave (-pi, pi]).
 
-    The bag is read when the block is made, bounded and without running anything it contains
-    (:func:`blocksim.bags.read_topic`): in a diagram file its folder is confined like every
-    data file (relative to the file, inside its folder or an ``--allow-dir`` folder).
+    Runs in both back-ends (Interpolate's kernels). The bag is read when the block is made,
+    bounded and without running anything it contains (:func:`blocksim.bags.read_topic`): in a
+    diagram file its folder is confined like every data file (relative to the file, inside its
+    folder or an ``--allow-dir`` folder).
 
     Parameters
     ----------
@@ -116,6 +118,12 @@ class BagSource(Interpolate):
         times = (stamps - start_ns) / 1e9
         self.msgtype = data.msgtype
         super().__init__(times, rows, time=True, kind=mode)
+
+    def kernels(self) -> Kernels:
+        """Interpolate's time kernels over the bag's table (:meth:`Interpolate.kernels`):
+        ``interpolate_linear_time_kernel`` or ``interpolate_index_time_kernel``; a BagSource
+        runs in both back-ends with the same values."""
+        return super().kernels()
 
 
 def _last_per_stamp(stamps: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
