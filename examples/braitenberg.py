@@ -14,8 +14,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from blocksim import Diagram, SimResult, simulate
-from blocksim.blocks import XYGraph
 from blocksim.blocks.vehicle import Bicycle, Braitenberg
+from blocksim.blocks.vehicle.loops import add_path_graph, connect_driver
 
 SOURCE = (20.0, 15.0)
 X0 = (0.0, 0.0, 0.0)
@@ -26,17 +26,8 @@ def build(file: str | Path | None = None, show: bool = False) -> Diagram:
     d = Diagram("braitenberg")
     d.add(Bicycle(L=1.0, vmax=2.0, stlim=0.8, x0=X0), name="car")
     d.add(Braitenberg(source=SOURCE, A=200.0, V=2.0, K=10.0, ahead=2.0, side=2.0), name="driver")
-    d.add(
-        XYGraph(
-            labels=["x [m]", "y [m]"], title="Braitenberg vehicle", file=file, show=show, equal=True
-        ),
-        name="path",
-    )
-    d.connect("car.pose", "driver.pose")
-    d.connect("driver.v", "car.v")
-    d.connect("driver.gamma", "car.gamma")
-    d.connect("car.x", "path.x")
-    d.connect("car.y", "path.y")
+    add_path_graph(d, "Braitenberg vehicle", file, show)
+    connect_driver(d)
     return d
 
 

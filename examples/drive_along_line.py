@@ -17,8 +17,8 @@ from pathlib import Path
 import numpy as np
 
 from blocksim import Diagram, SimResult, simulate
-from blocksim.blocks import XYGraph
 from blocksim.blocks.vehicle import Bicycle, FollowLine
+from blocksim.blocks.vehicle.loops import add_path_graph, connect_driver
 
 LINE = (1.0, -2.0, 4.0)
 X0 = (8.0, 5.0, np.pi / 2)
@@ -29,17 +29,8 @@ def build(file: str | Path | None = None, show: bool = False) -> Diagram:
     d = Diagram("drive_along_line")
     d.add(Bicycle(L=1.0, vmax=2.0, stlim=0.5, x0=X0), name="car")
     d.add(FollowLine(line=LINE, Kd=0.5, Kh=1.0, speed=1.0), name="driver")
-    d.add(
-        XYGraph(
-            labels=["x [m]", "y [m]"], title="Drive along a line", file=file, show=show, equal=True
-        ),
-        name="path",
-    )
-    d.connect("car.pose", "driver.pose")
-    d.connect("driver.v", "car.v")
-    d.connect("driver.gamma", "car.gamma")
-    d.connect("car.x", "path.x")
-    d.connect("car.y", "path.y")
+    add_path_graph(d, "Drive along a line", file, show)
+    connect_driver(d)
     return d
 
 

@@ -15,8 +15,8 @@ from pathlib import Path
 import numpy as np
 
 from blocksim import Diagram, SimResult, simulate
-from blocksim.blocks import XYGraph
 from blocksim.blocks.vehicle import Bicycle, DriveToPoint
+from blocksim.blocks.vehicle.loops import add_path_graph, connect_driver
 
 GOAL = (5.0, 5.0)
 X0 = (8.0, 5.0, np.pi / 2)
@@ -27,19 +27,10 @@ def build(file: str | Path | None = None, show: bool = False, plot: bool = True)
     d = Diagram("drive_to_point")
     d.add(Bicycle(L=1.0, vmax=2.0, stlim=0.8, x0=X0), name="car")
     d.add(DriveToPoint(goal=GOAL, Kv=0.5, Kh=1.5), name="driver")
-    d.connect("car.pose", "driver.pose")
-    d.connect("driver.v", "car.v")
-    d.connect("driver.gamma", "car.gamma")
+    connect_driver(d)
     if not plot:
         return d
-    d.add(
-        XYGraph(
-            labels=["x [m]", "y [m]"], title="Drive to a point", file=file, show=show, equal=True
-        ),
-        name="path",
-    )
-    d.connect("car.x", "path.x")
-    d.connect("car.y", "path.y")
+    add_path_graph(d, "Drive to a point", file, show)
     return d
 
 

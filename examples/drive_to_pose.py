@@ -17,8 +17,8 @@ from pathlib import Path
 import numpy as np
 
 from blocksim import Diagram, SimResult, simulate
-from blocksim.blocks import XYGraph
 from blocksim.blocks.vehicle import Bicycle, DriveToPose
+from blocksim.blocks.vehicle.loops import add_path_graph, connect_driver
 
 GOAL = (5.0, 5.0, np.pi / 2)
 X0 = (1.0, 1.0, 0.0)
@@ -31,17 +31,8 @@ def build(file: str | Path | None = None, show: bool = False) -> Diagram:
     d.add(
         DriveToPose(goal=GOAL, Krho=1.0, Kalpha=5.0, Kbeta=-2.0, L=1.0, direction=1), name="driver"
     )
-    d.add(
-        XYGraph(
-            labels=["x [m]", "y [m]"], title="Drive to a pose", file=file, show=show, equal=True
-        ),
-        name="path",
-    )
-    d.connect("car.pose", "driver.pose")
-    d.connect("driver.v", "car.v")
-    d.connect("driver.gamma", "car.gamma")
-    d.connect("car.x", "path.x")
-    d.connect("car.y", "path.y")
+    add_path_graph(d, "Drive to a pose", file, show)
+    connect_driver(d)
     return d
 
 

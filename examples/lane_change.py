@@ -13,7 +13,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from blocksim import Diagram, SimResult, simulate
-from blocksim.blocks import Constant, Piecewise, Scope
+from blocksim.blocks import Constant, Piecewise
+from blocksim.blocks.sinks.wiring import add_scope
 from blocksim.blocks.vehicle import Bicycle
 
 SPEED, STEER = 1.0, 0.3
@@ -27,22 +28,10 @@ def build(file: str | Path | None = None, show: bool = False) -> Diagram:
     d.add(Constant(SPEED), name="speed")
     d.add(Piecewise(times=TIMES, values=STEERS), name="steer")
     d.add(Bicycle(L=1.0), name="car")
-    d.add(
-        Scope(
-            3,
-            labels=["steer", "y", "theta"],
-            units=["rad", "m", "rad"],
-            title="Lane change",
-            file=file,
-            show=show,
-        ),
-        name="scope",
-    )
+    add_scope(d, ["steer", "car.y", "car.theta"], labels=["steer", "y", "theta"],
+              units=["rad", "m", "rad"], title="Lane change", file=file, show=show)
     d.connect("speed", "car.v")
     d.connect("steer", "car.gamma")
-    d.connect("steer", "scope.u0")
-    d.connect("car.y", "scope.u1")
-    d.connect("car.theta", "scope.u2")
     return d
 
 

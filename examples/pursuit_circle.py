@@ -14,9 +14,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from blocksim import Diagram, SimResult, simulate
-from blocksim.blocks import Scope
 from blocksim.blocks.arm import CirclePath
+from blocksim.blocks.sinks.wiring import add_scope
 from blocksim.blocks.vehicle import Bicycle, PurePursuit
+from blocksim.blocks.vehicle.loops import connect_driver
 
 RADIUS, FREQUENCY, DSTAR = 5.0, 0.05, 1.0
 
@@ -27,23 +28,10 @@ def build(file: str | Path | None = None, show: bool = False) -> Diagram:
     d.add(CirclePath(radius=RADIUS, frequency=FREQUENCY), name="goal")
     d.add(PurePursuit(dstar=DSTAR, Kv=1.0, Ki=0.5, Kh=2.0), name="driver")
     d.add(Bicycle(L=1.0, vmax=5.0, stlim=0.8), name="car")
-    d.add(
-        Scope(
-            2,
-            labels=["pose", "goal"],
-            units=["m, m, rad", "m"],
-            title="Pursuit of a point on a circle",
-            file=file,
-            show=show,
-        ),
-        name="scope",
-    )
-    d.connect("car.pose", "driver.pose")
+    add_scope(d, ["car.pose", "goal.p"], labels=["pose", "goal"], units=["m, m, rad", "m"],
+              title="Pursuit of a point on a circle", file=file, show=show)
     d.connect("goal.p", "driver.target")
-    d.connect("driver.v", "car.v")
-    d.connect("driver.gamma", "car.gamma")
-    d.connect("car.pose", "scope.u0")
-    d.connect("goal.p", "scope.u1")
+    connect_driver(d)
     return d
 
 

@@ -16,9 +16,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from blocksim import Diagram, SimResult, simulate
-from blocksim.blocks import XYGraph
 from blocksim.blocks.arm import MSTraj
 from blocksim.blocks.vehicle import Bicycle, PurePursuit
+from blocksim.blocks.vehicle.loops import add_path_graph, connect_driver
 
 WAYPOINTS = ((10.0, 0.0), (10.0, 10.0), (0.0, 10.0))
 DSTAR = 1.0
@@ -30,22 +30,9 @@ def build(file: str | Path | None = None, show: bool = False) -> Diagram:
     d.add(MSTraj(segments=WAYPOINTS, q0=(0.0, 0.0), dt=0.05, tacc=2.0, qdmax=1.0), name="goal")
     d.add(PurePursuit(dstar=DSTAR, Kv=1.0, Ki=0.2, Kh=2.0), name="driver")
     d.add(Bicycle(L=1.0, vmax=3.0, stlim=0.8, x0=(-1.0, 0.0, 0.0)), name="car")
-    d.add(
-        XYGraph(
-            labels=["x [m]", "y [m]"],
-            title="Pursuit of an mstraj path",
-            file=file,
-            show=show,
-            equal=True,
-        ),
-        name="path",
-    )
+    add_path_graph(d, "Pursuit of an mstraj path", file, show)
     d.connect("goal.q", "driver.target")
-    d.connect("car.pose", "driver.pose")
-    d.connect("driver.v", "car.v")
-    d.connect("driver.gamma", "car.gamma")
-    d.connect("car.x", "path.x")
-    d.connect("car.y", "path.y")
+    connect_driver(d)
     return d
 
 
