@@ -11,11 +11,11 @@ from typing import Any
 
 import numpy as np
 
-from blocksim.blocks._shared import NO_STATE, as_input
 from blocksim.blocks.control import feedback_kernels as fk
 from blocksim.blocks.control._checks import matrix, port_shape, vector
 from blocksim.engine.block import Block, Port
 from blocksim.engine.compiled.kernels import Kernels
+from blocksim.robotics.control.lqr import state_feedback
 
 __all__ = ["StateFeedback"]
 
@@ -77,7 +77,10 @@ class StateFeedback(Block):
 
     def output(self, t: float, x: np.ndarray, u: Sequence[Any]) -> tuple[Any]:
         """``(u,)``: ``-K (x - x_ref) + N r``."""
-        return (self._k(t, NO_STATE, *(as_input(v) for v in u), self._p),)
+        xv = np.array(u[0], dtype=np.float64, ndmin=1)
+        r = np.array(u[1], dtype=np.float64, ndmin=1) if len(u) > 1 else np.zeros(0)
+        y = state_feedback(self.K, xv, self.x_ref, self.N, r)  # what the kernels compute
+        return (float(y[0]),) if self._k is fk.sf_scalar else (y,)
 
     def kernels(self) -> Kernels:
         """Params ``(K (m, n), N (m, q), x_ref (n,))``."""

@@ -10,6 +10,9 @@ those of the filters (:func:`split_inputs`).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 import numpy as np
 from numba import njit
 from numba.extending import register_jitable
@@ -25,6 +28,16 @@ def as_vector(v, n):
     for i in range(n):
         out[i] = _element(v, i)
     return out
+
+
+def input_vectors(u: Sequence[Any]) -> tuple[np.ndarray, np.ndarray]:
+    """The interpreted methods' :func:`split_inputs`: the inputs ``(a, b)`` or ``(b,)`` of a
+    block as new writable float64 arrays ``(a, b)``, ``a`` empty when absent. The methods then
+    call the non-variadic step the kernels call: a variadic kernel called from Python is
+    compiled again for its argument tuple (numba types it as a ``Tuple`` there and as a
+    ``StarArgTuple`` in compiled code), which for the filters costs seconds."""
+    vecs = [np.array(v, dtype=np.float64, ndmin=1) for v in u]
+    return (np.zeros(0), vecs[0]) if len(vecs) == 1 else (vecs[0], vecs[1])
 
 
 @register_jitable

@@ -11,7 +11,6 @@ from typing import Any
 
 import numpy as np
 
-from blocksim.blocks._shared import as_input
 from blocksim.blocks.control import kalman_kernels as kk
 from blocksim.blocks.control._checks import (
     covariance,
@@ -21,6 +20,7 @@ from blocksim.blocks.control._checks import (
     square,
     vector,
 )
+from blocksim.blocks.control.feedback_kernels import input_vectors
 from blocksim.engine.block import Block, Port
 from blocksim.engine.compiled.kernels import Kernels
 from blocksim.engine.errors import BlockParameterError
@@ -136,7 +136,6 @@ class KalmanFilter(Block):
                                             Port("P", shape=(n, n), doc="covariance P[k|k]")])
         direct = ("u", "z") if m and np.any(Dm != 0.0) else ("z",)
         self.feedthrough = {"xhat": direct, "P": ()}  # type: ignore[misc]
-        self._out, self._upd = kk.kf_output, kk.kf_update
 
     def _dare(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         if self._gains is None:
@@ -163,13 +162,14 @@ class KalmanFilter(Block):
 
     def output(self, t: float, x: np.ndarray, u: Sequence[Any]) -> tuple[Any, ...]:
         """``(xhat, P)``: the corrected estimate and its covariance."""
-        return self._out(t, as_input(x), *(as_input(v) for v in u), self._p)
+        xf, Pf, _next = kk.kf_step(np.array(x, dtype=np.float64), *input_vectors(u), self._p)
+        return xf, Pf
 
     def update(self, t: float, x: np.ndarray, u: Sequence[Any]) -> np.ndarray:
         """The prediction ``x[k+1|k]`` (and ``P[k+1|k]``)."""
-        return self._upd(t, as_input(x), *(as_input(v) for v in u), self._p)
+        return kk.kf_step(np.array(x, dtype=np.float64), *input_vectors(u), self._p)[2]
 
     def kernels(self) -> Kernels:
         """Params ``(A, B, C, D, G Q G^T, R, M, P[k|k] steady, steady)``
         (:mod:`~blocksim.blocks.control.kalman_kernels`)."""
-        return Kernels(self._p, output=self._out, update=self._upd)
+        return Kernels(self._p, output=kk.kf_output, update=kk.kf_update)

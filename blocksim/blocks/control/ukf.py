@@ -12,7 +12,6 @@ from typing import Any
 
 import numpy as np
 
-from blocksim.blocks._shared import as_input
 from blocksim.blocks.control import ukf_kernels as uk
 from blocksim.blocks.control._checks import (
     covariance,
@@ -23,6 +22,7 @@ from blocksim.blocks.control._checks import (
     square,
     vector,
 )
+from blocksim.blocks.control.feedback_kernels import input_vectors
 from blocksim.engine.block import Block, Port
 from blocksim.engine.compiled.kernels import Kernels
 from blocksim.engine.errors import BlockParameterError, plain, suggest
@@ -158,20 +158,20 @@ class UnscentedKalmanFilter(Block):
         # h reads u only in a linear model with D != 0 (the named models measure the state)
         via_u = ("u",) if model == "linear" and nu and np.any(Dm != 0.0) else ()
         self.feedthrough = {"xhat": (*via_u, "z"), "P": via_u}  # type: ignore[misc]
-        self._out, self._upd = uk.ukf_output, uk.ukf_update
 
     def output(self, t: float, x: np.ndarray, u: Sequence[Any]) -> tuple[Any, ...]:
         """``(xhat, P)``: the corrected estimate and its covariance."""
-        return self._out(t, as_input(x), *(as_input(v) for v in u), self._p)
+        xf, Pf, _next = uk.ukf_step(np.array(x, dtype=np.float64), *input_vectors(u), self._p)
+        return xf, Pf
 
     def update(self, t: float, x: np.ndarray, u: Sequence[Any]) -> np.ndarray:
         """The prediction ``x[k+1|k]``, ``P[k+1|k]``."""
-        return self._upd(t, as_input(x), *(as_input(v) for v in u), self._p)
+        return uk.ukf_step(np.array(x, dtype=np.float64), *input_vectors(u), self._p)[2]
 
     def kernels(self) -> Kernels:
         """Params ``(kind, mp, Q, R, Wm, Wc, gamma, dt, nu)``
         (:mod:`~blocksim.blocks.control.ukf_kernels`)."""
-        return Kernels(self._p, output=self._out, update=self._upd)
+        return Kernels(self._p, output=uk.ukf_output, update=uk.ukf_update)
 
 
 def model_params_or_error(owner: str, model: str, values: Any, *matrices: np.ndarray

@@ -57,11 +57,21 @@ def _scipy_reference(x0, N, umin, umax, xmin, xmax, x_ref):
         J += sum(X[k] @ Q @ X[k] for k in range(N - 1)) + X[-1] @ QF @ X[-1]
         return J + sum(U[k * m:(k + 1) * m] @ R @ U[k * m:(k + 1) * m] for k in range(N))
 
-    cons = [{"type": "ineq", "fun": lambda U: (xmax - rollout(U)).ravel()},
-            {"type": "ineq", "fun": lambda U: (rollout(U) - xmin).ravel()}]
-    res = minimize(cost, np.zeros(N * m), method="SLSQP", bounds=[(umin[i % m], umax[i % m])
-                   for i in range(N * m)], constraints=cons,
-                   options={"ftol": 1e-15, "maxiter": 1000})
+    # the predictions are affine in U: their Jacobian, column by column, from rollouts
+    X0 = rollout(np.zeros(N * m)).ravel()
+    J = np.array([rollout(e).ravel() - X0 for e in np.eye(N * m)]).T
+    cons = [{"type": "ineq", "fun": lambda U: (xmax - rollout(U)).ravel(), "jac": lambda U: -J},
+            {"type": "ineq", "fun": lambda U: (rollout(U) - xmin).ravel(), "jac": lambda U: J}]
+    W = np.kron(np.eye(N), Q)  # the weights of x_1..x_N, and of the inputs
+    W[-3:, -3:] = QF
+    Rb = np.kron(np.eye(N), R)
+
+    def grad(U):
+        return 2.0 * J.T @ W @ (rollout(U).ravel() - np.tile(x_ref, N)) + 2.0 * Rb @ U
+
+    box = [(umin[i % m], umax[i % m]) for i in range(N * m)]
+    res = minimize(cost, np.zeros(N * m), jac=grad, method="SLSQP", bounds=box,
+                   constraints=cons, options={"ftol": 1e-15, "maxiter": 1000})
     assert res.success, res.message
     return res.x
 
