@@ -24,7 +24,11 @@ from pathlib import Path
 import numpy as np
 
 from blocksim import Diagram, SimResult, simulate
-from blocksim.blocks.quadrotor.circle import circle_flight, circle_tracking_error
+from blocksim.blocks.quadrotor.circle import (
+    circle_flight,
+    circle_summary,
+    circle_tracking_error,
+)
 
 MODEL = "quadrotor"
 RADIUS = 1.0  # m
@@ -69,9 +73,4 @@ def main(
 
 
 if __name__ == "__main__":
-    res = main(out_dir=".")
-    err = tracking_error(res)
-    print(
-        f"tracking error after 8 s: max {err[res.t >= 8].max() * 100:.2f} cm; "
-        f"{res.stats['nfev']} RHS evaluations, wall {res.stats['wall_time'] * 1e3:.0f} ms"
-    )
+    print(circle_summary(main(out_dir=".")))

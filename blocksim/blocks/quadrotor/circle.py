@@ -13,7 +13,7 @@ from blocksim.engine.diagram import Diagram
 
 from .flight import add_flight_stack
 
-__all__ = ["circle_flight", "circle_tracking_error"]
+__all__ = ["circle_flight", "circle_summary", "circle_tracking_error"]
 
 
 def circle_flight(
@@ -98,3 +98,13 @@ def circle_tracking_error(result: Any) -> np.ndarray:
     """Distance [m] between the vehicle (``quad``) and the reference point (``circle``) at
     each recorded time of a run of :func:`circle_flight`."""
     return np.linalg.norm(result["quad.x"][:, :3] - result["circle.p"], axis=1)
+
+
+def circle_summary(result: Any, settled: float = 8.0) -> str:
+    """The largest tracking error after ``settled`` seconds of a run of :func:`circle_flight`,
+    and the run's cost (right-hand-side evaluations, wall time)."""
+    err = circle_tracking_error(result)
+    return (
+        f"tracking error after {settled:g} s: max {err[result.t >= settled].max() * 100:.2f} cm; "
+        f"{result.stats['nfev']} RHS evaluations, wall {result.stats['wall_time'] * 1e3:.0f} ms"
+    )
