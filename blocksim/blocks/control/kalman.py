@@ -108,7 +108,10 @@ class KalmanFilter(Block):
         m = Bm.shape[1]
         Cm = matrix(o, "C", C, None, n)
         p = Cm.shape[0]
-        Dm = np.zeros((p, m)) if D is None or m == 0 else matrix(o, "D", D, p, m)
+        if D is not None and m == 0:
+            raise BlockParameterError(f"{o}: parameter 'D' needs an input: give 'B' too (the "
+                                      f"model has no input u without B)")
+        Dm = np.zeros((p, m)) if D is None else matrix(o, "D", D, p, m)
         Gm = np.eye(n) if G is None else matrix(o, "G", G, n, None)
         Qm = covariance(o, "Q", Q, Gm.shape[1])
         Rm = covariance(o, "R", R, p, definite=True)

@@ -6,10 +6,13 @@ QP of :func:`blocksim.robotics.control.mpc.condense`, the number of inputs, the 
 tolerance and iteration limit, the input bounds. Output ``(u, status)``: the first move of
 the solution clipped to the input bounds (an interior-point solution meets them to the
 tolerance, a last iterate of a failed solve maybe not at all: the output never leaves them),
-and the solver's status (0 solved, 1 iteration limit, 2 numerical failure) as a float.
+and the solver's status (0 solved, 1 iteration limit, 2 numerical failure) as a float; a
+non-finite move (a diverged solve) is replaced by 0 before the clipping.
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 from numba import njit
@@ -26,7 +29,8 @@ def mpc_vector(t, x, xin, p):
     U, status, _it = mpc_solve(as_vector(xin, F.shape[1]), H, F, f_r, G, h0, E, tol, max_iter)
     u = np.empty(m)
     for i in range(m):
-        u[i] = _clip(U[i], lo[i], hi[i])
+        v = U[i] if math.isfinite(U[i]) else 0.0  # a diverged solve: no NaN out
+        u[i] = _clip(v, lo[i], hi[i])
     return u, float(status)
 
 

@@ -125,7 +125,10 @@ class UnscentedKalmanFilter(Block):
                                                              or n == 1 else 1)
             Cm = matrix(o, "C", C, None, n)
             nu, p = Bm.shape[1], Cm.shape[0]
-            Dm = np.zeros((p, nu)) if D is None or nu == 0 else matrix(o, "D", D, p, nu)
+            if D is not None and nu == 0:
+                raise BlockParameterError(f"{o}: parameter 'D' needs an input: give 'B' too (the "
+                                          f"model has no input u without B)")
+            Dm = np.zeros((p, nu)) if D is None else matrix(o, "D", D, p, nu)
             mp = model_params_or_error(o, model, model_params, Am, Bm, Cm, Dm)
         else:
             for name, value in (("A", A), ("B", B), ("C", C), ("D", D)):

@@ -134,7 +134,9 @@ def qp_solve(H, f, G, h, tol, max_iter):
         if (_norm_inf(rd) <= tol * scale_d and _norm_inf(rp) <= tol * scale_p
                 and mu <= tol):
             return v, QP_SOLVED, it
-        if it == max_iter or not np.isfinite(mu):
+        if not np.isfinite(mu):
+            return v, QP_FAILED, it
+        if it == max_iter:
             break
         d = z / s
         # predictor (affine scaling): r_c = s z, so r_c / s = z

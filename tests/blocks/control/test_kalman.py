@@ -92,3 +92,5 @@ def test_bad_parameters_are_refused():
     with pytest.raises(BlockParameterError, match="DARE"):
         KalmanFilter(np.diag([2.0, 1.0]), B, [[0.0, 1.0]], np.eye(2), 1.0, dt=0.1,
                      steady_state=True)
+    with pytest.raises(BlockParameterError, match="'D' needs an input"):
+        KalmanFilter(A, None, C, np.eye(2), 1.0, dt=0.1, D=[[1.0]])
