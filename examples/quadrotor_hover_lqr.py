@@ -15,12 +15,25 @@ feedforward ``N r = (M g, 0, 0, 0)``, controls position, altitude, attitude and 
 from 0.5 m aside, 0.2 m low, tilted and yawed by 0.4 rad, the vehicle settles at the hover
 without saturating a rotor.
 
+:func:`design` repeats the design on the diagram itself with :mod:`blocksim.analysis`:
+``trim`` of the bare plant (states held at the hover, the four rotor speeds free) gives the
+hover speeds ``|omega_i| = sqrt(M g / (4 b)) = 861 rad/s``, alternating in sign with the
+rotors' spins; ``linearize`` of this diagram with the loop opened at the LQR's output
+(``lqr.u``: the thrust and torques into the mixer) at the hover gives the model above (to
+1e-8) and ``lqr`` the same :data:`K`; the closed loop's linearization has the poles
+``eig(A - B K)`` (``tests/analysis/test_examples_analysis.py``). What to look at in the plot:
+roll and pitch settle within 3 s, the position within about 4 s, the yaw (weighted least)
+last, by about 7 s. Try
+next: weight the attitude more in ``Q_WEIGHTS`` and design again, or drop the horizontal
+states' weights to 0 and watch the vehicle hold its attitude but drift.
+
 Run ``python examples/quadrotor_hover_lqr.py`` to write ``quadrotor_hover_lqr.png``.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -73,6 +86,41 @@ def hover_linearization() -> tuple[np.ndarray, np.ndarray]:
     return A, B
 
 
+def design(Q: Any = None, R: Any = None) -> dict[str, Any]:
+    """Trim, linearize and design on the diagram's blocks (:mod:`blocksim.analysis`).
+
+    Parameters
+    ----------
+    Q : array_like (12, 12), optional
+        State weight (position [m], roll-pitch-yaw [rad], velocity [m/s], body rates
+        [rad/s]); default ``diag(Q_WEIGHTS)``.
+    R : array_like (4, 4), optional
+        Weight of ``(T [N], tau_roll, tau_pitch, tau_yaw [N m])``; default
+        ``diag(R_WEIGHTS)``.
+
+    Returns
+    -------
+    dict
+        ``omega`` (4,): the trimmed hover rotor speeds [rad/s] (``op``: that
+        :class:`~blocksim.analysis.OperatingPoint`); ``sys``: the ``control.StateSpace`` from
+        ``lqr.u`` (loop opened there) to ``plant.x`` at the hover; ``K`` (4, 12) and ``E``
+        (closed-loop poles [1/s]) of ``lqr(sys, Q, R)``.
+    """
+    from blocksim.analysis import linearize, lqr, trim
+
+    plant = Diagram("quadrotor")
+    quad = plant.add(MultiRotor("quadrotor", x0=hover_state().tolist()), name="plant")
+    spins = [800.0, -800.0, 800.0, -800.0]  # rad/s: a start with the rotors' spin signs
+    plant.connect(plant.add(Constant(spins), name="rotors"), quad)
+    op = trim(plant, fix_states=["plant"])
+    if not op.success:
+        raise RuntimeError(f"quadrotor hover trim failed: {op.message}")
+    sys = linearize(build(), "lqr.u", "plant.x", open="lqr.u", op={"plant": hover_state()})
+    Qm = np.diag(Q_WEIGHTS) if Q is None else Q
+    K, _S, E = lqr(sys, Qm, np.diag(R_WEIGHTS) if R is None else R)
+    return {"op": op, "omega": np.asarray(op.inputs["rotors.y"]), "sys": sys, "K": K, "E": E}
+
+
 def build(scope_file: str | Path | None = None, show: bool = False) -> Diagram:
     """MultiRotor -> StateFeedback (LQR) -> ControlMixer -> MultiRotor."""
     d = Diagram("quadrotor_hover_lqr")
@@ -108,3 +156,6 @@ if __name__ == "__main__":
     print(f"p({res.t[-1]:g}) = {np.round(res['plant.p'][-1], 4)} m; rotor speeds "
           f"{res['mixer.omega'].min():.0f}..{res['mixer.omega'].max():.0f} rad/s, saturated "
           f"{bool(res['mixer.saturated'].any())}")
+    des = design()
+    print(f"trim: hover rotor speeds {np.round(des['omega'], 2)} rad/s; linearize + lqr: "
+          f"max |K - K_file| {np.max(np.abs(des['K'] - np.array(K))):.1e}")
