@@ -8,6 +8,12 @@ ArbotixArm block answers from the recording, so the diagram runs without the dev
 the recorded signals exactly; a diagram that sent other commands would stop with a
 ``ReplayError`` naming the exchange.
 
+What to look at: the same two panels as ``arbotix_phantomx`` (replayed angles, command minus
+angle), identical to the recorded run to the last bit although no servo is attached.
+
+Try next: record a session of your own with ``arbotix_phantomx`` (``record=``) and replay it
+here; change the controller and see where the replay stops matching the recording.
+
 Run ``python examples/arbotix_replay.py`` to write ``arbotix_replay.png``.
 """
 

@@ -6,6 +6,13 @@ follow the analytic sequence t1 = sqrt(2 H0 / g), t_{n+1} = t_n + 2 e^n v1 / g w
 v1 = sqrt(2 g H0). The bounces accumulate at a finite time (Zeno behaviour), so the example
 stops before it.
 
+What to look at: the height, a parabola between bounces that lose ``1 - RESTITUTION**2`` of
+their energy each, the contacts located exactly (no step lands below the floor), and the bounces
+crowding together as the ball comes to rest.
+
+Try next: set ``RESTITUTION`` to 1 (no loss) or 0.5; drop the ball from another ``H0``; compare
+``result.stats['nevents']`` with the number of bounces you count.
+
 Run ``python examples/bouncing_ball.py`` to simulate and write ``bouncing_ball.png``.
 """
 

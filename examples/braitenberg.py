@@ -6,6 +6,12 @@ Two light sensors, 2 m ahead of a bicycle and 2 m to each side, read the field
 brighter side. It turns toward the source, slows as the light grows and circles close to it
 (the tests check that it comes within 1 m).
 
+What to look at: the XY path, curving towards the light at ``SOURCE`` and circling round it: the
+vehicle has no map and no goal, only two light sensors steering it.
+
+Try next: move ``SOURCE``, start from another ``X0`` or change the sensors' spacing (``side``)
+and gain ``K`` of the ``Braitenberg`` block.
+
 Run ``python examples/braitenberg.py`` to simulate 60 s and write ``braitenberg.png``.
 """
 

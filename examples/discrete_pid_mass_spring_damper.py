@@ -5,6 +5,12 @@ controller is a :class:`DiscretePID` sampled every millisecond (Kp = 10, Ki = 5,
 derivative filter N = 100 rad/s) whose output is held between samples, so at the sample
 instants the loop is exactly the ZOH-discretised plant in feedback with the PID recursion.
 
+What to look at: the position stepping to 1 like the continuous PID's, and the force as a
+staircase of 1 ms holds.
+
+Try next: raise ``PERIOD`` to 10 ms or 50 ms until the sampled loop rings or goes unstable;
+compare with ``pid_mass_spring_damper``.
+
 Run ``python examples/discrete_pid_mass_spring_damper.py`` to write ``discrete_pid.png``.
 """
 

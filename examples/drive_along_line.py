@@ -6,6 +6,12 @@ The line ``x - 2 y + 4 = 0`` (RVC's ``L = [1 -2 4]``) is travelled in direction 
 It converges onto the line and then drives along it (the tests check the distance and the
 heading after 30 s).
 
+What to look at: the XY path: the car turns from its start towards the line ``a x + b y + c =
+0`` (``LINE``) and settles onto it.
+
+Try next: change ``LINE`` or ``X0``; raise ``Kd`` (distance gain) or ``Kh`` (heading gain) of
+``FollowLine`` and watch the approach overshoot or slow down.
+
 Run ``python examples/drive_along_line.py`` to simulate 30 s and write
 ``drive_along_line.png``.
 """

@@ -5,6 +5,12 @@ steered by ``gamma = Kh angdiff(atan2(g - p), theta)`` at speed ``v = Kv |g - p|
 goal ``(5, 5)``; the speed decays with the distance, so the vehicle arrives smoothly (within
 0.1 m after 10 s, checked by the tests).
 
+What to look at: the XY path from ``X0`` to ``GOAL``: the heading turns first, then the speed
+falls as the car closes in.
+
+Try next: move ``GOAL`` behind the car; change ``Kv`` and ``Kh`` of ``DriveToPoint``; the car
+arrives at the point but with no control of its final heading (``drive_to_pose`` adds it).
+
 Run ``python examples/drive_to_point.py`` to simulate 10 s and write ``drive_to_point.png``.
 """
 

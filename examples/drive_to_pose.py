@@ -7,6 +7,13 @@ bearing, ``v = Krho rho`` and ``omega = Kalpha alpha + Kbeta beta`` (``Krho > 0`
 starting at ``(1, 1)`` heading east reaches the pose ``(5, 5, pi/2)`` (the tests check 0.1 m
 and 0.1 rad after 15 s).
 
+What to look at: the XY path: the car reaches ``GOAL``'s position with its heading (pi/2,
+pointing up), swinging wide to line up.
+
+Try next: try other ``Krho``, ``Kalpha``, ``Kbeta`` (the stability conditions are ``Krho > 0``,
+``Kbeta < 0``, ``Kalpha > Krho``); set a goal behind the car and ``direction=-1`` to reverse
+into it.
+
 Run ``python examples/drive_to_pose.py`` to simulate 15 s and write ``drive_to_pose.png``.
 """
 

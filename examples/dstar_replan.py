@@ -13,6 +13,12 @@ processed: the fresh plan, then the repair, which processes fewer). The tests ch
 detour, the arrival within 0.1 m and that the robot never crosses the wall where the gap
 closed.
 
+What to look at: the map with the repaired cost-to-goal field, the gap that closes (black) and
+the robot's path: up towards the left gap, then a turn and a detour through the right one.
+
+Try next: add a second entry to ``CLOSING`` (an obstacle on the detour), move ``GOAL``, or
+compare ``plan.niter`` of the repair with the fresh plan's.
+
 Run ``python examples/dstar_replan.py`` to simulate 25 s and write ``dstar_replan.png``.
 """
 

@@ -9,6 +9,12 @@ point and, as the unicycle's turn rate, ``Kh`` times its bearing. The robot cros
 into the bottom-right room and stops at the goal (the tests check 0.1 m, and that it stays in
 free space).
 
+What to look at: the office's distance map, the DXform path (dashed) and the robot's path, which
+cuts corners a little (look-ahead ``LOOKAHEAD``) but keeps off the inflated walls.
+
+Try next: choose another ``GOAL`` or ``X0`` in the office; change ``INFLATE`` (the clearance)
+and ``LOOKAHEAD``; swap the unicycle for a ``Bicycle``.
+
 Run ``python examples/dxform_office_unicycle.py`` to simulate 25 s and write
 ``dxform_office_unicycle.png`` (distance map, planned and driven paths).
 """

@@ -9,6 +9,12 @@ The vehicle (``Vehicle`` block: bicycle with odometry noise ``V = diag(0.02 m, 0
 map each interval; the ``EKF`` block (mode ``"dead_reckoning"``) uses the same covariances (RTB
 ``EKF``, the RTB 9.10 manual, section 2.11).
 
+What to look at: in the map figure, the estimated path drifting away from the true one, the
+3-sigma ellipses growing along it, and the error staying inside its growing 3-sigma bounds.
+
+Try next: scale the filter's ``V`` down (an overconfident filter: the error leaves its bounds)
+or up; then add the sensor (``ekf_localisation``) and watch the bounds stop growing.
+
 Run ``python examples/ekf_dead_reckoning.py`` to simulate 100 s (1000 steps) and write
 ``ekf_dead_reckoning.png`` (the scope) and ``ekf_dead_reckoning_map.png`` (the paths and error
 with its 3-sigma bounds).

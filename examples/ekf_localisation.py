@@ -11,6 +11,12 @@ The vehicle (``Vehicle`` block: bicycle with odometry noise ``V = diag(0.02 m, 0
 map each interval; the ``EKF`` block (mode ``"localisation"``) uses the same covariances (RTB
 ``EKF``, the RTB 9.10 manual, section 2.11).
 
+What to look at: the map figure's error panels: the error inside its 3-sigma bounds, which stay
+small and bounded because each landmark reading corrects the drift.
+
+Try next: change ``W`` (a noisier sensor), the number of ``LANDMARKS``, or the ``seed``; compare
+the bounds with ``ekf_dead_reckoning``'s.
+
 Run ``python examples/ekf_localisation.py`` to simulate 100 s (1000 steps) and write
 ``ekf_localisation.png`` (the scope) and ``ekf_localisation_map.png`` (the map, paths and error
 with its 3-sigma bounds).

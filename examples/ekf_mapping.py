@@ -11,6 +11,12 @@ The vehicle (``Vehicle`` block: bicycle with odometry noise ``V = diag(0.02 m, 0
 map each interval; the ``EKF`` block (mode ``"mapping"``) uses the same covariances (RTB
 ``EKF``, the RTB 9.10 manual, section 2.11).
 
+What to look at: the map figure: each estimated landmark (with its 3-sigma ellipse) beside its
+true position, the ellipses shrinking as the landmark is seen again.
+
+Try next: shorten ``T`` and see which landmarks are still unseen or uncertain; change ``W``;
+then estimate the pose as well (``ekf_slam``).
+
 Run ``python examples/ekf_mapping.py`` to simulate 100 s (1000 steps) and write
 ``ekf_mapping.png`` (the scope) and ``ekf_mapping_map.png`` (the true and estimated
 landmarks with their 3-sigma ellipses, and the path).

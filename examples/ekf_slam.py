@@ -10,6 +10,12 @@ The vehicle (``Vehicle`` block: bicycle with odometry noise ``V = diag(0.02 m, 0
 map each interval; the ``EKF`` block (mode ``"slam"``) uses the same covariances (RTB ``EKF``,
 the RTB 9.10 manual, section 2.11).
 
+What to look at: the map figure: the estimated map and path against the true ones, and the pose
+error inside its 3-sigma bounds.
+
+Try next: change ``P0`` (a less certain start), ``W`` or the number of ``LANDMARKS``; compare
+the pose error with ``ekf_localisation``, which knows the map.
+
 Run ``python examples/ekf_slam.py`` to simulate 100 s (1000 steps) and write ``ekf_slam.png``
 (the scope) and ``ekf_slam_map.png`` (true and estimated maps with 3-sigma ellipses, paths, and
 the pose error inside its 3-sigma bounds).

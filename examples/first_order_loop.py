@@ -3,6 +3,12 @@
 ``x' = K (r - x)`` with a unit step reference at t = 0 gives ``x(t) = 1 - exp(-K t)``, the
 first-order lag with time constant 1/K.
 
+What to look at: the output rising as ``1 - exp(-GAIN t)``: 63 % of the way after one time
+constant ``1/GAIN``.
+
+Try next: change ``GAIN``; add a second integrator in the loop (a second-order loop) and watch
+the response ring.
+
 Run ``python examples/first_order_loop.py`` to simulate and write ``first_order_loop.png``.
 """
 

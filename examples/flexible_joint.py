@@ -17,6 +17,12 @@ resonance ``sqrt(k (Jm + Jl) / (Jm Jl)) = 34.6 rad/s``). ``tests/blocks/arm/test
 measures both frequencies in the simulated response and compares them with these roots, and
 the damped modes with the eigenvalues of the closed-loop system matrix.
 
+What to look at: the motor angle reaching the step quickly while the link angle lags and rings
+at the transmission's resonance, and the torque spike at the step.
+
+Try next: lower ``K_SPRING`` (a softer transmission), raise ``C_SPRING`` (build's ``c``, more
+damping), or the PD gains ``KP``, ``KD`` until the link rings longer or the loop goes unstable.
+
 Run ``python examples/flexible_joint.py`` to simulate 3 s and write ``flexible_joint.png``.
 """
 

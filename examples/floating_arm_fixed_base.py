@@ -12,6 +12,12 @@ the serial chain of that URDF (``form="serial"``: base -> hand, the hand lumped 
 ``dq = q_floating - q_arm`` stays at integration round-off: the fixed-base limit of the
 floating-base dynamics is the arm's RNE dynamics.
 
+What to look at: the hand error settling, and ``q floating - q arm`` staying at integration
+round-off: holding the base makes the floating-base dynamics the fixed-base arm's.
+
+Try next: tighten ``rtol``/``atol`` and watch the difference shrink; change ``TARGET`` or
+``Q0``; let the base go (``floating_arm_reach``).
+
 Run ``python examples/floating_arm_fixed_base.py`` to simulate 3 s and write
 ``floating_arm_fixed_base.png``.
 """

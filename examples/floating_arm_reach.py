@@ -13,6 +13,12 @@ with ``Jm`` the joint columns of the base-inclusive Jacobian of the hand (world 
 closed loop is passive: the hand settles on the target (in inertial space) while the base ends
 turned by a few degrees, the reaction the scope shows as base roll/pitch/yaw.
 
+What to look at: the hand error going to zero while the base's roll, pitch and yaw drift to a
+new attitude: the reaction to the arm's motion, with nothing acting from outside.
+
+Try next: compare with ``build(fixed_base=True)``; move ``TARGET``; raise ``KP`` or ``KD`` and
+compare the base's final attitude.
+
 Run ``python examples/floating_arm_reach.py`` to simulate 6 s and write ``floating_arm_reach.png``.
 """
 

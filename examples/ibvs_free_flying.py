@@ -19,6 +19,12 @@ about its optical axis: 650 pixels of image error, below 1 pixel after 6.5 s wit
 Sinks: a scope of the image coordinates and the camera velocity, and the image-plane animation
 (a GIF when ``out_dir`` is given).
 
+What to look at: the image points moving in straight lines to the desired square (the GIF shows
+the image plane) and the camera velocity decaying as ``exp(-lam t)``.
+
+Try next: change ``lam``, the initial tilt and turn (``PHI0``, ``THETA0``; a large turn about
+the optical axis makes the camera back away first), or the desired image ``UV_STAR``.
+
 Run ``python examples/ibvs_free_flying.py`` to simulate 8 s and write ``ibvs_free_flying.png``
 and ``ibvs_free_flying.gif``.
 """

@@ -22,6 +22,12 @@ error, below 1 pixel after 6 s with ``lam = 1``.
 Sinks: a scope of the image coordinates and the joint coordinates, and the image-plane
 animation (a GIF when ``out_dir`` is given).
 
+What to look at: the image points converging to the desired square and the joint angles moving
+to the pose that gives that view.
+
+Try next: change ``lam`` or the start ``DQ0``; watch ``jac.cond``: start near a singular pose
+and the joint rates grow large.
+
 Run ``python examples/ibvs_puma.py`` to simulate 8 s and write ``ibvs_puma.png`` and
 ``ibvs_puma.gif``.
 """

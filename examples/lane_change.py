@@ -5,6 +5,12 @@ At a constant 1 m/s a bicycle (wheelbase 1 m) steers ``+0.3`` rad from 1 s to 2 
 parallel lane with its original heading. The lateral offset is that of the exact arcs,
 ``2 R (1 - cos(v t1 / R))`` with ``R = L / tan(0.3)`` (checked by the tests).
 
+What to look at: the steer profile (left, then right), the lateral position ``y`` moving over by
+a lane, and the heading returning to zero.
+
+Try next: change ``STEER`` or the ``TIMES`` so the car ends at an angle; make the second half
+shorter and find the profile that ends heading straight.
+
 Run ``python examples/lane_change.py`` to simulate 5 s and write ``lane_change.png``.
 """
 

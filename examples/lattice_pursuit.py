@@ -12,6 +12,12 @@ pure-pursuit driver with following distance 0 and no integral action sets the sp
 0.5 m, steer limit 1 rad) drives. The car stops at the goal pose (the tests check 0.2 m and
 0.2 rad after 30 s, and that it never enters an obstacle).
 
+What to look at: the lattice of arcs and straight moves, the planned path (red) and the car
+following it to ``GOAL`` with its heading.
+
+Try next: move ``GOAL`` (another position or heading), change ``GRID`` (a coarser lattice plans
+faster but with fewer options) or ``LOOKAHEAD``.
+
 Run ``python examples/lattice_pursuit.py`` to simulate 30 s and write ``lattice_pursuit.png``
 (the car's path over the map, the lattice path dashed).
 """

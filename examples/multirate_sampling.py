@@ -6,6 +6,12 @@ fast samples also go through a :class:`RateTransition` to the slow clock, and a
 integer time base, so the two clocks coincide exactly at 0.3, 0.6, ... s, and the rate
 transition reads a fast sample taken at the very same instant.
 
+What to look at: the fast samples every 0.1 s, the slow ones every 0.3 s, and the delayed signal
+one slow period behind: each held between its clock's ticks.
+
+Try next: change the clocks (``FAST``, ``SLOW``) to rates that are not multiples of each other,
+or ``FREQUENCY`` towards the slow clock's Nyquist frequency (1.67 Hz) to see aliasing.
+
 Run ``python examples/multirate_sampling.py`` to write ``multirate_sampling.png``.
 """
 

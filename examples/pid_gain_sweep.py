@@ -11,6 +11,12 @@ values; the heat map shows log10 J over the grid with its minimum marked (higher
 better but push harder: the optimum is inside the grid), and the best gains are run once
 more alone for the scope plot.
 
+What to look at: the heat map of the cost over (``Kp``, ``Kd``), its minimum marked, and the
+best member's response in the second figure.
+
+Try next: change ``RHO`` (how much effort costs), the ranges ``KP_RANGE``, ``KD_RANGE``, or
+``n`` (the grid's size); run it on a Dask ``client``.
+
 Run ``python examples/pid_gain_sweep.py`` to write ``pid_gain_sweep.png`` (the heat map) and
 ``pid_gain_sweep_best.png`` (the best member's response).
 """

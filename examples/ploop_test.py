@@ -15,6 +15,12 @@ error ``tests/blocks/arm/test_servo_examples.py`` checks against the discrete cl
 transfer function (scipy.signal); keep it below about 1.5 mrad, where the motor torque stays
 inside its 0.9 N m limit and the loop is linear.
 
+What to look at: the joint angle following the trapezoidal move, the small tracking error
+(velocity feedforward ``Kff = 1``) and the torque's acceleration and deceleration phases.
+
+Try next: run ``main(Kff=0.0)`` (without velocity feedforward the error grows),
+``build(step=0.5)`` for a step instead of the move, or change ``KP``.
+
 Run ``python examples/ploop_test.py`` to simulate 1.5 s and write ``ploop_test.png``.
 """
 

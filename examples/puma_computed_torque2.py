@@ -17,6 +17,12 @@ with the *Inertia*, *Coriolis*, *Gravload* and *Friction* blocks (RTB's ``robot.
 same function of (q, qd, v) as ``rne(q, qd, v)``, so the trajectory is that of
 ``puma_computed_torque`` to solver tolerance (``tests/blocks/arm/test_servo_examples.py``).
 
+What to look at: the same errors and torques as ``puma_computed_torque``, from the mass matrix,
+Coriolis and gravity blocks instead of one inverse-dynamics block.
+
+Try next: leave out one term (the ``coriolis`` block's product ``Cqd``) and see which joints'
+errors grow; change ``KP``, ``KD``.
+
 Run ``python examples/puma_computed_torque2.py`` to simulate 5 s and write
 ``puma_ctorque2.png``.
 """

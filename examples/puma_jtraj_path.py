@@ -13,6 +13,13 @@ feedback: the whole diagram is a function of time.
 Sinks: a scope of q and p, the XY graph of the path in the x-z plane, and an ``ArmPlot``
 animation of the arm (a GIF written next to the PNGs when ``out_dir`` is given).
 
+What to look at: the joint angles' smooth quintic profiles, the tool's position, the side view
+of the tool's path (curved: a straight line in joint space is not one in Cartesian space) and
+the animation.
+
+Try next: change ``T_MOVE`` or the poses (``qz``, ``qr``, ``qn`` of ``puma560()``); compare with
+a Cartesian straight line (``puma_rrmc2``).
+
 Run ``python examples/puma_jtraj_path.py`` to simulate 2.5 s and write ``puma_jspace.png``,
 ``puma_jspace_path.png`` and ``puma_jspace.gif``.
 """

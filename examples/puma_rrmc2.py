@@ -15,6 +15,12 @@ commanded rates exactly (RTB's ``sl_rrmc2`` integrates them likewise).
 ``tests/blocks/arm/test_servo_examples.py`` checks the convergence to the goal pose and the
 straight-line, exponential approach.
 
+What to look at: the tool moving in a straight line to the goal point, the pose error decaying
+and the joint angles.
+
+Try next: call ``build(goal=...)`` with another point; change ``KV``; compare the straight tool
+path with ``puma_jtraj_path``'s curved one.
+
 Run ``python examples/puma_rrmc2.py`` to simulate 3 s and write ``puma_rrmc2.png``.
 """
 

@@ -14,6 +14,12 @@ included) plus potential ``sum_i m_i g z_ci`` (``z_ci`` the height of link i's c
 stays constant to the integration accuracy; the tests check it from the recorded q and qd.
 With RTB's viscous friction left in, the energy would decay instead.
 
+What to look at: the joints falling from their start under gravity and swinging (friction
+removed, no control), the total energy constant to the integrator's tolerance.
+
+Try next: tighten ``rtol`` and watch the energy drift shrink; start at another pose; put
+friction back (leave out ``nofriction('all')``) and watch the energy fall.
+
 Run ``python examples/puma_zero_torque.py`` to simulate 2 s and write ``puma_ztorque.png``.
 """
 

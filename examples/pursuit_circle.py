@@ -6,6 +6,12 @@ the distance error sets the speed, the steer is ``Kh`` times the bearing of the 
 the transient the vehicle rides the circle behind the point with a bounded lag (the tests
 check the steady distance error).
 
+What to look at: the car's pose settling into a circle behind the goal point on the circle, at
+the distance ``DSTAR``.
+
+Try next: change ``DSTAR``, ``RADIUS`` or ``FREQUENCY`` (a faster point needs a faster car:
+``vmax``); set the integral gain ``Ki`` to 0 and see a steady distance error remain.
+
 Run ``python examples/pursuit_circle.py`` to simulate 40 s and write ``pursuit_circle.png``.
 """
 

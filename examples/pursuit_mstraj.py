@@ -8,6 +8,12 @@ last waypoint (the tests check the tracking error and the final distance).
 
 A planner's output (an N x 2 or N x 3 path) plays the same way through ``PathSource``.
 
+What to look at: the XY path following the mstraj corners, rounded by the acceleration time
+``tacc`` and the pursuit distance ``DSTAR``.
+
+Try next: add a waypoint to ``WAYPOINTS``; change ``tacc`` or ``qdmax`` of the trajectory, or
+``DSTAR``.
+
 Run ``python examples/pursuit_mstraj.py`` to simulate 40 s and write ``pursuit_mstraj.png``.
 """
 

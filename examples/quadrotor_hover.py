@@ -13,6 +13,12 @@ stays within 1 cm of the setpoint from about 4 s on.
 ``mass`` changes the vehicle's mass while the controller keeps assuming 4 kg: the integral
 action still brings the altitude error to zero, at a hover speed of ``sqrt(mass g / (4 b))``.
 
+What to look at: the position climbing to ``ALTITUDE`` (z down, so to -1 m) without overshoot,
+and the rotor speeds settling at the hover speed.
+
+Try next: ``main(mass=5.0)`` (a heavier vehicle than the controller assumes: the integral takes
+up the weight); change ``TARGET``.
+
 Run ``python examples/quadrotor_hover.py`` to simulate 8 s and write ``quadrotor_hover.png``.
 """
 

@@ -18,6 +18,12 @@ and during the moves its rotors briefly reach the mixer's 1000 rad/s (about 0.2 
 at +20 %; hover alone needs ``861 sqrt(M / 4)`` rad/s, 943 rad/s at +20 %) without losing
 the square: the limit costs a little speed, not the flight.
 
+What to look at: the errors at each waypoint against the vehicle's mass (the controller assumes
+``NOMINAL``), and the nominal flight.
+
+Try next: widen ``MISMATCH``; lower ``WMAX`` so the rotors saturate for the heavy members;
+change ``DWELL``.
+
 Run ``python examples/quadrotor_mass_sweep.py`` to fly the 9 masses for 20 s and write
 ``quadrotor_mass_sweep.png`` (errors against mass) and ``quadrotor_mass_sweep_nominal.png``
 (the nominal flight).

@@ -12,6 +12,12 @@ tests ask 5 cm); the altitude stays within 2 cm throughout. The tilt is limited 
 Sinks: a scope of the position and the setpoint, and the 3-D animation of the flight
 (:class:`~blocksim.blocks.quadrotor.MultiRotorPlot`, a GIF when ``out_dir`` is given).
 
+What to look at: the position stepping from waypoint to waypoint of the square, each setpoint
+change followed by a short transient, and the animation.
+
+Try next: ``build(model='hexarotor')`` or ``'octorotor'``; change ``WAYPOINTS`` or ``DWELL``;
+compare with the mass mismatch of ``quadrotor_mass_sweep``.
+
 Run ``python examples/quadrotor_waypoints.py`` to simulate 20 s and write
 ``quadrotor_waypoints.png`` and ``quadrotor_waypoints.gif``.
 """

@@ -5,6 +5,12 @@ heater power P = 3 kW when on. The :class:`Relay` turns the heater on when the t
 (setpoint - T) rises to +0.5 K and off when it falls to -0.5 K, so after warming up the room
 cycles between 19.5 and 20.5 degC. The switching instants are located as zero crossings.
 
+What to look at: the temperature rising from ``T0`` and then cycling in the band ``SETPOINT -+
+HYSTERESIS``, and the heater's on/off power, each switch exactly on a threshold.
+
+Try next: narrow ``HYSTERESIS`` (the heater switches more often), lower ``POWER`` or ``OUTSIDE``
+until the heater can no longer hold the setpoint.
+
 Run ``python examples/relay_thermostat.py`` to write ``relay_thermostat.png``.
 """
 

@@ -9,6 +9,12 @@ because of a missing ``/N``). The reference, the position and attitude loops are
 ``sl_quadrotor``: a circle of radius 1 m at 2 m from a standing start on the
 ground. Hover speed ``sqrt(M g / (6 b)) = 703 rad/s``.
 
+What to look at: the same three panels as ``sl_quadrotor``: the climb, then the circle tracked
+to a few centimetres, with six rotor speeds about the hover speed.
+
+Try next: fly ``'octorotor'`` through ``sl_quadrotor``'s ``build(model=...)``; compare the rotor
+speeds with the quadrotor's.
+
 Run ``python examples/sl_hexarotor.py`` to simulate 20 s and write ``sl_hexarotor.png``.
 """
 

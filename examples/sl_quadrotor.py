@@ -14,6 +14,12 @@ centimetres, the rotor speeds oscillating about the hover speed as the thrust ve
 Upstream's demo uses a heuristic speed mixer and reads the attitude in the reverse order; the
 blocks here use one convention throughout (:mod:`blocksim.robotics.aerial.dynamics`).
 
+What to look at: the position (the climb, then the circle), the reference point on the circle
+and the four rotor speeds oscillating about the hover speed as the thrust vector turns.
+
+Try next: change ``RADIUS``, ``ALTITUDE`` or ``FREQUENCY`` (a faster circle leans the vehicle
+more); ``build(model='hexarotor')``.
+
 Run ``python examples/sl_quadrotor.py`` to simulate 20 s and write ``sl_quadrotor.png``.
 """
 

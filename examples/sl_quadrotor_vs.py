@@ -17,6 +17,12 @@ vehicle starts hovering 3 m up, 0.6 m and 0.4 m off to the side, with 430 pixels
 error; the error falls below 1 pixel after about 9 s and the vehicle ends 2 m above the
 square's centre.
 
+What to look at: the image points converging to the desired square, the camera velocity asked
+for by IBVS, and the vehicle's position ending 2 m above the square's centre.
+
+Try next: change ``LAM`` or ``START``; start higher or further aside until a point leaves the
+image.
+
 Run ``python examples/sl_quadrotor_vs.py`` to simulate 14 s and write
 ``sl_quadrotor_vs.png``.
 """

@@ -3,6 +3,12 @@
 ``x'' - mu (1 - x^2) x' + x = 0`` with mu = 1, x(0) = 2, x'(0) = 0: a stable limit cycle of
 amplitude about 2 and period about 6.66 s.
 
+What to look at: the phase plane: from ``(X0, V0)`` the trajectory winds onto the limit cycle of
+amplitude about 2.
+
+Try next: raise ``MU`` (a relaxation oscillation: stiff, watch ``result.stats['nfev']``) or
+start inside the cycle (``X0 = 0.1``).
+
 Run ``python examples/van_der_pol.py`` to simulate and write ``van_der_pol.png`` (phase plane).
 """
 

@@ -16,6 +16,12 @@ At the controller's samples (1 ms) both loops are exactly discrete linear system
 with a zero-order hold), which ``tests/blocks/arm/test_servo_examples.py`` checks against
 scipy.signal.
 
+What to look at: the ramp followed by both loops, the PI loop with a constant lag error, the
+feedforward loop's error near zero.
+
+Try next: change ``SLOPE``; leave out the friction part of the feedforward (``friction_torque``)
+and see which error remains.
+
 Run ``python examples/vloop_test2.py`` to simulate 1 s and write ``vloop_test2.png``.
 """
 

@@ -32,6 +32,12 @@ for a well-damped step, ``Kv = 0.02 V s/rad`` (0.2 V per rad/s at the winding) a
 about 0.1 s, no steady-state error (the integral supplies the back-EMF voltage), and the
 amplifier stays far below its limit (linear).
 
+What to look at: the velocity stepping to the demand with about 8 % overshoot, the motor torque,
+and the integral settling at the back-EMF voltage.
+
+Try next: put roblocks' winding back (``Rm``, ``Lm`` of ``WINDING``) and see the limit cycle;
+change ``GAINS``.
+
 Run ``python examples/vloop_voltage_test.py`` to simulate 0.5 s and write
 ``vloop_voltage_test.png``.
 """

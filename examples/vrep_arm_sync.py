@@ -12,6 +12,12 @@ client; give the address of a CoppeliaSim instance to drive a real scene.
 With exact joint-velocity control the sampled loop is ``q[k+1] = q[k] + dt (qd_d[k] + Kp (q_d[k]
 - q[k]))``: the error decays by ``1 - Kp dt`` per step.
 
+What to look at: the joint angles converging to ``Q_GOAL`` and the errors decaying at rate
+``KP``, one 10 ms step per simulator step.
+
+Try next: change ``KP`` or ``Q_GOAL``; run it against a real CoppeliaSim (``host=``, ``port=``)
+instead of the emulator.
+
 Run ``python examples/vrep_arm_sync.py`` to write ``vrep_arm_sync.png``.
 """
 
