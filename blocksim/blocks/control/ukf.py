@@ -26,8 +26,13 @@ from blocksim.blocks.control.feedback_kernels import input_vectors
 from blocksim.engine.block import Block, Port
 from blocksim.engine.compiled.kernels import Kernels
 from blocksim.engine.errors import BlockParameterError, plain, suggest
-from blocksim.robotics.control.ukf import sigma_weights
-from blocksim.robotics.control.ukf_models import MODELS, model_params
+from blocksim.robotics.control.ukf import sigma_weights, ukf_step_python
+from blocksim.robotics.control.ukf_models import (
+    MODELS,
+    model_names,
+    model_params,
+    registered_model,
+)
 
 __all__ = ["UnscentedKalmanFilter"]
 
@@ -52,6 +57,10 @@ class UnscentedKalmanFilter(Block):
     * ``"unicycle"``: state (x [m], y [m], theta [rad]), input (v [m/s], omega [rad/s]),
       measurement (x, y) [m].
 
+    A model of Python functions registered by name with
+    :func:`blocksim.robotics.control.register_model` is named the same way; it runs on the
+    interpreted back-end only.
+
     The continuous models are integrated over ``dt`` by Runge-Kutta steps with the input
     held. Timing as the :class:`KalmanFilter`: the state is the prediction ``x[k|k-1]``,
     ``P[k|k-1]``; the output at hit k is the correction with ``z[k]``, then the filter
@@ -60,7 +69,7 @@ class UnscentedKalmanFilter(Block):
     Parameters
     ----------
     model : str
-        ``"linear"``, ``"pendulum"`` or ``"unicycle"``.
+        ``"linear"``, ``"pendulum"``, ``"unicycle"`` or a registered model's name.
     Q : array_like (n, n) or (n,)
         Process noise covariance [state units^2].
     R : array_like (p, p) or (p,)
@@ -110,12 +119,16 @@ class UnscentedKalmanFilter(Block):
                  kappa: float = 0.0) -> None:
         super().__init__()
         o = type(self).__name__
-        if model not in MODELS:
+        names = model_names()
+        if model not in names:
             raise BlockParameterError(
-                f"{o}: parameter 'model' must be one of {', '.join(map(repr, MODELS))}, got "
-                f"{plain(model)}{suggest(str(model), MODELS)}")
+                f"{o}: parameter 'model' must be one of {', '.join(map(repr, names))} (or a "
+                f"model registered with blocksim.robotics.control.register_model), got "
+                f"{plain(model)}{suggest(str(model), names)}")
         self.clock = sample_clock(o, dt)
-        kind, _names, sizes = MODELS[model]
+        user = registered_model(model)
+        kind, _names, sizes = MODELS[model] if user is None else (-1, user.params, user.sizes)
+        self._user = user
         if model == "linear":
             if A is None or C is None:
                 raise BlockParameterError(f"{o}: model 'linear' needs the matrices 'A' and 'C'")
@@ -158,22 +171,37 @@ class UnscentedKalmanFilter(Block):
                        if nu else [zp],
                        outputs=[Port("xhat", shape=(n,), doc="estimate x[k|k]"),
                                 Port("P", shape=(n, n), doc="covariance P[k|k]")])
-        # h reads u only in a linear model with D != 0 (the named models measure the state)
-        via_u = ("u",) if model == "linear" and nu and np.any(Dm != 0.0) else ()
+        # h reads u only in a linear model with D != 0 (the named models measure the state),
+        # or in a registered model that says so
+        reads_u = np.any(Dm != 0.0) if model == "linear" else user is not None and user.h_reads_u
+        via_u = ("u",) if nu and reads_u else ()
         self.feedthrough = {"xhat": (*via_u, "z"), "P": via_u}  # type: ignore[misc]
+
+    def _step(self, x: np.ndarray, u: Sequence[Any]) -> tuple[np.ndarray, ...]:
+        xs = np.array(x, dtype=np.float64)
+        uv, zv = input_vectors(u)
+        if self._user is None:
+            return uk.ukf_step(xs, uv, zv, self._p)  # type: ignore[no-any-return]
+        n = self.n
+        _kind, mp, Q, R, Wm, Wc, gamma, dt, _nu = self._p
+        return ukf_step_python(self._user.f, self._user.h, xs[:n].copy(),
+                               xs[n:].reshape(n, n).copy(), uv, zv, mp, Q, R, Wm, Wc, gamma, dt)
 
     def output(self, t: float, x: np.ndarray, u: Sequence[Any]) -> tuple[Any, ...]:
         """``(xhat, P)``: the corrected estimate and its covariance."""
-        xf, Pf, _next = uk.ukf_step(np.array(x, dtype=np.float64), *input_vectors(u), self._p)
+        xf, Pf, _next = self._step(x, u)
         return xf, Pf
 
     def update(self, t: float, x: np.ndarray, u: Sequence[Any]) -> np.ndarray:
         """The prediction ``x[k+1|k]``, ``P[k+1|k]``."""
-        return uk.ukf_step(np.array(x, dtype=np.float64), *input_vectors(u), self._p)[2]
+        return self._step(x, u)[2]
 
-    def kernels(self) -> Kernels:
+    def kernels(self) -> Kernels | None:
         """Params ``(kind, mp, Q, R, Wm, Wc, gamma, dt, nu)``
-        (:mod:`~blocksim.blocks.control.ukf_kernels`)."""
+        (:mod:`~blocksim.blocks.control.ukf_kernels`); None for a registered model of Python
+        functions (the compiled back-end then refuses the block)."""
+        if self._user is not None:
+            return None
         return Kernels(self._p, output=uk.ukf_output, update=uk.ukf_update)
 
 

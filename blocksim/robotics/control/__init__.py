@@ -17,7 +17,13 @@ from blocksim.robotics.control.lqr import finite_horizon_lqr, state_feedback
 from blocksim.robotics.control.mpc import CondensedMPC, condense, mpc_solve
 from blocksim.robotics.control.qp import QP_FAILED, QP_MAX_ITER, QP_SOLVED, qp_solve
 from blocksim.robotics.control.ukf import sigma_points, sigma_weights, ukf_correct, ukf_predict
-from blocksim.robotics.control.ukf_models import MODELS, model_f, model_h, model_params
+from blocksim.robotics.control.ukf_models import (
+    MODELS,
+    model_f,
+    model_h,
+    model_params,
+    register_model,
+)
 
 __all__ = [
     "MODELS",
@@ -35,6 +41,7 @@ __all__ = [
     "model_params",
     "mpc_solve",
     "qp_solve",
+    "register_model",
     "sigma_points",
     "sigma_weights",
     "state_feedback",

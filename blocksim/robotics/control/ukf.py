@@ -18,13 +18,20 @@ Sigma points (van der Merwe's scaled set): with ``lambda = alpha^2 (n + kappa) -
   ``S = sum Wc (Z - zhat)(Z - zhat)^T + R``, ``Pxz = sum Wc (X - x)(Z - zhat)^T``,
   ``K = Pxz S^-1``, ``x[k|k] = x + K (z - zhat)``, ``P[k|k] = P - K S K^T``.
 
+Both are split into the sigma points (:func:`sigma_points`), the model, and the combination
+(:func:`ukf_predict_from`, :func:`ukf_correct_from`), so that a model of Python functions
+(:func:`ukf_step_python`) shares everything but its own calls with the library models.
+
 For a linear model the unscented transform is exact, and the filter is the Kalman filter.
-Everything compiles with numba (loops, :mod:`blocksim.robotics.control.dense`).
+Everything but :func:`ukf_step_python` compiles with numba (loops,
+:mod:`blocksim.robotics.control.dense`).
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from typing import Any
 
 import numba
 import numpy as np
@@ -34,7 +41,8 @@ from blocksim.robotics.control.ukf_models import model_f, model_h
 
 _njit = numba.njit(cache=True, error_model="numpy")
 
-__all__ = ["sigma_points", "sigma_weights", "ukf_correct", "ukf_predict"]
+__all__ = ["sigma_points", "sigma_weights", "ukf_correct", "ukf_correct_from", "ukf_predict",
+           "ukf_predict_from", "ukf_step_python"]
 
 
 def sigma_weights(n: int, alpha: float, beta: float, kappa: float
@@ -96,34 +104,21 @@ def _cross(X, x, Y, y, Wc):
 
 
 @_njit
-def ukf_predict(xf, Pf, u, Q, kind, mp, dt, Wm, Wc, gamma):
-    """``(x[k+1|k] (n,), P[k+1|k] (n, n), ok)`` from the corrected ``(xf, Pf)`` and the
-    input ``u`` (nu,); ``Q`` (n, n) the process noise covariance; the model ``kind`` with
-    parameters ``mp`` over the period ``dt`` [s]."""
-    n = xf.shape[0]
-    X, ok = sigma_points(xf, Pf, gamma)
-    if not ok:
-        return np.full(n, np.nan), np.full((n, n), np.nan), False
-    F = np.empty_like(X)
-    for i in range(X.shape[0]):
-        F[i] = model_f(kind, X[i].copy(), u, mp, dt)
+def ukf_predict_from(F, Wm, Wc, Q):
+    """``(x[k+1|k], P[k+1|k])`` from the sigma points propagated by the model, ``F``
+    (2n+1, n), and the process noise covariance ``Q`` (n, n)."""
     xp = _mean(F, Wm)
-    Pp = _cross(F, xp, F, xp, Wc) + Q
-    return xp, symmetrize(Pp), True
+    return xp, symmetrize(_cross(F, xp, F, xp, Wc) + Q)
 
 
 @_njit
-def ukf_correct(xp, Pp, u, z, R, kind, mp, Wm, Wc, gamma):
-    """``(x[k|k] (n,), P[k|k] (n, n), ok)`` from the prediction ``(xp, Pp)``, the input
-    ``u`` (nu,) and the measurement ``z`` (nz,), ``R`` (nz, nz) its noise covariance."""
+def ukf_correct_from(X, xp, Pp, Z, z, R, Wm, Wc):
+    """``(x[k|k], P[k|k], ok)`` from the sigma points ``X`` (2n+1, n) of the prediction
+    ``(xp, Pp)``, their measurements ``Z`` (2n+1, p), the measurement ``z`` (p,) and its noise
+    covariance ``R`` (p, p); ``ok`` False when the innovation covariance is not positive
+    definite (the estimate is then NaN)."""
     n = xp.shape[0]
-    X, ok = sigma_points(xp, Pp, gamma)
-    if not ok:
-        return np.full(n, np.nan), np.full((n, n), np.nan), False
     p = z.shape[0]
-    Z = np.empty((X.shape[0], p))
-    for i in range(X.shape[0]):
-        Z[i] = model_h(kind, X[i].copy(), u, mp)
     zhat = _mean(Z, Wm)
     S = _cross(Z, zhat, Z, zhat, Wc) + R
     Pxz = _cross(X, xp, Z, zhat, Wc)
@@ -139,3 +134,62 @@ def ukf_correct(xp, Pp, u, z, R, kind, mp, Wm, Wc, gamma):
             xf[i] += K[i, j] * nu[j]
     Pf = Pp - mm(K, mm(S, Kt))
     return xf, symmetrize(Pf), True
+
+
+@_njit
+def ukf_predict(xf, Pf, u, Q, kind, mp, dt, Wm, Wc, gamma):
+    """``(x[k+1|k] (n,), P[k+1|k] (n, n), ok)`` from the corrected ``(xf, Pf)`` and the
+    input ``u`` (nu,); ``Q`` (n, n) the process noise covariance; the library model ``kind``
+    with parameters ``mp`` over the period ``dt`` [s]."""
+    n = xf.shape[0]
+    X, ok = sigma_points(xf, Pf, gamma)
+    if not ok:
+        return np.full(n, np.nan), np.full((n, n), np.nan), False
+    F = np.empty_like(X)
+    for i in range(X.shape[0]):
+        F[i] = model_f(kind, X[i].copy(), u, mp, dt)
+    xp, Pp = ukf_predict_from(F, Wm, Wc, Q)
+    return xp, Pp, True
+
+
+@_njit
+def ukf_correct(xp, Pp, u, z, R, kind, mp, Wm, Wc, gamma):
+    """``(x[k|k] (n,), P[k|k] (n, n), ok)`` from the prediction ``(xp, Pp)``, the input
+    ``u`` (nu,) and the measurement ``z`` (nz,), ``R`` (nz, nz) its noise covariance."""
+    n = xp.shape[0]
+    X, ok = sigma_points(xp, Pp, gamma)
+    if not ok:
+        return np.full(n, np.nan), np.full((n, n), np.nan), False
+    Z = np.empty((X.shape[0], z.shape[0]))
+    for i in range(X.shape[0]):
+        Z[i] = model_h(kind, X[i].copy(), u, mp)
+    return ukf_correct_from(X, xp, Pp, Z, z, R, Wm, Wc)
+
+
+def ukf_step_python(f: Callable[..., Any], h: Callable[..., Any], xp: np.ndarray,
+                    Pp: np.ndarray, u: np.ndarray, z: np.ndarray, mp: np.ndarray,
+                    Q: np.ndarray, R: np.ndarray, Wm: np.ndarray, Wc: np.ndarray,
+                    gamma: float, dt: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """One correction and prediction with a model of Python functions (a registered model,
+    :func:`~blocksim.robotics.control.ukf_models.register_model`): the sigma points and the
+    combinations are the compiled functions above, ``f(x, u, mp, dt)`` and ``h(x, u, mp)``
+    are called from Python.
+
+    Returns ``(x[k|k] (n,), P[k|k] (n, n), next state (n + n*n,))``, the next state being the
+    prediction ``x[k+1|k]`` and ``P[k+1|k]`` (row-major), NaN where a covariance was not
+    positive definite."""
+    n = xp.shape[0]
+    nan = np.full(n + n * n, np.nan)
+    X, ok = sigma_points(xp, Pp, gamma)
+    if not ok:
+        return nan[:n], nan[n:].reshape(n, n), nan
+    Z = np.array([np.asarray(h(X[i].copy(), u, mp), dtype=np.float64).reshape(-1)
+                  for i in range(X.shape[0])])
+    xf, Pf, ok = ukf_correct_from(X, xp, Pp, Z, z, R, Wm, Wc)
+    Y, ok2 = sigma_points(xf, Pf, gamma)
+    if not (ok and ok2):
+        return xf, Pf, nan
+    F = np.array([np.asarray(f(Y[i].copy(), u, mp, dt), dtype=np.float64).reshape(-1)
+                  for i in range(Y.shape[0])])
+    xn, Pn = ukf_predict_from(F, Wm, Wc, Q)
+    return xf, Pf, np.concatenate((xn, Pn.reshape(-1)))

@@ -23,11 +23,16 @@ unicycle   (x [m], y [m], theta [rad])   (v [m/s],     (x, y) [m]
 The pendulum is ``theta'' = -(g/l) sin(theta) - b/(m l^2) theta' + tau/(m l^2)`` and the
 unicycle ``x' = v cos(theta), y' = v sin(theta), theta' = omega``, both with the input held
 over the period and integrated by :data:`SUBSTEPS` classical Runge-Kutta steps.
+
+Models of Python functions can be added by name (:func:`register_model`, from Python code,
+like :func:`blocksim.io.register_block`); they run on the interpreted back-end only.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 import numba
@@ -37,7 +42,8 @@ from blocksim.robotics.control.dense import mv
 
 _njit = numba.njit(cache=True, error_model="numpy")
 
-__all__ = ["MODELS", "SUBSTEPS", "model_f", "model_h", "model_params"]
+__all__ = ["MODELS", "SUBSTEPS", "UserModel", "model_f", "model_h", "model_names", "model_params",
+           "register_model", "registered_model"]
 
 LINEAR, PENDULUM, UNICYCLE = 0, 1, 2
 #: Runge-Kutta steps per sample period of the continuous models
@@ -49,6 +55,81 @@ MODELS: dict[str, tuple[int, dict[str, float], tuple[int, int, int] | None]] = {
     "pendulum": (PENDULUM, {"g": 9.81, "l": 1.0, "m": 1.0, "b": 0.0}, (2, 1, 1)),
     "unicycle": (UNICYCLE, {}, (3, 2, 2)),
 }
+
+
+@dataclass(frozen=True)
+class UserModel:
+    """A model registered from Python (:func:`register_model`).
+
+    Attributes
+    ----------
+    f : callable
+        ``f(x (nx,), u (nu,), mp, dt) -> x_next (nx,)``.
+    h : callable
+        ``h(x (nx,), u (nu,), mp) -> z (nz,)``.
+    sizes : (int, int, int)
+        ``(nx, nu, nz)``.
+    params : dict
+        Parameter names and defaults (the order of ``mp``).
+    h_reads_u : bool
+        Whether ``h`` depends on ``u`` (the filter's estimate then reads its input ``u`` at
+        the same instant).
+    """
+
+    f: Callable[..., Any]
+    h: Callable[..., Any]
+    sizes: tuple[int, int, int]
+    params: dict[str, float] = field(default_factory=dict)
+    h_reads_u: bool = False
+
+
+_USER: dict[str, UserModel] = {}
+
+
+def register_model(name: str, f: Callable[..., Any], h: Callable[..., Any], nx: int, nu: int,
+                   nz: int, params: dict[str, float] | None = None,
+                   h_reads_u: bool = False) -> None:
+    """Make a model of Python functions available to the unscented Kalman filter by ``name``
+    (a diagram file then names it like a library model).
+
+    The filter calls ``f(x, u, mp, dt)`` (the state after one period ``dt`` [s]) and
+    ``h(x, u, mp)`` (the measurement) on float64 arrays ``x`` (nx,), ``u`` (nu,) and the
+    parameter vector ``mp`` (in the order of ``params``); such a model runs on the
+    interpreted back-end only (the compiled back-end refuses the block, naming it).
+
+    Parameters
+    ----------
+    name : str
+        The model's name; not a library model's.
+    f, h : callable
+        The state transition and the measurement.
+    nx, nu, nz : int
+        Numbers of states (>= 1), inputs (>= 0) and measurements (>= 1).
+    params : dict, optional
+        Parameter names and default values.
+    h_reads_u : bool
+        Whether the measurement depends on the input (default False).
+    """
+    if name in MODELS:
+        raise ValueError(f"{name!r} is a library model of the unscented Kalman filter; "
+                         f"register yours under another name")
+    if not (callable(f) and callable(h)):
+        raise TypeError("register_model: f and h must be callables")
+    if nx < 1 or nu < 0 or nz < 1:
+        raise ValueError(f"register_model: sizes must be nx >= 1, nu >= 0, nz >= 1, got "
+                         f"({nx}, {nu}, {nz})")
+    _USER[name] = UserModel(f, h, (int(nx), int(nu), int(nz)),
+                            {k: float(v) for k, v in (params or {}).items()}, bool(h_reads_u))
+
+
+def registered_model(name: str) -> UserModel | None:
+    """The model registered as ``name``, or None."""
+    return _USER.get(name)
+
+
+def model_names() -> list[str]:
+    """The library's models, then the registered ones."""
+    return [*MODELS, *_USER]
 
 
 def model_params(name: str, params: Any, A: np.ndarray | None = None,
@@ -72,7 +153,8 @@ def model_params(name: str, params: Any, A: np.ndarray | None = None,
         ``linear``: ``(n, m, p, A, B, C, D)`` flattened row-major; ``pendulum``:
         ``(g, l, m, b)``; ``unicycle``: empty.
     """
-    _kind, names, _sizes = MODELS[name]
+    user = _USER.get(name)
+    names = user.params if user is not None else MODELS[name][1]
     if name == "linear":
         assert A is not None and B is not None and C is not None and D is not None
         n, m, p = A.shape[0], B.shape[1], C.shape[0]

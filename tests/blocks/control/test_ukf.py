@@ -155,3 +155,49 @@ def test_bad_parameters_are_refused():
         UnscentedKalmanFilter("pendulum", [1.0, 1.0], 0.0, dt=0.1)
     with pytest.raises(BlockParameterError, match="alpha, beta, kappa"):
         UnscentedKalmanFilter("pendulum", [1.0, 1.0], 1.0, dt=0.1, kappa=-2.0)
+
+
+def _py_pendulum(x, u, mp, dt):
+    """The library pendulum without damping, in Python (g, l; m = 1)."""
+    g, ell = mp
+
+    def rate(s):
+        return np.array([s[1], -g / ell * math.sin(s[0]) + u[0] / ell**2])
+
+    h = dt / 10
+    for _ in range(10):
+        k1 = rate(x)
+        k2 = rate(x + 0.5 * h * k1)
+        k3 = rate(x + 0.5 * h * k2)
+        k4 = rate(x + h * k3)
+        x = x + (h / 6.0) * (k1 + 2.0 * k2 + 2.0 * k3 + k4)
+    return x
+
+
+def test_a_registered_python_model_runs_interpreted_and_is_refused_compiled():
+    from blocksim import simulate
+    from blocksim.engine.compiled.failures import CompileError
+    from blocksim.io import dumps, loads
+    from blocksim.robotics.control import register_model
+
+    register_model("test_py_pendulum", _py_pendulum, lambda x, u, mp: x[:1], 2, 1, 1,
+                   params={"g": 9.81, "l": 1.0})
+    kw = dict(Q=[1e-4, 1e-3], R=0.01, dt=0.05, x0=[0.3, 0.1])
+    mine = UnscentedKalmanFilter("test_py_pendulum", model_params=[9.81, 0.7], **kw)
+    lib = UnscentedKalmanFilter("pendulum", model_params=[9.81, 0.7, 1.0, 0.0], **kw)
+    ins = (lambda k: 0.1), (lambda k: 0.2 + 0.01 * k)
+    for (xa, Pa), (xb, Pb) in zip(_run(mine, 20, *ins), _run(lib, 20, *ins)):
+        np.testing.assert_allclose(xa, xb, rtol=0, atol=1e-13)
+        np.testing.assert_allclose(Pa, Pb, rtol=0, atol=1e-13)
+    d = Diagram("registered")
+    d.add(mine, name="ukf")
+    d.add(Constant(0.1), name="tau")
+    d.add(Constant(0.2), name="z")
+    d.connect("tau", "ukf.u")
+    d.connect("z", "ukf.z")
+    back = loads(dumps(d)).diagram  # a file names the registered model
+    np.testing.assert_array_equal(simulate(back, 0.2)["ukf.xhat"], simulate(d, 0.2)["ukf.xhat"])
+    with pytest.raises(CompileError, match=r"ukf \(UnscentedKalmanFilter\): has no compiled"):
+        simulate(d, 0.2, backend="compiled")
+    with pytest.raises(ValueError, match="library model"):
+        register_model("pendulum", _py_pendulum, lambda x, u, mp: x[:1], 2, 1, 1)
