@@ -20,8 +20,8 @@ from blocksim.engine.block import Port
 from blocksim.engine.errors import BlockParameterError, plain, suggest
 from blocksim.robotics.arm import SerialLink
 
-__all__ = ["EMPTY", "check_bool", "check_choice", "check_real", "check_vector", "joint_port",
-           "param_array", "robot_copy", "signal"]
+__all__ = ["EMPTY", "as_float", "check_bool", "check_choice", "check_real", "check_vector",
+           "joint_port", "param_array", "robot_copy", "signal"]
 
 #: the empty state of a stateless block, read-only like the compiled back-end's (one numba
 #: signature for both back-ends): :data:`blocksim.blocks._shared.NO_STATE`
@@ -70,16 +70,22 @@ def check_choice(owner: str, name: str, value: Any, choices: tuple[Any, ...]) ->
     return value
 
 
-def check_real(owner: str, name: str, value: Any, *, positive: bool = False,
-               nonnegative: bool = False) -> float:
-    """A finite real number (optionally > 0 or >= 0), else :class:`BlockParameterError`."""
+def as_float(owner: str, name: str, value: Any, what: str = "a real number") -> float:
+    """``value`` as a float (not a bool), else :class:`BlockParameterError` saying it must be
+    ``what``."""
     try:
         if isinstance(value, (bool, np.bool_)):
             raise TypeError
-        v = float(value)
+        return float(value)
     except (TypeError, ValueError):
         raise BlockParameterError(
-            f"{owner}: parameter '{name}' must be a real number, got {plain(value)}") from None
+            f"{owner}: parameter '{name}' must be {what}, got {plain(value)}") from None
+
+
+def check_real(owner: str, name: str, value: Any, *, positive: bool = False,
+               nonnegative: bool = False) -> float:
+    """A finite real number (optionally > 0 or >= 0), else :class:`BlockParameterError`."""
+    v = as_float(owner, name, value)
     if not math.isfinite(v) or (positive and v <= 0.0) or (nonnegative and v < 0.0):
         need = "> 0" if positive else (">= 0" if nonnegative else "finite")
         raise BlockParameterError(f"{owner}: parameter '{name}' must be {need}, got {v}")

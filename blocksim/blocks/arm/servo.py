@@ -24,26 +24,18 @@ from typing import Any, ClassVar
 import numpy as np
 
 from blocksim.blocks.arm import servo_kernels as sk
-from blocksim.blocks.arm.arm_params import check_bool, check_real, check_vector
+from blocksim.blocks.arm.arm_params import as_float, check_bool, check_real, check_vector
 from blocksim.engine.block import Block, Port
 from blocksim.engine.clock import Clock, as_clock
 from blocksim.engine.compiled.kernels import Kernels
-from blocksim.engine.errors import BlockParameterError, plain
+from blocksim.engine.errors import BlockParameterError
 
 __all__ = ["FlexibleJoint", "JointMotor", "VelocityPI", "VoltageMotor"]
 
 
 def _limit(owner: str, name: str, value: Any) -> float:
     """A limit > 0, ``inf`` allowed (no limit)."""
-    try:
-        if isinstance(value, (bool, np.bool_)):
-            raise TypeError
-        v = float(value)
-    except (TypeError, ValueError):
-        raise BlockParameterError(
-            f"{owner}: parameter '{name}' must be a real number > 0 (inf for none), got "
-            f"{plain(value)}"
-        ) from None
+    v = as_float(owner, name, value, "a real number > 0 (inf for none)")
     if not v > 0.0:
         raise BlockParameterError(
             f"{owner}: parameter '{name}' must be > 0 (inf for no limit), got {v}"

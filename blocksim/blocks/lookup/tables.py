@@ -25,6 +25,19 @@ from blocksim.engine.errors import BlockParameterError, suggest
 __all__ = ["Interpolate", "Piecewise"]
 
 
+def _table(owner: str, xname: str, x: Any, min_points: int, yname: str, y: Any,
+           entries: str) -> tuple[np.ndarray, np.ndarray]:
+    """The breakpoints ``x`` (increasing, at least ``min_points``) and the values ``y`` with
+    ``entries`` (one row per breakpoint), checked."""
+    xx = _increasing(owner, xname, x, min_points)
+    yy = _real_array(owner, yname, y)
+    if yy.ndim == 0 or yy.shape[0] != xx.size:
+        raise BlockParameterError(
+            f"{owner}: parameter '{yname}' must have {entries} "
+            f"({xx.size}), got {'a scalar' if yy.ndim == 0 else f'shape {yy.shape}'}")
+    return xx, yy
+
+
 class Piecewise(Block):
     """A piecewise-constant signal (bdsim *PIECEWISE*).
 
@@ -56,12 +69,7 @@ class Piecewise(Block):
     def __init__(self, times: Sequence[float] | np.ndarray,
                  values: Sequence[Any] | np.ndarray) -> None:
         super().__init__()
-        tt = _increasing("Piecewise", "times", times, 1)
-        vv = _real_array("Piecewise", "values", values)
-        if vv.ndim == 0 or vv.shape[0] != tt.size:
-            raise BlockParameterError(
-                f"Piecewise: parameter 'values' must have one entry per time "
-                f"({tt.size}), got {'a scalar' if vv.ndim == 0 else f'shape {vv.shape}'}")
+        tt, vv = _table("Piecewise", "times", times, 1, "values", values, "one entry per time")
         self._times = [float(v) for v in tt]
         zero = 0.0 if vv.ndim == 1 else _freeze(np.zeros(vv.shape[1:]))
         self._outs = [(zero,)] + [(v,) for v in _rows(vv)]
@@ -132,12 +140,7 @@ class Interpolate(Block):
     def __init__(self, x: Sequence[float] | np.ndarray, y: Sequence[Any] | np.ndarray,
                  time: bool = False, kind: str = "linear") -> None:
         super().__init__()
-        xx = _increasing("Interpolate", "x", x, 2)
-        yy = _real_array("Interpolate", "y", y)
-        if yy.ndim == 0 or yy.shape[0] != xx.size:
-            raise BlockParameterError(
-                f"Interpolate: parameter 'y' must have one entry (row) per x point "
-                f"({xx.size}), got {'a scalar' if yy.ndim == 0 else f'shape {yy.shape}'}")
+        xx, yy = _table("Interpolate", "x", x, 2, "y", y, "one entry (row) per x point")
         if kind not in _INTERP_KINDS:
             raise BlockParameterError(
                 f"Interpolate: parameter 'kind' must be one of "

@@ -288,7 +288,16 @@ class _Sink(Block):
 
 
 # ---------------------------------------------------------------------------- Scope
-class Scope(_Sink):
+class _FigureSink(_Sink):
+    """A sink that draws a figure after the run, saved to ``file`` when given."""
+
+    @property
+    def file(self) -> Path | None:
+        """Where the figure is saved after the run, or None."""
+        return self._file
+
+
+class Scope(_FigureSink):
     """Plot each input against time, like a Simulink Scope.
 
     One axes per input, stacked with a shared time axis; a vector input is drawn as one line
@@ -371,11 +380,6 @@ class Scope(_Sink):
         _check_raster(cls, self.figsize, self.dpi)
         self.set_ports(inputs=_input_ports(self.nin, self.units))
 
-    @property
-    def file(self) -> Path | None:
-        """Where the figure is saved after the run, or None."""
-        return self._file
-
     def stop(self, run: Any) -> None:
         """Plot the recorded inputs into ``run.result.figures[name]``; save and show it."""
         self._guarded(run, self._finish)
@@ -392,7 +396,7 @@ class Scope(_Sink):
 
 
 # ---------------------------------------------------------------------------- XYGraph
-class XYGraph(_Sink):
+class XYGraph(_FigureSink):
     """Plot input ``y`` against input ``x``, like the Simulink XY Graph.
 
     One line through the recorded points in time order. The figure is stored in
@@ -454,11 +458,6 @@ class XYGraph(_Sink):
         self.figsize = _check_figsize(cls, figsize)
         self.dpi = _check_dpi(cls, dpi)
         _check_raster(cls, self.figsize, self.dpi)
-
-    @property
-    def file(self) -> Path | None:
-        """Where the figure is saved after the run, or None."""
-        return self._file
 
     def stop(self, run: Any) -> None:
         """Plot the recorded ``y`` against ``x`` into ``run.result.figures[name]``."""
