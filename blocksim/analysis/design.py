@@ -170,8 +170,67 @@ def margins(sys: Any) -> Margins:
     # on a minimal transfer function: a diagram's realization may carry modes that cancel
     # (a PID's unused derivative filter), whose round-off would show as far-away crossings
     loop = _clean(control.tf(sys)).minreal()
+    if loop.isdtime(strict=True):
+        return _discrete_margins(loop)
     gm, pm, sm, wpc, wgc, wms = control.stability_margins(loop)
     return Margins(*(float(v) for v in (gm, pm, sm, wpc, wgc, wms)))
+
+
+#: points of the unit-circle grid a discrete loop's crossings are bracketed on
+_GRID = 20_000
+
+
+def _discrete_margins(loop: Any) -> Margins:
+    """Margins of a discrete SISO loop transfer, found on the unit circle z = exp(j w dt),
+    0 < w <= pi/dt: crossings bracketed on a log-spaced grid and refined by Brent's method,
+    chosen as ``control.stability_margins`` chooses them (the gain margin nearest 1 in log,
+    the phase margin least in magnitude). python-control 0.10's polynomial method for
+    discrete loops takes a pole at z = 1 (an integrator) for a -180 deg crossing at w = 0,
+    reporting a gain margin of ~1e-10 and missing the crossing at the Nyquist frequency."""
+    from scipy.optimize import brentq, minimize_scalar
+
+    dt = float(loop.dt)
+    w_n = math.pi / dt
+
+    def resp(w: Any) -> Any:
+        with np.errstate(all="ignore"):
+            return np.asarray(loop(np.exp(1j * np.asarray(w, dtype=float) * dt)))
+
+    w = np.unique(np.append(np.geomspace(w_n * 1e-8, w_n, _GRID), w_n))
+    L = resp(w)
+    ok = np.isfinite(L) & (np.abs(L) < 1e12)  # off the loop's poles on the circle
+
+    def brackets(f: np.ndarray) -> list[tuple[float, float]]:
+        s = np.sign(f)
+        idx = np.where(ok[:-1] & ok[1:] & (s[:-1] * s[1:] < 0))[0]
+        return [(float(w[i]), float(w[i + 1])) for i in idx]
+
+    w180 = [brentq(lambda v: float(resp(v).imag), a, b, xtol=1e-14 * b, rtol=1e-14)
+            for a, b in brackets(L.imag)]
+    if ok[-1] and abs(L[-1].imag) <= 1e-12 * max(1.0, abs(L[-1])):
+        w180.append(w_n)  # z = -1: L is real there
+    w180 = [v for v in w180 if float(resp(v).real) < 0.0]
+    wc = [brentq(lambda v: float(abs(resp(v))) - 1.0, a, b, xtol=1e-14 * b, rtol=1e-14)
+          for a, b in brackets(np.abs(L) - 1.0)]
+    dist = np.where(ok, np.abs(L + 1.0), np.inf)
+    k = int(np.argmin(dist))
+    lo, hi = float(w[max(k - 1, 0)]), float(w[min(k + 1, len(w) - 1)])
+    best = minimize_scalar(lambda v: float(abs(resp(v) + 1.0)), bounds=(lo, hi),
+                           method="bounded", options={"xatol": 1e-12 * hi})
+    wms, sm = (float(best.x), float(best.fun)) if best.fun < dist[k] else (float(w[k]),
+                                                                        float(dist[k]))
+    gm, wpc = math.inf, math.nan
+    if w180:
+        gms = [1.0 / abs(complex(resp(v))) for v in w180]
+        i = int(np.argmin([abs(math.log(g)) if g > 0 else math.inf for g in gms]))
+        gm, wpc = gms[i], w180[i]
+    pm, wgc = math.inf, math.nan
+    if wc:
+        pms = [float(np.remainder(np.angle(complex(resp(v)), deg=True), 360.0) - 180.0)
+               for v in wc]
+        i = int(np.argmin(np.abs(pms)))
+        pm, wgc = pms[i], wc[i]
+    return Margins(gm, pm, sm, wpc, wgc, wms)
 
 
 def _clean(tf: Any) -> Any:

@@ -87,10 +87,9 @@ def test_puma_vloop_sampled_margins_equal_python_controls_on_the_analytic_loop()
     # the gain margin at pi/T: L(-1) = (Kv - Ki T / 2) * (Km / B) (1 - p) / (-1 - p)
     p = math.exp(-ex.B / ex.J * ex.TS)
     by_hand = 1.0 / abs((ex.KV - ex.KI * ex.TS / 2) * ex.KM / ex.B * (1 - p) / (-1 - p))
-    gm_n, w_n = ex.nyquist_gain_margin(L)
-    assert gm_n == pytest.approx(by_hand, rel=1e-7) and w_n == pytest.approx(math.pi / ex.TS)
-    assert gm_n == pytest.approx(ex.nyquist_gain_margin(La)[0], rel=1e-7)
-    assert 3.27 < gm_n < 3.28
+    assert m.gm == pytest.approx(by_hand, rel=1e-7)
+    assert m.wpc == pytest.approx(math.pi / ex.TS, rel=1e-12)
+    assert 3.27 < m.gm < 3.28
 
 
 def test_puma_vloop_continuous_margins_and_the_cost_of_sampling():
