@@ -4,7 +4,7 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import {
   Background, Controls, MarkerType, ReactFlow, ReactFlowProvider, applyNodeChanges,
-  useNodesInitialized, useReactFlow, type Connection, type EdgeChange, type Node, type NodeChange,
+  useNodesInitialized, useReactFlow, useUpdateNodeInternals, type Connection, type EdgeChange, type Node, type NodeChange,
 } from "@xyflow/react";
 import { api, type CheckAnswer, type PutAnswer } from "./api";
 import { BlockNode, NODE_WIDTH, nodeHeight, type BlockData } from "./BlockNode";
@@ -79,6 +79,13 @@ function Editor() {
         const [cat, d] = await Promise.all([api<CatalogEntry[]>("GET", "/api/blocks"),
           fetchDiagram()]);
         setCatalogList(cat);
+        if (needsPorts(d.doc, cat)) {
+          // blocks whose ports come from their parameters (a robot's joints, ...): the server
+          // builds them and says (a check changes nothing in the document)
+          api<CheckAnswer>("POST", "/api/check").then((a) => {
+            if (a.ports) setPorts((p) => p ?? a.ports);
+          }).catch(() => undefined);
+        }
         setFileName(d.name);
         setDoc(d.doc);
       } catch (e) {
@@ -88,7 +95,7 @@ function Editor() {
   }, []);
 
   const body = doc ? bodyAt(doc, path) : null;
-  const ports = putAnswer?.ports;
+  const [ports, setPorts] = useState<PutAnswer["ports"] | null>(null);
   const portsFn = useCallback((name: string): Ports => {
     const b = body?.blocks[name];
     if (!b || !body) return { inputs: [], outputs: [] };
@@ -145,6 +152,21 @@ function Editor() {
     });
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [doc, body, path, autoPos, portsFn, blockMarks, catalog]);
+
+  // a block whose ports changed (a Sum's signs, ports the server worked out) has its handles
+  // measured again, so the wires to its new ports are drawn
+  const updateInternals = useUpdateNodeInternals();
+  const portSigs = useRef(new Map<string, string>());
+  useEffect(() => {
+    const changed: string[] = [];
+    for (const n of nodes) {
+      const sig = `${n.data.inputs.join(",")}|${n.data.outputs.join(",")}`;
+      const old = portSigs.current.get(n.id);
+      if (old !== undefined && old !== sig) changed.push(n.id);
+      portSigs.current.set(n.id, sig);
+    }
+    if (changed.length) window.requestAnimationFrame(() => updateInternals(changed));
+  }, [nodes, updateInternals]);
 
   // a level whose blocks have no positions is laid out automatically
   useEffect(() => {
@@ -207,7 +229,11 @@ function Editor() {
     syncChain.current = syncChain.current.then(async () => {
       try {
         const a = await api<PutAnswer>("PUT", "/api/diagram", d);
-        if (seq === putSeq.current) { setPutAnswer(a); setStatus(a.ok ? "" : `${a.problems.length} problem(s)`); }
+        if (seq === putSeq.current) {
+          setPutAnswer(a);
+          if (a.ports) setPorts(a.ports);
+          setStatus(a.ok ? "" : `${a.problems.length} problem(s)`);
+        }
       } catch (e) {
         setStatus(`not sent: ${(e as Error).message}`);
       }
@@ -368,6 +394,7 @@ function Editor() {
       await sync();
       const a = await api<CheckAnswer>("POST", "/api/check");
       setCheck(a);
+      if (a.ports) setPorts(a.ports);
       setStatus(a.ok ? "check: OK" : `check: ${a.problems.length} problem(s)`);
     } catch (e) {
       setStatus(`check failed: ${(e as Error).message}`);
@@ -499,7 +526,7 @@ function Editor() {
   }, []);
 
   if (loadError) return <div className="load-error" data-load-error="">Cannot open the diagram: {loadError}</div>;
-  if (!doc || !body) return <div className="loading">loading…</div>;
+  if (!doc || !body) return <div className="loading">loading the diagram and the block catalog…</div>;
 
   const one = selectedNames.length === 1 ? selectedNames[0] : null;
   const report = check?.report ?? [];
@@ -592,6 +619,18 @@ function Editor() {
       {ghost && <div className="ghost" style={{ left: ghost.x + 8, top: ghost.y + 8 }}>{ghost.type}</div>}
     </div>
   );
+}
+
+/** Whether a block of the document (at any level) has a type whose ports the catalog does not
+ * list (they depend on its parameters). */
+function needsPorts(doc: Doc, cat: CatalogEntry[]): boolean {
+  const unknown = new Set(cat.filter((e) => e.type !== "Subsystem" && !e.inputs.length
+    && !e.outputs.length).map((e) => e.type));
+  const walk = (b: { blocks?: Record<string, BlockDoc> }): boolean =>
+    Object.values(b.blocks ?? {}).some((x) => unknown.has(x.type)
+      || (x.type === "Subsystem" && typeof x.file === "string")
+      || (x.diagram && typeof x.diagram === "object" ? walk(x.diagram) : false));
+  return walk(doc);
 }
 
 async function fetchDiagram(): Promise<{ doc: Doc; name: string }> {

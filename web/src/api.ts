@@ -34,4 +34,5 @@ export interface Mark { message: string; block?: string | null; param?: string |
   wire?: string | null }
 export interface PutAnswer { ok: boolean; problems: string[]; marks?: Mark[];
   ports?: Record<string, { inputs: string[]; outputs: string[] }> }
-export interface CheckAnswer { ok: boolean; report: string[]; problems: string[]; marks?: Mark[] }
+export interface CheckAnswer { ok: boolean; report: string[]; problems: string[]; marks?: Mark[];
+  ports?: Record<string, { inputs: string[]; outputs: string[] }> }

@@ -115,13 +115,19 @@ export function portsOf(name: string, block: BlockDoc, cat: Catalog, body: Body,
     if (k !== null) inputs = numbered(k, inputs, "u");
     if (nout !== null) outputs = numbered(nout, outputs, "y");
   }
-  // every port a wire names is drawn (so nothing the file holds is hidden)
+  // every port a wire names is drawn (so nothing the file holds is hidden); a wire naming
+  // the block alone, whose ports are not known yet, goes to "y" / "u" until the server says
   for (const w of body.wires ?? []) {
     const f = splitEnd(w.from);
-    if (f && f[0] === name && f[1] && !outputs.includes(f[1])) outputs.push(f[1]);
+    if (f && f[0] === name) {
+      const p = f[1] ?? (outputs.length ? null : "y");
+      if (p && !outputs.includes(p)) outputs.push(p);
+    }
     for (const t of toList(w.to)) {
-      const p = splitEnd(t);
-      if (p && p[0] === name && p[1] && !inputs.includes(p[1])) inputs.push(p[1]);
+      const e = splitEnd(t);
+      if (!e || e[0] !== name) continue;
+      const p = e[1] ?? (inputs.length ? null : "u");
+      if (p && !inputs.includes(p)) inputs.push(p);
     }
   }
   return { inputs, outputs };

@@ -140,6 +140,29 @@ def test_subsystem_without_layout_opens_in_place_and_round_trips(open_editor, tm
     assert page.errors() == []
 
 
+def test_ports_from_parameters(open_editor, tmp_path):
+    """Ports that depend on parameters: a robot's dynamics blocks (the server works them out)
+    and a Sum's signs (a third sign, a third input to wire)."""
+    page = open_editor("puma_computed_torque.json", copy=("puma_computed_torque.json",))
+    doc = json.loads((DIAGRAMS / "puma_computed_torque.json").read_text())
+    _, check = page.client.call("POST", "/api/check")
+    ports = check["ports"]
+
+    def full(end: str, side: str) -> str:
+        return end if "." in end else f"{end}.{ports[end][side][0]}"
+
+    want = {f"{full(w['from'], 'outputs')}->{full(t, 'inputs')}" for w in doc["wires"]
+            for t in (w["to"] if isinstance(w["to"], list) else [w["to"]])}
+    assert "ctrl.tau->plant.tau" in want and len(want) == 15
+    page.wait(lambda d: page.wires() == want, 20)
+    select_block(page, "e")
+    set_param(page, "signs", "+-+")
+    page.port("e.u2")
+    drag_wire(page, "traj.qdd", "e.u2")
+    assert server_doc(page)["wires"][-1] == {"from": "traj.qdd", "to": "e.u2"}
+    assert page.errors() == []
+
+
 def test_round_trip_unedited_shipped_diagram(open_editor, tmp_path):
     page = open_editor("first_order_loop.json", copy=("first_order_loop.json",))
     page.block("scope")
