@@ -32,9 +32,10 @@ from pathlib import Path
 import numpy as np
 
 from blocksim import Diagram, SimResult, simulate
-from blocksim.blocks import Scope, Sum
+from blocksim.blocks import Sum
 from blocksim.blocks.arm import JTraj
 from blocksim.blocks.hardware import ArbotixArm
+from blocksim.blocks.sinks.wiring import add_scope
 
 NSERVOS = 5
 #: joints 1-4 of the PhantomX [rad], then the gripper servo (0 open .. 2.6 closed)
@@ -67,21 +68,10 @@ def build(
         name="arm",
     )
     err = d.add(Sum("+-"), name="err")
-    scope = d.add(
-        Scope(
-            2,
-            labels=["q (measured)", "q_cmd - q"],
-            units=["rad", "rad"],
-            stairs=True,
-            title="PhantomX through an Arbotix (50 Hz)",
-            file=scope_file,
-            show=show,
-        ),
-        name="scope",
-    )
     d.connect(traj["q"], arm["q_cmd"], err["u0"])
-    d.connect(arm["q"], err["u1"], scope["u0"])
-    d.connect(err, scope["u1"])
+    d.connect(arm["q"], err["u1"])
+    add_scope(d, [arm["q"], err], labels=["q (measured)", "q_cmd - q"], units=["rad", "rad"],
+              stairs=True, title="PhantomX through an Arbotix (50 Hz)", file=scope_file, show=show)
     return d
 
 

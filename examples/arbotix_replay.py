@@ -25,9 +25,10 @@ from typing import Any
 import numpy as np
 
 from blocksim import Diagram, SimResult, simulate
-from blocksim.blocks import Scope, Sum
+from blocksim.blocks import Sum
 from blocksim.blocks.arm import JTraj
 from blocksim.blocks.hardware import ArbotixArm
+from blocksim.blocks.sinks.wiring import add_scope
 
 SESSION = (
     Path(__file__).resolve().parents[1]
@@ -45,21 +46,10 @@ def _diagram(scope_file: str | Path | None, show: bool, **arm: Any) -> Diagram:
     traj = d.add(JTraj(q0=np.zeros(5), qf=Q_GOAL, T=2.0), name="traj")
     a = d.add(ArbotixArm(nservos=5, clock=PERIOD, timeout=1.0, **arm), name="arm")
     err = d.add(Sum("+-"), name="err")
-    scope = d.add(
-        Scope(
-            2,
-            labels=["q (replayed)", "q_cmd - q"],
-            units=["rad", "rad"],
-            stairs=True,
-            title="Arbotix session replayed offline",
-            file=scope_file,
-            show=show,
-        ),
-        name="scope",
-    )
     d.connect(traj["q"], a["q_cmd"], err["u0"])
-    d.connect(a["q"], err["u1"], scope["u0"])
-    d.connect(err, scope["u1"])
+    d.connect(a["q"], err["u1"])
+    add_scope(d, [a["q"], err], labels=["q (replayed)", "q_cmd - q"], units=["rad", "rad"],
+              stairs=True, title="Arbotix session replayed offline", file=scope_file, show=show)
     return d
 
 

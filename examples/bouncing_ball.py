@@ -26,7 +26,7 @@ import numba
 import numpy as np
 
 from blocksim import Block, Diagram, SimResult, simulate
-from blocksim.blocks import Scope
+from blocksim.blocks.sinks.wiring import add_scope
 from blocksim.engine.compiled.kernels import Kernels
 
 G = 9.81  # m/s^2
@@ -123,9 +123,8 @@ def build(scope_file: str | Path | None = None, show: bool = False) -> Diagram:
     """The ball and a scope on its height."""
     d = Diagram("bouncing_ball")
     ball = d.add(Ball(), name="ball")
-    scope = d.add(Scope(labels="h", units="m", title="bouncing ball", file=scope_file,
-                        show=show), name="scope")
-    d.connect(ball["h"], scope)
+    add_scope(d, [ball["h"]], labels="h", units="m", title="bouncing ball", file=scope_file,
+              show=show)  # fmt: skip
     return d
 
 

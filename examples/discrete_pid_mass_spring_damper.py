@@ -19,7 +19,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from blocksim import Diagram, SimResult, simulate
-from blocksim.blocks import DiscretePID, Scope, Step, Sum, TransferFunction
+from blocksim.blocks import DiscretePID, Step, Sum, TransferFunction
+from blocksim.blocks.sinks.wiring import add_scope
 
 MASS, DAMPING, STIFFNESS = 1.0, 0.5, 2.0  # kg, N.s/m, N/m
 KP, KI, KD, N = 10.0, 5.0, 1.0, 100.0
@@ -39,11 +40,8 @@ def build(scope_file: str | Path | None = None, show: bool = False,
     d.connect(pid, plant)
     d.connect(plant, err["u1"])
     if with_scope:
-        scope = d.add(Scope(2, labels=["x", "F"], units=["m", "N"], stairs=[False, True],
-                            title="discrete PID, 1 kHz", file=scope_file, show=show),
-                      name="scope")
-        d.connect(plant, scope["u0"])
-        d.connect(pid, scope["u1"])
+        add_scope(d, [plant, pid], labels=["x", "F"], units=["m", "N"], stairs=[False, True],
+                  title="discrete PID, 1 kHz", file=scope_file, show=show)  # fmt: skip
     return d
 
 

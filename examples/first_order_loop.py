@@ -17,7 +17,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from blocksim import Diagram, SimResult, simulate
-from blocksim.blocks import Gain, Integrator, Scope, Step, Sum
+from blocksim.blocks import Gain, Integrator, Step, Sum
+from blocksim.blocks.sinks.wiring import add_scope
 
 GAIN = 2.0  # 1/s: the loop's time constant is 1/GAIN
 
@@ -29,12 +30,11 @@ def build(scope_file: str | Path | None = None, show: bool = False) -> Diagram:
     err = d.add(Sum("+-"), name="err")
     gain = d.add(Gain(GAIN), name="gain")
     x = d.add(Integrator(x0=0.0), name="x")
-    scope = d.add(Scope(labels="x", file=scope_file, show=show,
-                        title="first-order loop"), name="scope")
     d.connect(ref, err["u0"])
     d.connect(err, gain)
     d.connect(gain, x)
-    d.connect(x, err["u1"], scope)
+    d.connect(x, err["u1"])
+    add_scope(d, [x], labels="x", file=scope_file, show=show, title="first-order loop")
     return d
 
 

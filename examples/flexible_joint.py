@@ -31,8 +31,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from blocksim import Diagram, SimResult, simulate
-from blocksim.blocks import Constant, Gain, Scope, Step, Sum
+from blocksim.blocks import Constant, Gain, Step, Sum
 from blocksim.blocks.arm.servo import FlexibleJoint
+from blocksim.blocks.sinks.wiring import add_scope
 
 JM, JL = 0.2, 1.0  # kg m^2, motor (reflected) and link inertias
 K_SPRING, C_SPRING = 200.0, 0.5  # N m/rad, N m s/rad
@@ -65,20 +66,9 @@ def build(
     d.connect(tau, joint["tau"])
     d.connect(load, joint["tau_l"])
     if with_scope:
-        scope = d.add(
-            Scope(
-                3,
-                labels=["motor angle", "link angle", "tau"],
-                units=["rad", "rad", "N m"],
-                title="Flexible joint under motor-side PD control",
-                file=scope_file,
-                show=show,
-            ),
-            name="scope",
-        )
-        d.connect(joint["qm"], scope["u0"])
-        d.connect(joint["ql"], scope["u1"])
-        d.connect(tau, scope["u2"])
+        add_scope(d, [joint["qm"], joint["ql"], tau], labels=["motor angle", "link angle", "tau"],
+                  units=["rad", "rad", "N m"], title="Flexible joint under motor-side PD control",
+                  file=scope_file, show=show)  # fmt: skip
     return d
 
 

@@ -20,7 +20,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from blocksim import Clock, Diagram, SimResult, simulate
-from blocksim.blocks import ZOH, RateTransition, Scope, Sine, UnitDelay
+from blocksim.blocks import ZOH, RateTransition, Sine, UnitDelay
+from blocksim.blocks.sinks.wiring import add_scope
 
 FAST = Clock(0.1)
 SLOW = Clock(0.3)
@@ -35,14 +36,11 @@ def build(scope_file: str | Path | None = None, show: bool = False) -> Diagram:
     slow = d.add(ZOH(SLOW), name="slow")
     to_slow = d.add(RateTransition(SLOW), name="to_slow")
     delay = d.add(UnitDelay(SLOW), name="delay")
-    scope = d.add(Scope(3, labels=["fast", "slow", "delayed"], stairs=True,
-                        title="multirate sampling", file=scope_file, show=show), name="scope")
     d.connect(sine, fast, slow)
     d.connect(fast, to_slow)
     d.connect(to_slow, delay)
-    d.connect(fast, scope["u0"])
-    d.connect(slow, scope["u1"])
-    d.connect(delay, scope["u2"])
+    add_scope(d, [fast, slow, delay], labels=["fast", "slow", "delayed"], stairs=True,
+              title="multirate sampling", file=scope_file, show=show)  # fmt: skip
     return d
 
 

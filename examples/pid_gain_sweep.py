@@ -37,7 +37,8 @@ from blocksim import (
     simulate_batch,
     with_overrides,
 )
-from blocksim.blocks import PID, Gain, Integrator, Product, Scope, Step, Sum
+from blocksim.blocks import PID, Gain, Integrator, Product, Step, Sum
+from blocksim.blocks.sinks.wiring import add_scope
 
 MASS, DAMPING, STIFFNESS = 1.0, 0.5, 2.0  # kg, N.s/m, N/m
 KP, KI, KD, N = 10.0, 5.0, 1.0, 100.0
@@ -79,19 +80,8 @@ def build(
     d.connect(sq, ise)
     d.connect(u_sq, effort)
     if with_scope:
-        scope = d.add(
-            Scope(
-                2,
-                labels=["x", "F"],
-                units=["m", "N"],
-                title="best gains of the sweep",
-                file=scope_file,
-                show=show,
-            ),
-            name="scope",
-        )
-        d.connect(pos, scope["u0"])
-        d.connect(pid, scope["u1"])
+        add_scope(d, [pos, pid], labels=["x", "F"], units=["m", "N"],
+                  title="best gains of the sweep", file=scope_file, show=show)  # fmt: skip
     return d
 
 

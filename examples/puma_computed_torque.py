@@ -31,9 +31,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from blocksim import Diagram, SimResult, simulate
-from blocksim.blocks import Gain, Scope, Sum
+from blocksim.blocks import Gain, Sum
 from blocksim.blocks.arm import JTraj
 from blocksim.blocks.arm.dynamics import ForwardDynamics, InverseDynamics
+from blocksim.blocks.sinks.wiring import add_scope
 from blocksim.robotics.arm.perturb import scale_inertial
 from blocksim.robotics.models import puma560
 
@@ -69,11 +70,8 @@ def build(scope_file: str | Path | None = None, show: bool = False, with_scope: 
     d.connect(v, ctrl["qdd"])
     d.connect(ctrl, plant["tau"])
     if with_scope:
-        scope = d.add(Scope(2, labels=["q error", "tau"], units=["rad", "N m"],
-                            title="Puma 560 computed torque", file=scope_file, show=show),
-                      name="scope")
-        d.connect(e, scope["u0"])
-        d.connect(ctrl, scope["u1"])
+        add_scope(d, [e, ctrl], labels=["q error", "tau"], units=["rad", "N m"],
+                  title="Puma 560 computed torque", file=scope_file, show=show)  # fmt: skip
     return d
 
 

@@ -32,8 +32,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from blocksim import Diagram, SimResult, simulate
-from blocksim.blocks import Gain, Product, Scope, Sum
+from blocksim.blocks import Gain, Product, Sum
 from blocksim.blocks.arm import Coriolis, ForwardDynamics, Friction, Gravload, Inertia, JTraj
+from blocksim.blocks.sinks.wiring import add_scope
 from blocksim.robotics.models import puma560
 
 KP, KD = 100.0, 20.0  # 1/s^2, 1/s: as puma_computed_torque
@@ -79,19 +80,8 @@ def build(
     d.connect(friction, tau["u3"])
     d.connect(tau, plant["tau"])
     if with_scope:
-        scope = d.add(
-            Scope(
-                2,
-                labels=["q error", "tau"],
-                units=["rad", "N m"],
-                title="Puma 560 computed torque from M, C, g",
-                file=scope_file,
-                show=show,
-            ),
-            name="scope",
-        )
-        d.connect(e, scope["u0"])
-        d.connect(tau, scope["u1"])
+        add_scope(d, [e, tau], labels=["q error", "tau"], units=["rad", "N m"],
+                  title="Puma 560 computed torque from M, C, g", file=scope_file, show=show)
     return d
 
 

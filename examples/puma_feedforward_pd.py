@@ -40,9 +40,10 @@ from pathlib import Path
 import numpy as np
 
 from blocksim import Diagram, SimResult, simulate
-from blocksim.blocks import Gain, Scope, Sum
+from blocksim.blocks import Gain, Sum
 from blocksim.blocks.arm import JTraj
 from blocksim.blocks.arm.dynamics import ForwardDynamics, InverseDynamics
+from blocksim.blocks.sinks.wiring import add_scope
 from blocksim.robotics.arm.perturb import scale_inertial
 from blocksim.robotics.models import puma560
 
@@ -81,11 +82,8 @@ def build(scope_file: str | Path | None = None, show: bool = False, with_scope: 
     d.connect(kd, tau["u2"])
     d.connect(tau, plant["tau"])
     if with_scope:
-        scope = d.add(Scope(2, labels=["q error", "tau"], units=["rad", "N m"],
-                            title="Puma 560 feedforward + PD", file=scope_file, show=show),
-                      name="scope")
-        d.connect(e, scope["u0"])
-        d.connect(tau, scope["u1"])
+        add_scope(d, [e, tau], labels=["q error", "tau"], units=["rad", "N m"],
+                  title="Puma 560 feedforward + PD", file=scope_file, show=show)  # fmt: skip
     return d
 
 

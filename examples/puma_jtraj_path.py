@@ -29,10 +29,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from blocksim import Diagram, SimResult, simulate
-from blocksim.blocks import Demux, Scope, XYGraph
+from blocksim.blocks import Demux, XYGraph
 from blocksim.blocks.arm import JTraj, TrToXYZ
 from blocksim.blocks.arm.kinematics import FKine
 from blocksim.blocks.sinks.animations import ArmPlot
+from blocksim.blocks.sinks.wiring import add_scope
 from blocksim.robotics.models import puma560
 
 T_MOVE = 2.0  # s, duration of the qz -> qr motion
@@ -53,14 +54,13 @@ def build(scope_file: str | Path | None = None, show: bool = False, with_scope: 
     d.connect(fk, xyz)
     if with_scope:
         split = d.add(Demux(3), name="split")
-        scope = d.add(Scope(2, labels=["q", "p"], units=["rad", "m"],
-                            title="Puma 560 jtraj qz -> qr", file=scope_file, show=show),
-                      name="scope")
         path = d.add(XYGraph(labels=["x [m]", "z [m]"], title="End-effector path (side view)",
                              equal=True, file=path_file, show=show), name="path")
         anim = d.add(ArmPlot(arm, gif_file, fps=FPS, show=show), name="anim")
-        d.connect(traj["q"], scope["u0"], anim)
-        d.connect(xyz, scope["u1"], split)
+        d.connect(traj["q"], anim)
+        d.connect(xyz, split)
+        add_scope(d, [traj["q"], xyz], labels=["q", "p"], units=["rad", "m"],
+                  title="Puma 560 jtraj qz -> qr", file=scope_file, show=show)  # fmt: skip
         d.connect(split["y0"], path["x"])
         d.connect(split["y2"], path["y"])
     return d

@@ -37,9 +37,10 @@ from pathlib import Path
 import numpy as np
 
 from blocksim import Diagram, SimResult, simulate
-from blocksim.blocks import Constant, Gain, Integrator, Product, Scope
+from blocksim.blocks import Constant, Gain, Integrator, Product
 from blocksim.blocks.arm import Tr2Delta
 from blocksim.blocks.arm.kinematics import FKine, Jacobian
+from blocksim.blocks.sinks.wiring import add_scope
 from blocksim.robotics.models import puma560
 
 KV = 5.0  # 1/s, gain of the resolved-rate loop
@@ -73,12 +74,9 @@ def build(scope_file: str | Path | None = None, show: bool = False, with_scope: 
     d.connect(kv, qd["u1"])
     d.connect(qd, q)
     if with_scope:
-        scope = d.add(Scope(3, labels=["pose error", "q", "cond J"], units=["m, rad", "rad", "1"],
-                            title="Puma 560 resolved-rate motion control", file=scope_file,
-                            show=show), name="scope")
-        d.connect(delta, scope["u0"])
-        d.connect(q, scope["u1"])
-        d.connect(jac["cond"], scope["u2"])
+        add_scope(d, [delta, q, jac["cond"]], labels=["pose error", "q", "cond J"],
+                  units=["m, rad", "rad", "1"], title="Puma 560 resolved-rate motion control",
+                  file=scope_file, show=show)  # fmt: skip
     return d
 
 

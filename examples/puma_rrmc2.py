@@ -31,8 +31,9 @@ from pathlib import Path
 import numpy as np
 
 from blocksim import Diagram, SimResult, simulate
-from blocksim.blocks import Constant, Gain, Integrator, Product, Scope
+from blocksim.blocks import Constant, Gain, Integrator, Product
 from blocksim.blocks.arm import FKine, Jacobian, Tr2Delta, TrMultiply, TrToXYZ, XYZToTr
+from blocksim.blocks.sinks.wiring import add_scope
 from blocksim.robotics.models import puma560
 
 KV = 5.0  # 1/s, gain of the resolved-rate loop
@@ -74,20 +75,9 @@ def build(
     d.connect(kv, qd["u1"])
     d.connect(qd, q)
     if with_scope:
-        scope = d.add(
-            Scope(
-                3,
-                labels=["tool position", "pose error", "q"],
-                units=["m", "m, rad", "rad"],
-                title="Puma 560 resolved-rate control to a point",
-                file=scope_file,
-                show=show,
-            ),
-            name="scope",
-        )
-        d.connect(xyz, scope["u0"])
-        d.connect(delta, scope["u1"])
-        d.connect(q, scope["u2"])
+        add_scope(d, [xyz, delta, q], labels=["tool position", "pose error", "q"],
+                  units=["m", "m, rad", "rad"], title="Puma 560 resolved-rate control to a point",
+                  file=scope_file, show=show)  # fmt: skip
     return d
 
 

@@ -30,8 +30,9 @@ from pathlib import Path
 import numpy as np
 
 from blocksim import Diagram, SimResult, simulate
-from blocksim.blocks import Constant, Scope
+from blocksim.blocks import Constant
 from blocksim.blocks.arm.dynamics import ForwardDynamics
+from blocksim.blocks.sinks.wiring import add_scope
 from blocksim.robotics.models import puma560
 
 
@@ -44,11 +45,8 @@ def build(scope_file: str | Path | None = None, show: bool = False, with_scope: 
     plant = d.add(ForwardDynamics(arm, q0=arm.poses[pose], qdd=False), name="plant")
     d.connect(zero, plant["tau"])
     if with_scope:
-        scope = d.add(Scope(2, labels=["q", "qd"], units=["rad", "rad/s"],
-                            title="Puma 560 falling with zero torque", file=scope_file,
-                            show=show), name="scope")
-        d.connect(plant["q"], scope["u0"])
-        d.connect(plant["qd"], scope["u1"])
+        add_scope(d, [plant["q"], plant["qd"]], labels=["q", "qd"], units=["rad", "rad/s"],
+                  title="Puma 560 falling with zero torque", file=scope_file, show=show)
     return d
 
 

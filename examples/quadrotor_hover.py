@@ -27,8 +27,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from blocksim import Diagram, SimResult, simulate
-from blocksim.blocks import Constant, Scope
+from blocksim.blocks import Constant
 from blocksim.blocks.quadrotor import add_flight_stack
+from blocksim.blocks.sinks.wiring import add_scope
 
 ALTITUDE = 1.0  # m, hover height above the ground
 TARGET = (0.0, 0.0, -ALTITUDE)  # m, setpoint in the world frame (z down)
@@ -47,19 +48,9 @@ def build(
     ref = d.add(Constant(list(TARGET)), name="ref")
     d.connect(ref, stack.pos["p"])
     if with_scope:
-        scope = d.add(
-            Scope(
-                2,
-                labels=["position", "rotor speeds"],
-                units=["m", "rad/s"],
-                title="quadrotor take-off and hover",
-                file=scope_file,
-                show=show,
-            ),
-            name="scope",
-        )
-        d.connect(stack.plant["p"], scope["u0"])
-        d.connect(stack.mixer["omega"], scope["u1"])
+        add_scope(d, [stack.plant["p"], stack.mixer["omega"]], labels=["position", "rotor speeds"],
+                  units=["m", "rad/s"], title="quadrotor take-off and hover", file=scope_file,
+                  show=show)  # fmt: skip
     return d
 
 

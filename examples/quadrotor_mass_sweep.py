@@ -37,9 +37,9 @@ from typing import Any
 import numpy as np
 
 from blocksim import Diagram, SimResult, simulate, simulate_batch
-from blocksim.blocks import Scope
 from blocksim.blocks.lookup import Piecewise
 from blocksim.blocks.quadrotor import add_flight_stack
+from blocksim.blocks.sinks.wiring import add_scope
 
 NOMINAL = 4.0  # kg, the mass the controllers and the mixer assume (the Toolbox's)
 MISMATCH = 0.2  # the grid spans NOMINAL * (1 -+ MISMATCH)
@@ -67,19 +67,8 @@ def build(
     ref = d.add(Piecewise(TIMES.tolist(), WAYPOINTS.tolist()), name="ref")
     d.connect(ref, stack.pos["p"])
     if with_scope:
-        scope = d.add(
-            Scope(
-                2,
-                labels=["position", "setpoint"],
-                units=["m", "m"],
-                title="quadrotor: square of waypoints, nominal mass",
-                file=scope_file,
-                show=show,
-            ),
-            name="scope",
-        )
-        d.connect(stack.plant["p"], scope["u0"])
-        d.connect(ref, scope["u1"])
+        add_scope(d, [stack.plant["p"], ref], labels=["position", "setpoint"], units=["m", "m"],
+                  title="quadrotor: square of waypoints, nominal mass", file=scope_file, show=show)
     return d
 
 

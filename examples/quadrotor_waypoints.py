@@ -29,9 +29,9 @@ from pathlib import Path
 import numpy as np
 
 from blocksim import Diagram, SimResult, simulate
-from blocksim.blocks import Scope
 from blocksim.blocks.lookup import Piecewise
 from blocksim.blocks.quadrotor import MultiRotorPlot, add_flight_stack
+from blocksim.blocks.sinks.wiring import add_scope
 
 ALTITUDE = 1.5  # m
 START = (0.0, 0.0, -ALTITUDE)  # m, initial hover position (world, z down)
@@ -58,21 +58,10 @@ def build(
     ref = d.add(Piecewise(TIMES.tolist(), WAYPOINTS.tolist()), name="ref")
     d.connect(ref, stack.pos["p"])
     if with_scope:
-        scope = d.add(
-            Scope(
-                2,
-                labels=["position", "setpoint"],
-                units=["m", "m"],
-                title=f"{model}: square of waypoints",
-                file=scope_file,
-                show=show,
-            ),
-            name="scope",
-        )
         plot = d.add(MultiRotorPlot(model, filename=gif_file, fps=FPS), name="plot")
         d.connect(stack.plant["x"], plot)
-        d.connect(stack.plant["p"], scope["u0"])
-        d.connect(ref, scope["u1"])
+        add_scope(d, [stack.plant["p"], ref], labels=["position", "setpoint"], units=["m", "m"],
+                  title=f"{model}: square of waypoints", file=scope_file, show=show)  # fmt: skip
     return d
 
 

@@ -19,7 +19,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from blocksim import Diagram, SimResult, simulate
-from blocksim.blocks import Constant, Gain, Integrator, Relay, Scope, Sum
+from blocksim.blocks import Constant, Gain, Integrator, Relay, Sum
+from blocksim.blocks.sinks.wiring import add_scope
 
 CAPACITY = 2.0e5  # J/K
 RESISTANCE = 0.01  # K/W
@@ -43,14 +44,14 @@ def build(scope_file: str | Path | None = None, show: bool = False) -> Diagram:
     balance = d.add(Sum("+-"), name="balance")
     inv_c = d.add(Gain(1.0 / CAPACITY), name="inv_c")
     temp = d.add(Integrator(x0=T0), name="temp")
-    scope = d.add(Scope(2, labels=["T", "P"], units=["degC", "W"], stairs=[False, True],
-                        title="relay thermostat", file=scope_file, show=show), name="scope")
     d.connect(setpoint, error["u0"])
-    d.connect(temp, error["u1"], delta["u0"], scope["u0"])
+    d.connect(temp, error["u1"], delta["u0"])
     d.connect(outside, delta["u1"])
     d.connect(error, relay)
     d.connect(delta, loss)
-    d.connect(relay, balance["u0"], scope["u1"])
+    d.connect(relay, balance["u0"])
+    add_scope(d, [temp, relay], labels=["T", "P"], units=["degC", "W"], stairs=[False, True],
+              title="relay thermostat", file=scope_file, show=show)  # fmt: skip
     d.connect(loss, balance["u1"])
     d.connect(balance, inv_c)
     d.connect(inv_c, temp)

@@ -28,9 +28,10 @@ from pathlib import Path
 import numpy as np
 
 from blocksim import Diagram, SimResult, simulate
-from blocksim.blocks import Gain, Scope, Sum
+from blocksim.blocks import Gain, Sum
 from blocksim.blocks.arm import JTraj
 from blocksim.blocks.hardware import VrepArm, VrepSimulation
+from blocksim.blocks.sinks.wiring import add_scope
 
 DT = 0.01  # s: 100 Hz, also CoppeliaSim's time step
 KP = 20.0  # 1/s
@@ -51,21 +52,11 @@ def build(
     err = d.add(Sum("+-"), name="err")
     kp = d.add(Gain(KP), name="kp")
     cmd = d.add(Sum("++"), name="cmd")
-    scope = d.add(
-        Scope(
-            2,
-            labels=["q", "q_d - q"],
-            units=["rad", "rad"],
-            stairs=True,
-            title="IRB140 in CoppeliaSim, synchronous 100 Hz",
-            file=scope_file,
-            show=show,
-        ),
-        name="scope",
-    )
     d.connect(traj["q"], err["u0"])
-    d.connect(arm["q"], err["u1"], scope["u0"])
-    d.connect(err, kp, scope["u1"])
+    d.connect(arm["q"], err["u1"])
+    d.connect(err, kp)
+    add_scope(d, [arm["q"], err], labels=["q", "q_d - q"], units=["rad", "rad"], stairs=True,
+              title="IRB140 in CoppeliaSim, synchronous 100 Hz", file=scope_file, show=show)
     d.connect(traj["qd"], cmd["u0"])
     d.connect(kp, cmd["u1"])
     d.connect(cmd, arm["q_cmd"])
