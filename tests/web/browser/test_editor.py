@@ -262,6 +262,26 @@ def test_edits_undo_redo_rename_copy_paste_delete(open_editor, tmp_path):
     page.action("undo").click()
     page.wait(lambda d: "x.y->scope.u" in page.wires())
     assert server_doc(page)["wires"][-1] == {"from": "x", "to": ["err.u1", "scope"]}
+    # move a block: its layout entry follows; undo puts it back
+    before = server_doc(page)["layout"]["blocks"]["scope"]
+    ActionChains(page.driver, duration=20).move_to_element(
+        page.block("scope").find_element(By.CSS_SELECTOR, ".block-summary")).click_and_hold()\
+        .pause(0.05).move_by_offset(20, 40).pause(0.05).move_by_offset(20, 40).pause(0.05)\
+        .release().perform()
+    page.wait(lambda d: server_doc(page)["layout"]["blocks"]["scope"]["y"] > before["y"] + 20)
+    page.action("undo").click()
+    page.wait(lambda d: server_doc(page)["layout"]["blocks"]["scope"] == before)
+    # rename on the canvas: double-click the name
+    ActionChains(page.driver).double_click(
+        page.block("x").find_element(By.CSS_SELECTOR, ".block-name")).perform()
+    field = page.find('[data-rename="x"]')
+    field.send_keys(Keys.CONTROL, "a")
+    field.send_keys("state", Keys.ENTER)
+    page.wait(lambda d: "state.y->err.u1" in page.wires())
+    assert "state" in server_doc(page)["layout"]["blocks"]
+    # automatic layout of the level shown, as one edit
+    page.action("layout").click()
+    page.wait(lambda d: server_doc(page)["layout"]["blocks"]["scope"] != before)
     assert page.errors() == []
 
 
