@@ -217,6 +217,17 @@ export function renameBlock(doc: Doc, path: string[], old: string, neu: string) 
     w.from = renameEnd(w.from, old, neu);
     w.to = Array.isArray(w.to) ? w.to.map((t) => renameEnd(t, old, neu)) : renameEnd(w.to, old, neu);
   }
+  // an Inport/Outport is a port of its subsystem: the wires of the level above follow
+  const type = body.blocks[neu]?.type;
+  if (path.length && (type === "Inport" || type === "Outport")) {
+    const sub = path[path.length - 1];
+    const outer = bodyAt(doc, path.slice(0, -1));
+    const re = (end: string) => (end === `${sub}.${old}` ? `${sub}.${neu}` : end);
+    for (const w of outer?.wires ?? []) {
+      w.from = re(w.from);
+      w.to = Array.isArray(w.to) ? w.to.map(re) : re(w.to);
+    }
+  }
   const lay = layoutBlocks(doc);
   const prefix = layoutKey(path, old);
   const fresh: { [k: string]: Obj } = {};

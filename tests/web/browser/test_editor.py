@@ -137,6 +137,18 @@ def test_subsystem_without_layout_opens_in_place_and_round_trips(open_editor, tm
     layout = json.loads(saved.read_text())["layout"]["blocks"]
     assert set(doc["blocks"]) <= set(layout)
     assert {f"vloop/{n}" for n in inner} <= set(layout)
+    # renaming a subsystem's Inport renames its port: the wire above follows
+    ActionChains(page.driver).double_click(
+        page.block("vloop").find_element(By.CSS_SELECTOR, ".block-type")).perform()
+    page.wait(lambda d: page.blocks() == set(inner))
+    select_block(page, "tau_d")
+    field = page.find('[data-field="name"]')
+    field.send_keys(Keys.CONTROL, "a")
+    field.send_keys("disturbance", Keys.ENTER)
+    page.wait(lambda d: "disturbance.y->motor.tau_d" in page.wires())
+    page.find('[data-crumb=""]').click()
+    page.wait(lambda d: "tau_d.y->vloop.disturbance" in page.wires())
+    assert page.find('[data-block="vloop"]').get_attribute("data-problem") is None
     assert page.errors() == []
 
 
@@ -360,6 +372,8 @@ def test_run_plot_and_stop(open_editor, tmp_path):
     page.action("run").click()
     page.wait(lambda d: page.find(".run-panel").get_attribute("data-run-state") == "running")
     assert page.find("[data-progress]").is_displayed()
+    page.wait(lambda d: float(page.find("[data-progress]").get_attribute("value")) > 0, 15)
+    assert "running t = " in page.find("[data-run-status]").text
     assert page.find('[data-action="run"]').get_attribute("disabled") is not None
     page.action("stop").click()
     page.wait(lambda d: page.find(".run-panel").get_attribute("data-run-state") == "stopped",
