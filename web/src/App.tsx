@@ -4,7 +4,7 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import {
   Background, Controls, MarkerType, ReactFlow, ReactFlowProvider, applyNodeChanges,
-  useNodesInitialized, useReactFlow, useUpdateNodeInternals, type Connection, type EdgeChange, type Node, type NodeChange,
+  useNodesInitialized, useReactFlow, type Connection, type EdgeChange, type Node, type NodeChange,
 } from "@xyflow/react";
 import { api, type CheckAnswer, type PutAnswer } from "./api";
 import { BlockNode, NODE_WIDTH, nodeHeight, type BlockData } from "./BlockNode";
@@ -152,21 +152,6 @@ function Editor() {
     });
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [doc, body, path, autoPos, portsFn, blockMarks, catalog]);
-
-  // a block whose ports changed (a Sum's signs, ports the server worked out) has its handles
-  // measured again, so the wires to its new ports are drawn
-  const updateInternals = useUpdateNodeInternals();
-  const portSigs = useRef(new Map<string, string>());
-  useEffect(() => {
-    const changed: string[] = [];
-    for (const n of nodes) {
-      const sig = `${n.data.inputs.join(",")}|${n.data.outputs.join(",")}`;
-      const old = portSigs.current.get(n.id);
-      if (old !== undefined && old !== sig) changed.push(n.id);
-      portSigs.current.set(n.id, sig);
-    }
-    if (changed.length) window.requestAnimationFrame(() => updateInternals(changed));
-  }, [nodes, updateInternals]);
 
   // a level whose blocks have no positions is laid out automatically
   useEffect(() => {

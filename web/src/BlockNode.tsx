@@ -1,7 +1,7 @@
 // One block on the canvas: type, name, parameter summary, input handles on the left and
 // output handles on the right with their port names (a Sum's signs at its inputs).
 import { memo, useEffect, useRef, useState } from "react";
-import { Handle, Position, type NodeProps, type Node } from "@xyflow/react";
+import { Handle, Position, useUpdateNodeInternals, type NodeProps, type Node } from "@xyflow/react";
 
 export interface BlockData extends Record<string, unknown> {
   name: string;
@@ -23,7 +23,16 @@ export function nodeHeight(nin: number, nout: number): number {
   return Math.max(64, 26 + 20 * Math.max(nin, nout));
 }
 
-function BlockNodeView({ data, selected }: NodeProps<BlockNodeType>) {
+function BlockNodeView({ id, data, selected }: NodeProps<BlockNodeType>) {
+  // when the ports change (a Sum's signs, ports the server worked out) the handles are
+  // measured again, once they are in the page, so the wires to new ports are drawn
+  const updateInternals = useUpdateNodeInternals();
+  const ports = `${data.inputs.join(",")}|${data.outputs.join(",")}`;
+  const first = useRef(true);
+  useEffect(() => {
+    if (first.current) { first.current = false; return; }
+    updateInternals(id);
+  }, [id, ports, updateInternals]);
   const [editing, setEditing] = useState(false);
   const [text, setText] = useState(data.name);
   const input = useRef<HTMLInputElement>(null);
