@@ -16,7 +16,7 @@ import { autoLayout } from "./layout";
 import { attributeAll, type Attributed } from "./marks";
 import {
   BLOCK_NAME, bodyAt, clone, connect, edgesOf, freshName, layoutKey, portsOf, positionOf,
-  removeBlocks, removeEdge, renameBlock, setPositions, summary,
+  removeBlocks, removeEdge, renameBlock, sanitize, setPositions, summary,
   type BlockDoc, type Catalog, type CatalogEntry, type Doc, type Json, type Ports, type WireDoc,
 } from "./model";
 
@@ -360,7 +360,7 @@ function Editor() {
         newNames.push(neu);
       }
       const re = (end: string) => { const i = end.indexOf("."); return map.get(end.slice(0, i)) + end.slice(i); };
-      if (c.wires.length && !b.wires) b.wires = [];
+      if (c.wires.length && !Array.isArray(b.wires)) b.wires = [];
       for (const w of c.wires) b.wires!.push({ from: re(w.from), to: re(w.to as string) });
     });
     window.setTimeout(() => setNodes((ns) => ns.map((n) => ({ ...n, selected: newNames.includes(n.id) }))), 0);
@@ -622,7 +622,7 @@ async function fetchDiagram(): Promise<{ doc: Doc; name: string }> {
   const token = new URLSearchParams(window.location.search).get("token") ?? "";
   const resp = await fetch("/api/diagram", { headers: token ? { Authorization: `token ${token}` } : {} });
   if (!resp.ok) throw new Error((await resp.json().catch(() => ({ error: resp.statusText }))).error);
-  return { doc: await resp.json(), name: resp.headers.get("X-Blocksim-File") ?? "untitled.json" };
+  return { doc: sanitize(await resp.json()), name: resp.headers.get("X-Blocksim-File") ?? "untitled.json" };
 }
 
 export default function App() {

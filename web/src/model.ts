@@ -29,6 +29,35 @@ export interface Edge { from: string; to: string; wire: number; index: number }
 
 export const clone = <T,>(v: T): T => JSON.parse(JSON.stringify(v));
 
+const isObj = (v: unknown): v is Record<string, unknown> =>
+  typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** A document as the editor can show it: `blocks` an object of objects each with a `type`
+ * (a file broken there does not load anyway; the problems say what was wrong), at every
+ * level of inline subsystems. Everything else is kept as it is. */
+export function sanitize(doc: Doc): Doc {
+  const fix = (body: Body) => {
+    if (!isObj(body.blocks)) body.blocks = {};
+    for (const [k, b] of Object.entries(body.blocks)) {
+      if (!isObj(b)) body.blocks[k] = { type: "" };
+      else {
+        if (typeof b.type !== "string") b.type = "";
+        if (b.params !== undefined && !isObj(b.params)) delete b.params;
+        if (isObj(b.diagram)) fix(b.diagram as Body);
+        else if (b.diagram !== undefined) delete b.diagram;
+      }
+    }
+  };
+  fix(doc);
+  return doc;
+}
+
+/** The wires of a body that are objects, with their index in the file's list. */
+export function wiresOf(body: Body): [WireDoc, number][] {
+  const ws = Array.isArray(body.wires) ? body.wires : [];
+  return ws.map((w, i): [WireDoc, number] => [w, i]).filter(([w]) => isObj(w));
+}
+
 /** The family a catalog entry is listed under in the palette. */
 export function family(e: CatalogEntry): string {
   if (e.family) return e.family;
@@ -117,7 +146,7 @@ export function portsOf(name: string, block: BlockDoc, cat: Catalog, body: Body,
   }
   // every port a wire names is drawn (so nothing the file holds is hidden); a wire naming
   // the block alone, whose ports are not known yet, goes to "y" / "u" until the server says
-  for (const w of body.wires ?? []) {
+  for (const [w] of wiresOf(body)) {
     const f = splitEnd(w.from);
     if (f && f[0] === name) {
       const p = f[1] ?? (outputs.length ? null : "y");
@@ -146,7 +175,7 @@ export const toList = (to: Json | undefined): string[] =>
 /** Every connection of a body, with full block.port names. */
 export function edgesOf(body: Body, ports: (name: string) => Ports): Edge[] {
   const out: Edge[] = [];
-  (body.wires ?? []).forEach((w, wi) => {
+  wiresOf(body).forEach(([w, wi]) => {
     const f = splitEnd(w.from);
     if (!f) return;
     const fp = f[1] ?? ports(f[0]).outputs[0] ?? "y";
@@ -187,7 +216,9 @@ export function removeBlocks(body: Body, names: Set<string>) {
   for (const [k, v] of Object.entries(body.blocks)) if (!names.has(k)) blocks[k] = v;
   body.blocks = blocks;
   const wires: WireDoc[] = [];
-  for (const w of body.wires ?? []) {
+  if (!Array.isArray(body.wires)) return;
+  for (const w of body.wires) {
+    if (!isObj(w)) { wires.push(w); continue; }
     const f = splitEnd(w.from);
     if (f && names.has(f[0])) continue;
     if (Array.isArray(w.to)) {
@@ -213,7 +244,7 @@ export function renameBlock(doc: Doc, path: string[], old: string, neu: string) 
   const blocks: { [k: string]: BlockDoc } = {};
   for (const [k, v] of Object.entries(body.blocks)) blocks[k === old ? neu : k] = v;
   body.blocks = blocks;
-  for (const w of body.wires ?? []) {
+  for (const [w] of wiresOf(body)) {
     w.from = renameEnd(w.from, old, neu);
     w.to = Array.isArray(w.to) ? w.to.map((t) => renameEnd(t, old, neu)) : renameEnd(w.to, old, neu);
   }
@@ -223,7 +254,7 @@ export function renameBlock(doc: Doc, path: string[], old: string, neu: string) 
     const sub = path[path.length - 1];
     const outer = bodyAt(doc, path.slice(0, -1));
     const re = (end: string) => (end === `${sub}.${old}` ? `${sub}.${neu}` : end);
-    for (const w of outer?.wires ?? []) {
+    for (const [w] of outer ? wiresOf(outer) : []) {
       w.from = re(w.from);
       w.to = Array.isArray(w.to) ? w.to.map(re) : re(w.to);
     }
@@ -245,7 +276,7 @@ export function renameBlock(doc: Doc, path: string[], old: string, neu: string) 
  * already driving `to` is replaced. */
 export function connect(body: Body, from: string, to: string, ports: (n: string) => Ports) {
   for (const e of edgesOf(body, ports).filter((e) => e.to === to).reverse()) removeEdge(body, e);
-  if (!body.wires) body.wires = [];
+  if (!Array.isArray(body.wires)) body.wires = [];
   body.wires.push({ from, to });
 }
 
