@@ -1,0 +1,74 @@
+"""Every code block of docs/getting-started.md runs, in order, in an empty folder.
+
+The python blocks run as one module (as docs/writing-blocks.md's: tests/test_docs.py); the
+json block is the ``loop.json`` the page tells the reader to save; each line of the bash
+blocks runs as the reader would run it, except the ``pip install`` lines (the extras they
+name must be in pyproject.toml) and ``blocksim
+edit``, a server that runs until Ctrl-C (its command line is parsed by the CLI's parser).
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+from blocksim.cli import parser
+
+ROOT = Path(__file__).resolve().parents[2]
+DOC = ROOT / "docs" / "getting-started.md"
+FENCE = re.compile(r"^```(\w+)\n(.*?)^```", re.MULTILINE | re.DOTALL)
+
+
+def fences(kind: str) -> list[str]:
+    return [body for lang, body in FENCE.findall(DOC.read_text()) if lang == kind]
+
+
+def test_the_page_covers_the_six_steps():
+    text = DOC.read_text()
+    for head in ("Install", "in Python", "JSON file", "command line", "compiled back-end",
+                 "editor"):
+        assert re.search(rf"^## \d\. .*{head}", text, re.MULTILINE | re.IGNORECASE), head
+    assert len(fences("json")) == 1 and len(fences("python")) >= 4
+
+
+def test_the_code_blocks_of_getting_started_run(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "loop.json").write_text(fences("json")[0])
+    source = "\n\n".join(fences("python"))
+    name = "getting_started_guide"
+    (tmp_path / f"{name}.py").write_text(source)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    try:
+        module = importlib.import_module(name)
+    finally:
+        sys.modules.pop(name, None)
+    assert module.f.diagram.name == "loop"
+    assert "is not connected" in capsys.readouterr().out
+
+    optional = (ROOT / "pyproject.toml").read_text().split(
+        "[project.optional-dependencies]", 1)[1].split("\n[", 1)[0]
+    extras = set(re.findall(r"^([\w-]+) = \[", optional, re.MULTILINE))
+    assert {"test", "editor", "analysis", "docs"} <= extras
+    ran = 0
+    for block in fences("bash"):
+        for line in block.strip().splitlines():
+            words = shlex.split(line)
+            if words[:4] == ["python", "-m", "pip", "install"]:
+                asked = re.findall(r"\[([\w,-]+)\]", line)
+                assert all(e in extras for a in asked for e in a.split(",")), line
+                continue
+            assert words[0] == "blocksim", line
+            if words[1] == "edit":
+                parser().parse_args(words[1:])
+                continue
+            proc = subprocess.run([sys.executable, "-m", "blocksim.cli", *words[1:]],
+                                  cwd=tmp_path, capture_output=True, text=True, timeout=120)
+            assert proc.returncode == 0, (line, proc.stdout, proc.stderr)
+            ran += 1
+    assert ran >= 6
+    assert (tmp_path / "run.npz").is_file() and (tmp_path / "loop.png").is_file()
+    assert (tmp_path / "loop.svg").is_file()
