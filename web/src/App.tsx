@@ -4,20 +4,21 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import {
   Background, Controls, MarkerType, ReactFlow, ReactFlowProvider, applyNodeChanges,
-  useNodesInitialized, useReactFlow, type Connection, type EdgeChange, type Node, type NodeChange,
+  useNodesInitialized, useReactFlow, useUpdateNodeInternals, type Connection, type EdgeChange, type Node, type NodeChange,
 } from "@xyflow/react";
 import { api, type CheckAnswer, type PutAnswer } from "./api";
 import { BlockNode, NODE_WIDTH, nodeHeight, type BlockData } from "./BlockNode";
 import { WireEdge, type WireEdgeType } from "./WireEdge";
 import { Palette } from "./Palette";
 import { ParamPanel } from "./ParamPanel";
+import { DiagramPanel } from "./DiagramPanel";
 import { RunPanel } from "./RunPanel";
 import { autoLayout } from "./layout";
 import { attributeAll, type Attributed } from "./marks";
 import {
   BLOCK_NAME, bodyAt, clone, connect, edgesOf, freshName, layoutKey, portsOf, positionOf,
   removeBlocks, removeEdge, renameBlock, sanitize, setPositions, summary,
-  type BlockDoc, type Catalog, type CatalogEntry, type Doc, type Json, type Ports, type WireDoc,
+  type BlockDoc, type Catalog, type CatalogEntry, type Doc, type Json, type Obj, type Ports, type WireDoc,
 } from "./model";
 
 const nodeTypes = { block: BlockNode };
@@ -207,6 +208,24 @@ function Editor() {
         markerEnd: { type: MarkerType.ArrowClosed, width: 16, height: 16 } };
     });
   }, [edgesHere, marks, selEdges, path]);
+
+  // every wire of the level is drawn once its blocks' handles are measured; when React Flow
+  // missed a measurement (its handles came while the block was being measured), the blocks
+  // are measured again (a few times at most for one set of wires)
+  const updateInternals = useUpdateNodeInternals();
+  const remeasured = useRef({ key: "", tries: 0 });
+  useEffect(() => {
+    const key = `${path.join("/")}|${edges.map((e) => e.id).join(",")}`;
+    if (remeasured.current.key !== key) remeasured.current = { key, tries: 0 };
+    const timer = window.setTimeout(() => {
+      const drawn = canvas.current?.querySelectorAll(".react-flow__edge").length ?? 0;
+      if (drawn < edges.length && remeasured.current.tries < 5 && nodes.length) {
+        remeasured.current.tries += 1;
+        updateInternals(nodes.map((n) => n.id));
+      }
+    }, 250);
+    return () => window.clearTimeout(timer);
+  });
 
   // -- editing ---------------------------------------------------------------------------
   const put = useCallback((d: Doc) => {
@@ -502,7 +521,11 @@ function Editor() {
     else if (ctrl && k === "c") { e.preventDefault(); copy(); }
     else if (ctrl && k === "v") { e.preventDefault(); paste(); }
     else if (ctrl && k === "s") { e.preventDefault(); save(); }
-    else if (e.key === "Escape") { setArmed(null); }
+    else if (e.key === "Escape") {
+      setArmed(null);
+      setNodes((ns) => ns.map((n) => (n.selected ? { ...n, selected: false } : n)));
+      setSelEdges(new Set());
+    }
   };
   useEffect(() => {
     const h = (e: KeyboardEvent) => keys.current(e);
@@ -536,7 +559,7 @@ function Editor() {
         <span className="status" data-status="">{status}</span>
       </header>
       <Palette catalog={catalogList} armed={armed} onPress={pressPalette} />
-      <main className="canvas" ref={canvas}>
+      <main className="canvas" ref={canvas} data-edges={edges.length}>
         <nav className="breadcrumb" data-breadcrumb={["", ...path].join("/") || "/"}>
           <a data-crumb="" onClick={() => goUp(0)}>{String(doc.name ?? fileName)}</a>
           {path.map((p, i) => (
@@ -583,13 +606,22 @@ function Editor() {
                           }
                         })} />
           ) : (
-            <div className="muted help">
-              <p>Select a block to edit its name and parameters.</p>
-              <p>Drag a block from the palette onto the canvas (or click it, then click the canvas);
-                drag from an output (right) to an input (left) to wire. Double-click a name to
-                rename it, a subsystem to open it.</p>
-              <p>Keys: Delete, Ctrl-C, Ctrl-V, Ctrl-Z, Ctrl-Y, Ctrl-S.</p>
-            </div>
+            <DiagramPanel
+              parameters={body.parameters && typeof body.parameters === "object" && !Array.isArray(body.parameters)
+                ? body.parameters as Obj : null}
+              problems={path.length ? [] : marks.filter((m) => m.block === null && m.param)
+                .map((m) => ({ param: m.param, message: m.message }))}
+              onSet={(k, v) => edit((_d, b) => {
+                const ps = b.parameters && typeof b.parameters === "object" && !Array.isArray(b.parameters)
+                  ? b.parameters as Obj : {};
+                if (v === undefined) {
+                  if (!(k in ps)) return false;
+                  delete ps[k];
+                  if (Object.keys(ps).length) b.parameters = ps; else delete b.parameters;
+                } else {
+                  b.parameters = { ...ps, [k]: v };
+                }
+              })} />
           )}
         </section>
         <section className="report-section">

@@ -313,6 +313,25 @@ def test_parameter_bad_value_refused_inline(open_editor, tmp_path):
     set_param(page, "K", "=2*pi")
     page.wait(lambda d: not d.find_elements(By.CSS_SELECTOR, ".field.invalid"))
     assert server_doc(page)["blocks"]["gain"]["params"]["K"] == "=2*pi"
+    set_param(page, "K", "2*K")  # the shared K, in an expression
+    page.wait(lambda d: server_doc(page)["blocks"]["gain"]["params"]["K"] == "2*K")
+    # the diagram's shared parameters (no block selected): a bad one refused inline too
+    pane = page.find(".react-flow__pane")
+    ActionChains(page.driver).move_to_element_with_offset(
+        pane, 60 - pane.size["width"] // 2, 120 - pane.size["height"] // 2).click().perform()
+    shared = page.find('[data-shared="K"]')
+    shared.send_keys(Keys.CONTROL, "a")
+    shared.send_keys("2*", Keys.ENTER)
+    shown = page.find('[data-field-problem="$K"]')
+    assert "2*" in shown.text or "expression" in shown.text or "syntax" in shown.text
+    assert server_doc(page)["parameters"] == {"K": "2*"}
+    shared = page.find('[data-shared="K"]')
+    shared.send_keys(Keys.CONTROL, "a")
+    shared.send_keys("4", Keys.ENTER)
+    page.wait(lambda d: not d.find_elements(By.CSS_SELECTOR, '[data-field-problem="$K"]'))
+    page.find('[data-new-shared="name"]').send_keys("Ts")
+    page.find('[data-new-shared="value"]').send_keys("0.01", Keys.ENTER)
+    page.wait(lambda d: server_doc(page)["parameters"] == {"K": 4, "Ts": 0.01})
     assert page.errors() == []
 
 
