@@ -118,7 +118,7 @@ def _ports_table(e: Entry, secs: dict[str, str]) -> list[str]:
         documented = rst.items(secs.get(title_, ""))
         for port in getattr(owner, side):
             d = rst.described(documented, port.name)
-            text = rst.one_line(d.text) if d is not None else ""
+            text = rst.one_line(d.text) if d is not None else rst.one_line(port.doc or "")
             unit = port.unit or "-"
             arrow = "in" if side == "inputs" else "out"
             rows.append(f"| {arrow} `{port.name}` | {_shape(port, d)} | {unit} | {text} |")

@@ -35,7 +35,7 @@ VERSION = 1
 
 #: families whose blocks with inputs are plotted, and the drive they get
 STEP_FAMILIES = {"continuous", "discrete", "control"}
-RAMP_FAMILIES = {"math", "nonlinear", "lookup", "events"}
+SINE_FAMILIES = {"math", "nonlinear", "lookup", "events"}
 #: families never plotted (no meaningful response without a device or a world)
 NEVER = {"hardware": "a hardware block: its response is the device's",
          "sinks": "a sink: it has no output to plot",
@@ -65,11 +65,13 @@ class Plan:
     drive: str | None
     T: float = 0.0
     reason: str = ""
+    inputs: int = 1
 
     @property
     def caption(self) -> str:
         """What the plot shows."""
-        others = "on its first input, 0.5 on the others."
+        others = "on its first input, 0.5 on the others." if self.inputs > 1 else \
+            "on its input."
         return {"none": f"Outputs of the example over {self.T:g} s.",
                 "step": f"Response of the example to a unit step at t = {STEP_TIME:g} s "
                         f"(dashed) {others}",
@@ -94,10 +96,11 @@ def plan(family: str, block: Block) -> Plan:
     if any(port.shape not in (None, ()) for port in block.inputs):
         return Plan(None, reason="its inputs are vectors (a state, a pose): its response is "
                                  "that of the system around it, see the examples")
+    n = len(block.inputs)
     if family in STEP_FAMILIES:
-        return Plan("step", T=T)
-    if family in RAMP_FAMILIES:
-        return Plan("sine", T=4.0 if not period else max(4.0, 30 * period))
+        return Plan("step", T=T, inputs=n)
+    if family in SINE_FAMILIES:
+        return Plan("sine", T=4.0 if not period else max(4.0, 30 * period), inputs=n)
     return Plan(None, reason="its response depends on a robot, vehicle or world it is part "
                              "of: see the examples that use it")
 
