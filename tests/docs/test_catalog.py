@@ -1,5 +1,5 @@
 """The generated block catalog's parts, without building the site: every registered type has
-an example that builds, the response plots of three representative blocks (a source, a
+an example, the response plots of three representative blocks (a source, a
 dynamic linear block under a step, a nonlinear block under a sine) are drawn and cached, and
 the docstrings' reStructuredText becomes Markdown."""
 
@@ -14,12 +14,14 @@ from blocksim.io import register_block, unregister_block
 from blocksim.io.registry import block_types
 
 
-def test_every_registered_type_has_an_example_that_builds():
+def test_every_registered_type_has_an_example():
+    # that each one builds is checked by the site's build (tests/docs/test_site.py), which
+    # builds them all and stops on one that does not
     for name, cls in sorted(block_types().items()):
-        ex = examples.example(name, cls)
-        assert ex is not None, name
-        block = examples.build(name, cls)
-        assert isinstance(block, cls) and block.name is None, name
+        assert examples.example(name, cls) is not None, name
+    for name in ("Subsystem", "FKine", "Function"):
+        block = examples.build(name)
+        assert isinstance(block, block_types()[name]) and block.name is None, name
 
 
 def test_a_registered_type_without_an_example_is_reported_and_fails_the_build():
