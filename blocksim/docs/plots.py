@@ -93,9 +93,11 @@ def plan(family: str, block: Block) -> Plan:
     T = max(5.0, 30 * period) if period else 5.0
     if not block.inputs:
         return Plan("none", T=_source_time(block, T))
+    if family == "routing":
+        return Plan(None, reason="a routing block: its outputs are its inputs rearranged")
     if any(port.shape not in (None, ()) for port in block.inputs):
-        return Plan(None, reason="its inputs are vectors (a state, a pose): its response is "
-                                 "that of the system around it, see the examples")
+        return Plan(None, reason="its inputs are vectors (a state, a pose, joint angles): its "
+                                 "response is that of the system around it, see the examples")
     n = len(block.inputs)
     if family in STEP_FAMILIES:
         return Plan("step", T=T, inputs=n)

@@ -123,6 +123,9 @@ def _math(body: list[str]) -> list[str]:
 
 def markdown(text: str) -> str:
     """A reStructuredText description (of a docstring) as Markdown."""
+    # a role or a literal that runs over a line break, on one line
+    text = _MATH_ROLE.sub(lambda m: f":math:`{' '.join(m.group(1).split())}`", text)
+    text = re.sub(r"``([^`]+?)``", lambda m: f"``{' '.join(m.group(1).split())}``", text)
     lines = text.splitlines()
     out: list[str] = []
     i = 0
