@@ -72,3 +72,12 @@ def test_the_code_blocks_of_getting_started_run(tmp_path, monkeypatch, capsys):
     assert ran >= 6
     assert (tmp_path / "run.npz").is_file() and (tmp_path / "loop.png").is_file()
     assert (tmp_path / "loop.svg").is_file()
+
+
+def test_the_examples_of_the_readme_and_the_home_page_run():
+    for page in (ROOT / "README.md", ROOT / "docs" / "index.md"):
+        (source,) = [body for lang, body in FENCE.findall(page.read_text()) if lang == "python"]
+        assert len(source.strip().splitlines()) <= 12, page
+        scope: dict = {}
+        exec(compile(source, str(page), "exec"), scope)  # our own documentation
+        assert abs(scope["result"]["x.y"][-1] - 0.99995) < 1e-4, page
