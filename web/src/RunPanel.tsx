@@ -46,6 +46,15 @@ function Chart({ title, names, traces, id }: { title: string; names: string[]; t
       scales: { x: { time: false } },
       cursor: { drag: { x: true, y: false } },
       axes: [{ label: "t [s]" }, {}],
+      hooks: {
+        // the time range shown, for tests and scripts (drag to zoom, double-click to reset)
+        setScale: [(u, key) => {
+          if (key === "x" && box.current) {
+            box.current.dataset.tMin = String(u.scales.x.min);
+            box.current.dataset.tMax = String(u.scales.x.max);
+          }
+        }],
+      },
     }, data as uPlot.AlignedData, box.current);
     return () => plot.destroy();
   }, [title, names.join(","), traces]);

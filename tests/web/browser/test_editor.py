@@ -381,6 +381,15 @@ def test_run_plot_and_stop(open_editor, tmp_path):
     chart = page.find('[data-chart="scope"]')
     canvas = chart.find_element(By.CSS_SELECTOR, "canvas")
     assert canvas.size["width"] > 200
+    # zoom by dragging across the chart: a shorter time range
+    page.wait(lambda d: float(chart.get_attribute("data-t-max")) >= 5.0)
+    over = chart.find_element(By.CSS_SELECTOR, ".u-over")
+    w = over.size["width"]
+    (ActionChains(driver, duration=20).move_to_element_with_offset(over, -w // 4, 0)
+     .click_and_hold().pause(0.05).move_by_offset(w // 8, 0).pause(0.05)
+     .move_by_offset(w // 8, 0).release().perform())
+    page.wait(lambda d: float(chart.get_attribute("data-t-max")) < 4.0)
+    assert float(chart.get_attribute("data-t-min")) > 0.5
     final = page.find('[data-final="x.y"]')
     value = json.loads(final.find_elements(By.TAG_NAME, "td")[1].text)
     assert abs(np.ravel(value)[0] - (1 - math.exp(-10))) < 1e-3
