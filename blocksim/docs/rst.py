@@ -88,12 +88,16 @@ def _escape(text: str) -> str:
                    for k, p in enumerate(parts))
 
 
+def roles(text: str) -> str:
+    """Sphinx roles as Markdown: ``:math:`x``` as ``$x$``, ``:class:`~a.B``` as `` `B` ``."""
+    text = _MATH_ROLE.sub(lambda m: f"${' '.join(m.group(1).split())}$", text)
+    return _ROLE.sub(lambda m: f"`{m.group(2).rsplit('.', 1)[-1] if m.group(1) else m.group(2)}`",
+                     text)
+
+
 def inline(text: str) -> str:
     """Inline reStructuredText as inline Markdown (roles, literals, math)."""
-    text = _MATH_ROLE.sub(lambda m: f"${m.group(1)}$", text)
-    text = _ROLE.sub(lambda m: f"`{m.group(2).rsplit('.', 1)[-1] if m.group(1) else m.group(2)}`",
-                     text)
-    return _escape(_LITERAL.sub(lambda m: f"`{m.group(1)}`", text))
+    return _escape(_LITERAL.sub(lambda m: f"`{m.group(1)}`", roles(text)))
 
 
 def one_line(text: str) -> str:
