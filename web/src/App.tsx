@@ -151,7 +151,6 @@ function Editor() {
           measured: was?.measured, width: NODE_WIDTH, height: nodeHeight(p.inputs.length, p.outputs.length) };
       });
     });
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [doc, body, path, autoPos, portsFn, blockMarks, catalog]);
 
   // a level whose blocks have no positions is laid out automatically
@@ -167,7 +166,6 @@ function Editor() {
       setAutoPos(next);
       window.setTimeout(() => fit(), 50);
     });
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [doc, path]);
 
   const runLayout = async (only: string[] | null): Promise<Record<string, XY> | null> => {
@@ -304,13 +302,11 @@ function Editor() {
     setNodes([]);
     setSelEdges(new Set());
     setPath((p) => [...p, name]);
-
   };
   const goUp = (depth: number) => {
     setNodes([]);
     setSelEdges(new Set());
     setPath((p) => p.slice(0, depth));
-
   };
 
   const addBlock = (type: string, at: XY) => {
