@@ -61,11 +61,14 @@ class Entry:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
-def entries() -> list[Entry]:
-    """Every registered type (the installed plugins' included), with its example built."""
+def entries(only: set[str] | None = None) -> list[Entry]:
+    """Every registered type (the installed plugins' included; or the types named in
+    ``only``), with its example built."""
     load_plugins()
     out = []
     for name, cls in sorted(block_types().items()):
+        if only is not None and name not in only:
+            continue
         info = describe(name, cls)
         ex = examples.example(name, cls)
         e = Entry(name, family_of(cls.__module__), cls, info, ex)

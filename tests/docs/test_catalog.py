@@ -43,7 +43,7 @@ def test_a_registered_type_without_an_example_is_reported_and_fails_the_build():
             examples.build("DocsNeedy")
         Needy.catalog_example = {"k": 2.0}
         assert examples.build("DocsNeedy").k == 2.0
-        items = [e for e in entries() if e.type == "DocsNeedy"]
+        items = entries({"DocsNeedy"})
         assert items[0].family == "plugins" and "DocsNeedy" in family_page("plugins", items)
     finally:
         unregister_block("DocsNeedy")
