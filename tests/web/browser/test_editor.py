@@ -419,3 +419,35 @@ def test_run_plot_and_stop(open_editor, tmp_path):
     assert driver is page.driver
     assert page.errors() == []
 
+
+
+def test_file_subsystem_and_broken_document_open(open_editor, tmp_path):
+    """A subsystem given by file (its ports from the server) and a document that does not
+    load (a block that is not an object, an unknown type, junk wires) are drawn as far as they
+    go, without a script error."""
+    (tmp_path / "inner.json").write_text(json.dumps({
+        "blocksim": 1, "parameters": {"k": 1.0},
+        "blocks": {"u": {"type": "Inport"}, "g": {"type": "Gain", "params": {"K": "$k"}},
+                   "y": {"type": "Outport"}},
+        "wires": [{"from": "u", "to": "g"}, {"from": "g", "to": "y"}]}))
+    (tmp_path / "top.json").write_text(json.dumps({
+        "blocksim": 1,
+        "blocks": {"src": {"type": "Step"},
+                   "sub": {"type": "Subsystem", "file": "inner.json", "parameters": {"k": 3}},
+                   "out": {"type": "Scope"}},
+        "wires": [{"from": "src", "to": "sub"}, {"from": "sub", "to": "out"}]}))
+    page = open_editor("top.json")
+    page.wait(lambda d: page.wires() == {"src.y->sub.u", "sub.y->out.u"})
+    select_block(page, "sub")
+    assert "inner.json" in page.find('[data-panel="sub"]').text
+    assert page.errors() == []
+    (tmp_path / "broken.json").write_text(json.dumps({
+        "blocksim": 1,
+        "blocks": {"a": None, "b": {"type": "Nope"}, "c": {"type": "Gain", "params": {"K": 1}}},
+        "wires": [{"from": "c", "to": ["b.in", 5]}, {"from": 3}, "junk"]}))
+    page = open_editor("broken.json")
+    page.wait(lambda d: page.blocks() == {"a", "b", "c"})
+    page.wait(lambda d: page.wires() == {"c.y->b.in"})
+    page.action("check").click()
+    page.find('[data-report="problems"]')
+    assert page.errors() == []
