@@ -95,7 +95,14 @@ class Events:
 
 
 def locate(fn: Any, a: float, b: float, ga: float, gb: float, tol: float) -> tuple[float, float]:
-    """Bracket [a, b] of the sign change of fn, narrowed to width <= tol (Illinois method)."""
+    """Bracket [a, b] of the sign change of fn, narrowed to width <= tol (Illinois method).
+
+    A function exactly zero at ``b`` (a step that ends on the crossing, e.g. a ramp reaching
+    a level at a step boundary) crosses at ``b``: ``(float before b, b)``. (Taking that zero
+    for the old side's sign moved the bracket to ``a``: the run then restarted 1e-10 s later,
+    ended its next step on the same zero, and crawled.)"""
+    if gb == 0.0 and ga != 0.0:
+        return float(np.nextafter(b, -math.inf)), b
     side = 0
     while b - a > tol:
         c = b - gb * (b - a) / (gb - ga) if gb != ga else 0.5 * (a + b)
