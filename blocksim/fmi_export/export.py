@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from blocksim.confine import replacing
-from blocksim.fmi_export.slave import DIAGRAM, INTERFACE, register_types, rewrite
+from blocksim.fmi_export.slave import DIAGRAM, INTERFACE, registered_types, rewrite
 
 SCRIPT = '''"""The slave of an FMU written by blocksim export-fmu."""
 
@@ -112,10 +112,10 @@ def _interface(path: Path, doc: dict[str, Any], step: float | None, stop: float 
                           "blocks, or name the signals the FMU outputs (--signal block.port)")
     spec = {"model": _identifier(df.diagram.name), "step": h, "stop": T, "inputs": inputs,
             "outputs": outputs, "parameters": params}
-    register_types()
     try:  # the diagram alone, as the FMU will load it: it must name no other file
-        alone = loads(json.dumps(rewrite(doc, "export", spec)), name=path.name,
-                      base_dir=tempfile.gettempdir())
+        with registered_types():
+            alone = loads(json.dumps(rewrite(doc, "export", spec)), name=path.name,
+                          base_dir=tempfile.gettempdir())
         plan = compile_diagram(alone.diagram)
     except (DiagramFileError, BlocksimError) as exc:
         lines = getattr(exc, "problems", None) or [str(exc)]

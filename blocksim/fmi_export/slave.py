@@ -16,10 +16,12 @@ that pythonfmu's binary embeds.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import itertools
 import json
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -89,12 +91,23 @@ def keep_namespace(namespace: dict[str, Any]) -> None:
     _NAMESPACES.append(namespace)
 
 
-def register_types() -> None:
-    """Make the FMU's blocks loadable from the rewritten diagram (in this process)."""
-    from blocksim.io import register_block
+_TYPES_LOCK = threading.Lock()
 
-    for name, cls in BLOCK_TYPES.items():
-        register_block(cls, name)
+
+@contextlib.contextmanager
+def registered_types() -> Iterator[None]:
+    """Within it, the FMU's blocks are loadable (the rewritten diagram names them); after it
+    they are forgotten again, so the host process's catalog of block types stays its own."""
+    from blocksim.io import register_block, unregister_block
+
+    with _TYPES_LOCK:
+        for name, cls in BLOCK_TYPES.items():
+            register_block(cls, name)
+        try:
+            yield
+        finally:
+            for name in BLOCK_TYPES:
+                unregister_block(name)
 
 
 class DiagramSlave(Fmi2Slave):
@@ -155,13 +168,13 @@ class DiagramSlave(Fmi2Slave):
         from blocksim.engine.simulate import run_config
         from blocksim.io import loads
 
-        register_types()
         self.key = f"{self.instance_name}-{next(_KEYS)}"
         params = {p["name"]: self.values[p["name"]] for p in self.spec["parameters"]}
         doc = rewrite(self.doc, self.key, self.spec, params)
         self.link = link = Link(self.spec["step"], self._port_values("inputs"))
         LINKS[self.key] = link
-        df = loads(json.dumps(doc), name=f"{self.modelName}.fmu", base_dir=self.resources)
+        with registered_types():
+            df = loads(json.dumps(doc), name=f"{self.modelName}.fmu", base_dir=self.resources)
         config = file_config(df.simulation, {"T": self.stop_time, "backend": "interpreted"},
                              self.stop_time)
 
