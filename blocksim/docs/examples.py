@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import inspect
 import json
+import textwrap
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -73,17 +75,42 @@ for _name in ("ArmPlot", "CartesianInertia", "Coriolis", "FKine", "ForwardDynami
 
 #: the examples of the types that cannot be written in a file (Python source; the name of the
 #: block it builds is ``block``)
-PYTHON: dict[str, str] = {
-    "Function": (
-        "import numpy as np\n"
-        "from blocksim.blocks import Function\n\n"
-        "block = Function(np.tanh)  # y = tanh(u): one input, one output\n"),
-    "BraitenbergField": (
-        "import numpy as np\n"
-        "from blocksim.blocks.vehicle import BraitenbergField\n\n"
-        "# a light source at (5, 5): the field the two sensors read\n"
-        "block = BraitenbergField(lambda x, y: 100.0 / (1.0 + (x - 5.0)**2 + (y - 5.0)**2))\n"),
+def _function_example() -> Block:
+    import numpy as np
+
+    from blocksim.blocks import Function
+
+    block = Function(np.tanh)  # y = tanh(u): one input, one output
+    return block
+
+
+def _braitenberg_example() -> Block:
+    from blocksim.blocks.vehicle import BraitenbergField
+
+    # a light source at (5, 5): the field the two sensors read
+    block = BraitenbergField(lambda x, y: 100.0 / (1.0 + (x - 5.0)**2 + (y - 5.0)**2))
+    return block
+
+
+#: the examples of block types that take a Python callable (a diagram file cannot name one):
+#: functions that build the block; the catalog shows their body (:func:`python_text`)
+PYTHON_BUILDERS: dict[str, Callable[[], Block]] = {
+    "Function": _function_example,
+    "BraitenbergField": _braitenberg_example,
 }
+
+
+def python_text(builder: Callable[[], Block]) -> str:
+    """The code of an example builder as the catalog shows it: its body, dedented, without
+    its ``return``; the code shown is the code that builds the block."""
+    lines = inspect.getsource(builder).splitlines()
+    body = textwrap.dedent("\n".join(lines[1:]))
+    return "\n".join(line for line in body.splitlines()
+                     if not line.startswith("return ")).strip() + "\n"
+
+
+#: type -> the example's Python text
+PYTHON: dict[str, str] = {name: python_text(fn) for name, fn in PYTHON_BUILDERS.items()}
 
 #: the inline diagram of the Subsystem example: an integrator between an inport and an outport
 SUBSYSTEM = {"blocks": {"u": {"type": "Inport"}, "x": {"type": "Integrator"},
@@ -183,9 +210,7 @@ def build(type_name: str, cls: type[Block] | None = None) -> Block:
         raise LookupError(f"block type {type_name!r} has no catalog example: give it a "
                           f"class attribute catalog_example (a dict of parameters)")
     if ex.language == "python":
-        scope: dict[str, Any] = {}
-        exec(compile(ex.text, f"<catalog example of {type_name}>", "exec"), scope)  # our text
-        return scope["block"]
+        return PYTHON_BUILDERS[type_name]()
     from blocksim.io import loads
 
     loaded = loads(ex.text).diagram[block_name(type_name)]
