@@ -110,10 +110,13 @@ def test_a_worker_killed_mid_sweep_loses_only_its_chunks_and_resume_reruns_them(
     states = {c["start"]: c["state"] for c in index["chunks"]}
     assert states[8] == "lost" and sum(s == "done" for s in states.values()) >= 1
     files = {p.name: p.stat().st_mtime_ns for p in out.glob("chunk-*.npz")}
-    assert len(files) == 6 - len(lost) // 2
+    # every chunk done has its file; a lost chunk may have one too: the dying worker can
+    # have written it before it died holding the chunk's result (then resume keeps it)
+    done_files = {c["file"] for c in index["chunks"] if c["state"] == "done"}
+    assert done_files <= set(files) and len(files) < 6
 
     again = simulate_batch(d, members, **opts, client=client, keep="final", out=out, resume=True)
-    assert again.stats["chunks_run"] == len(lost) // 2
+    assert again.stats["chunks_run"] == 6 - len(files) >= 1
     assert again.stats["chunks_resumed"] == len(files)
     assert list(again.status) == ["success"] * 12 and again.stats["lost"] == 0
     np.testing.assert_array_equal(again["x.y"], clean["x.y"])
