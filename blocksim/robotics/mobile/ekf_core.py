@@ -24,41 +24,12 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from blocksim.robotics.control.dense import mm, mmt, mv
 from blocksim.robotics.mobile.kinematics import wrap_angle
 from blocksim.robotics.mobile.odometry import odo_f, odo_Fv, odo_Fx
 from blocksim.robotics.mobile.rangebearing import rb_g, rb_Gx, rb_Gz, rb_h, rb_Hx, rb_Hxf
 
 __all__ = ["ekf_augment", "ekf_insert", "ekf_predict", "ekf_update", "nees"]
-
-
-@njit(cache=True)
-def mm(A: np.ndarray, B: np.ndarray) -> np.ndarray:
-    """``A @ B`` by loops (compiles much faster than numba's BLAS call; sizes are small)."""
-    n, k = A.shape
-    m = B.shape[1]
-    C = np.zeros((n, m))
-    for i in range(n):
-        for q in range(k):
-            a = A[i, q]
-            if a != 0.0:
-                for j in range(m):
-                    C[i, j] += a * B[q, j]
-    return C
-
-
-@njit(cache=True)
-def mmt(A: np.ndarray, B: np.ndarray) -> np.ndarray:
-    """``A @ B.T`` by loops."""
-    n, k = A.shape
-    m = B.shape[0]
-    C = np.zeros((n, m))
-    for i in range(n):
-        for j in range(m):
-            s = 0.0
-            for q in range(k):
-                s += A[i, q] * B[j, q]
-            C[i, j] = s
-    return C
 
 
 @njit(cache=True)
@@ -70,19 +41,6 @@ def inv2(S: np.ndarray) -> np.ndarray:
     out[0, 1] = -S[0, 1] / det
     out[1, 0] = -S[1, 0] / det
     out[1, 1] = S[0, 0] / det
-    return out
-
-
-@njit(cache=True)
-def mv(A: np.ndarray, v: np.ndarray) -> np.ndarray:
-    """``A @ v`` by loops."""
-    n, k = A.shape
-    out = np.zeros(n)
-    for i in range(n):
-        s = 0.0
-        for q in range(k):
-            s += A[i, q] * v[q]
-        out[i] = s
     return out
 
 
