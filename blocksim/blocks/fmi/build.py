@@ -101,8 +101,9 @@ def _num(x: float) -> str:
     return repr(float(x))
 
 
-def _v2(spec: ModelSpec, k: int, v: Variable) -> str:
-    index = {u.name: i + 1 for i, u in enumerate(spec.variables)}
+def _attributes(k: int, v: Variable) -> list[str]:
+    """The attributes FMI 2.0 and 3.0 give a variable alike: name, value reference,
+    causality, variability, description and initial."""
     attrs = [f"name={quoteattr(v.name)}", f'valueReference="{k}"',
              f'causality="{v.causality}"', f'variability="{v.variability}"']
     if v.description:
@@ -110,6 +111,12 @@ def _v2(spec: ModelSpec, k: int, v: Variable) -> str:
     initial = _initial(v)
     if initial:
         attrs.append(f'initial="{initial}"')
+    return attrs
+
+
+def _v2(spec: ModelSpec, k: int, v: Variable) -> str:
+    index = {u.name: i + 1 for i, u in enumerate(spec.variables)}
+    attrs = _attributes(k, v)
     real = []
     if v.start is not None:
         real.append(f'start="{_num(v.start)}"')
@@ -123,13 +130,7 @@ def _v2(spec: ModelSpec, k: int, v: Variable) -> str:
 
 def _v3(spec: ModelSpec, k: int, v: Variable) -> str:
     vr = {u.name: i for i, u in enumerate(spec.variables)}
-    attrs = [f"name={quoteattr(v.name)}", f'valueReference="{k}"',
-             f'causality="{v.causality}"', f'variability="{v.variability}"']
-    if v.description:
-        attrs.append(f"description={quoteattr(v.description)}")
-    initial = _initial(v)
-    if initial:
-        attrs.append(f'initial="{initial}"')
+    attrs = _attributes(k, v)
     if v.start is not None:
         attrs.append(f'start="{_num(v.start)}"')
     if v.unit:
